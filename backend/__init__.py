@@ -1,0 +1,1 @@
+"""regcopy's backend: the CUDA printer (``-t cuda``) and the cuda-python runner."""

@@ -1,0 +1,1 @@
+"""regcopy's passes: ``lower-reg-copy`` (the register-copy dispatch)."""

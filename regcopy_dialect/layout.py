@@ -1,0 +1,451 @@
+"""The layout algebra: pure Python, no xDSL imports.
+
+A *layout* maps a logical index of a tile to where its element lives. It is a flat list of
+*iters* ``extent : stride[@axis]``, outermost first. A flat logical index ``l`` in
+``[0, prod(extents))`` is decoded row-major over the extents (last iter fastest) into digits
+``c_k``; then
+
+* the memory offset is ``sum(c_k * stride_k)`` over the iters without an axis (a register slot
+  for a ``local`` buffer, an element offset otherwise), passed through the swizzle if any;
+* the value of thread axis ``a`` is ``sum(c_k * stride_k)`` over the iters on ``a``.
+
+Every function here is pure and every value type immutable, in the spirit of CUTLASS's pycute
+and TIRx's ``layout.py``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from itertools import product
+from math import gcd, prod
+
+
+class LayoutError(ValueError):
+    """A layout operation that has no answer (grouping or slicing that does not fit)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Thread axes
+# --------------------------------------------------------------------------------------------
+
+
+class Scope(IntEnum):
+    """Execution scopes, ordered by width: thread < warp < warpgroup < cta."""
+
+    THREAD = 0
+    WARP = 1
+    WARPGROUP = 2
+    CTA = 3
+
+    def threads(self, block: int) -> int:
+        """Number of threads in one group of this scope (a CTA has ``block`` threads)."""
+        return {Scope.THREAD: 1, Scope.WARP: 32, Scope.WARPGROUP: 128, Scope.CTA: block}[self]
+
+    @property
+    def fused_axis(self) -> str | None:
+        """The thread axis that indexes a thread inside one group of this scope."""
+        return {Scope.THREAD: None, Scope.WARP: "laneid", Scope.WARPGROUP: "tid_in_wg",
+                Scope.CTA: "tx"}[self]
+
+
+@dataclass(frozen=True)
+class ThreadAxis:
+    """A thread axis: the index of a ``subscope`` group inside its ``scope`` group.
+
+    For a thread with index ``t`` inside a group of a scope at least as wide as ``scope``,
+    the axis value is ``(t // unit) % period`` with ``unit`` the threads of one ``subscope``
+    group and ``period = threads(scope) / unit`` (unbounded for cta-scope axes).
+    """
+
+    name: str
+    scope: Scope
+    subscope: Scope
+
+    @property
+    def unit(self) -> int:
+        return self.subscope.threads(1)
+
+    @property
+    def period(self) -> int | None:
+        if self.scope is Scope.CTA:
+            return None
+        return self.scope.threads(1) // self.unit
+
+    def value(self, t: int) -> int:
+        """The axis value of the thread with scope-local index ``t``."""
+        q = t // self.unit
+        return q if self.period is None else q % self.period
+
+
+THREAD_AXES: dict[str, ThreadAxis] = {
+    a.name: a
+    for a in (
+        ThreadAxis("laneid", Scope.WARP, Scope.THREAD),
+        ThreadAxis("tid_in_wg", Scope.WARPGROUP, Scope.THREAD),
+        ThreadAxis("wid_in_wg", Scope.WARPGROUP, Scope.WARP),
+        ThreadAxis("tx", Scope.CTA, Scope.THREAD),
+        ThreadAxis("warpid", Scope.CTA, Scope.WARP),
+        ThreadAxis("wgid", Scope.CTA, Scope.WARPGROUP),
+    )
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Value types
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Iter:
+    """One iter ``extent : stride[@axis]``; ``axis is None`` means the memory axis."""
+
+    extent: int
+    stride: int
+    axis: str | None = None
+
+    @property
+    def is_thread(self) -> bool:
+        return self.axis is not None
+
+    def __str__(self) -> str:
+        return f"{self.extent}:{self.stride}" + (f"@{self.axis}" if self.axis else "")
+
+
+@dataclass(frozen=True)
+class Swizzle:
+    """``swizzle<M,B,S>``: ``phys(m) = (g(m >> M) << M) | (m & (2^M - 1))`` with
+    ``g(x) = x ^ ((x & ((2^B - 1) << S)) >> S)``. Chunks of ``2^M`` elements stay contiguous."""
+
+    m_base: int
+    bits: int
+    shift: int
+
+    def apply(self, m: int) -> int:
+        x = m >> self.m_base
+        g = x ^ ((x & (((1 << self.bits) - 1) << self.shift)) >> self.shift)
+        return (g << self.m_base) | (m & ((1 << self.m_base) - 1))
+
+    @property
+    def chunk(self) -> int:
+        """Elements that the swizzle keeps contiguous (``2^M``)."""
+        return 1 << self.m_base
+
+    def __str__(self) -> str:
+        return f"swizzle<{self.m_base},{self.bits},{self.shift}>"
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``const + sum(coeff * sym)``: an offset whose symbols are opaque hashable keys."""
+
+    const: int = 0
+    terms: tuple[tuple[Hashable, int], ...] = ()
+
+    def __add__(self, other: Affine | int) -> Affine:
+        if isinstance(other, int):
+            return Affine(self.const + other, self.terms)
+        return Affine(self.const + other.const, self.terms + other.terms)
+
+    def scaled(self, k: int) -> Affine:
+        return Affine(self.const * k, tuple((s, c * k) for s, c in self.terms))
+
+    @property
+    def is_static(self) -> bool:
+        return not self.terms
+
+    def divisibility(self, divisor_of: dict[Hashable, int]) -> int:
+        """The largest ``d`` for which ``self % d == 0`` is provable, given each symbol's
+        divisibility; ``0`` means the offset is the constant 0 (divisible by anything)."""
+        d = self.const
+        for sym, coeff in self.terms:
+            d = gcd(d, coeff * divisor_of.get(sym, 1))
+        return abs(d)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A flat list of iters, outermost first, and an optional swizzle of the memory offset."""
+
+    iters: tuple[Iter, ...]
+    swizzle: Swizzle | None = None
+
+    # ---- shape and printing ----------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return prod(i.extent for i in self.iters)
+
+    @property
+    def extents(self) -> tuple[int, ...]:
+        return tuple(i.extent for i in self.iters)
+
+    @property
+    def thread_iters(self) -> tuple[Iter, ...]:
+        return tuple(i for i in self.iters if i.is_thread)
+
+    @property
+    def memory_iters(self) -> tuple[Iter, ...]:
+        return tuple(i for i in self.iters if not i.is_thread)
+
+    def __str__(self) -> str:
+        ext = ",".join(str(i.extent) for i in self.iters)
+        st = ",".join(f"{i.stride}@{i.axis}" if i.axis else str(i.stride) for i in self.iters)
+        text = f"{ext}:{st}" if len(self.iters) == 1 else f"({ext}):({st})"
+        return text + (f", {self.swizzle}" if self.swizzle else "")
+
+    # ---- evaluation ------------------------------------------------------------------------
+    def digits(self, index: int) -> tuple[int, ...]:
+        """Row-major digits of the flat logical ``index`` over the extents."""
+        out: list[int] = []
+        for it in reversed(self.iters):
+            out.append(index % it.extent)
+            index //= it.extent
+        return tuple(reversed(out))
+
+    def apply(self, index: int) -> tuple[dict[str, int], int]:
+        """``index -> (thread-axis values, memory offset)``; the swizzle is applied."""
+        axes: dict[str, int] = {}
+        mem = 0
+        for it, c in zip(self.iters, self.digits(index), strict=True):
+            if it.axis is None:
+                mem += c * it.stride
+            else:
+                axes[it.axis] = axes.get(it.axis, 0) + c * it.stride
+        return axes, self.swizzle.apply(mem) if self.swizzle else mem
+
+    def span(self) -> int:
+        """Elements of linear storage the memory part needs: ``sum((e-1)*s) + 1``, rounded up
+        to whole swizzle periods (a swizzle may move an offset up to ``2^(M+B)``)."""
+        span = sum((i.extent - 1) * i.stride for i in self.memory_iters) + 1
+        if self.swizzle is None:
+            return span
+        period = 1 << (self.swizzle.m_base + self.swizzle.bits + self.swizzle.shift)
+        return -(-span // period) * period
+
+    # ---- structural operations ------------------------------------------------------------
+    def storage(self) -> Layout:
+        """The memory part alone (for ``local``: one thread's registers, thread axes dropped)."""
+        return Layout(self.memory_iters, self.swizzle)
+
+    def without_swizzle(self) -> Layout:
+        return Layout(self.iters)
+
+
+# --------------------------------------------------------------------------------------------
+# Pure functions on layouts
+# --------------------------------------------------------------------------------------------
+
+
+def drop_unit_iters(iters: Iterable[Iter]) -> tuple[Iter, ...]:
+    """Drop extent-1 iters (they contribute nothing to any offset)."""
+    return tuple(i for i in iters if i.extent != 1)
+
+
+def group(layout: Layout, shape: Sequence[int]) -> tuple[tuple[Iter, ...], ...]:
+    """Split the iters into consecutive groups whose extent products are ``shape``'s dims.
+
+    An iter ``(E, s)`` that straddles a boundary where the dim still needs a factor ``r``
+    (``E % r == 0``) splits into ``(r, s * E/r)`` ending this group and ``(E/r, s)`` opening
+    the next, as TIRx's ``group`` does. The logical map is unchanged.
+    """
+    if layout.size != prod(shape):
+        raise LayoutError(f"layout {layout} has {layout.size} elements, shape "
+                          f"{list(shape)} has {prod(shape)}")
+    pending = list(drop_unit_iters(layout.iters))
+    groups: list[tuple[Iter, ...]] = []
+    for dim in shape:
+        need, members = dim, []
+        while need > 1:
+            it = pending.pop(0)
+            if it.extent <= need and need % it.extent == 0:
+                members.append(it)
+                need //= it.extent
+            elif it.extent > need and it.extent % need == 0:
+                members.append(Iter(need, it.stride * (it.extent // need), it.axis))
+                pending.insert(0, Iter(it.extent // need, it.stride, it.axis))
+                need = 1
+            else:
+                raise LayoutError(f"layout {layout} cannot be grouped against shape "
+                                  f"{list(shape)}: iter {it} straddles dim {dim}")
+        groups.append(tuple(members))
+    return tuple(groups)
+
+
+@dataclass(frozen=True)
+class Sliced:
+    """A layout restricted to a region: iters over the region (row-major over its sizes) and
+    the base, i.e. where the region's first element lives."""
+
+    layout: Layout
+    base: Affine = field(default_factory=Affine)
+    thread_base: tuple[tuple[str, int], ...] = ()
+
+
+def _slice_group(members: tuple[Iter, ...], offset: int, size: int) -> tuple[tuple[Iter, ...], dict[str | None, int]] | None:
+    """Slice one dim's group (a mixed radix) to ``[offset, offset + size)``; None if the range
+    is not a clean sub-box: ``size = m * Q`` with ``Q`` the product of the inner iters from
+    some ``j`` on, ``offset % Q == 0``, and digit ``j`` of ``offset`` plus ``m`` fits in ``E_j``."""
+    inner = 1
+    for j in range(len(members) - 1, -1, -1):
+        ext = members[j].extent
+        if size % inner == 0 and size // inner <= ext:
+            m = size // inner
+            if offset % inner != 0 or (offset // inner) % ext + m > ext:
+                return None
+            if offset // inner // ext >= prod(i.extent for i in members[:j]):
+                return None
+            kept = (Iter(m, members[j].stride, members[j].axis),) + members[j + 1:]
+            base: dict[str | None, int] = {}
+            digits = Layout(members).digits(offset)
+            for it, c in zip(members, digits, strict=True):
+                base[it.axis] = base.get(it.axis, 0) + c * it.stride
+            return kept, base
+        inner *= ext
+    return ((), {}) if size == 1 and offset == 0 else None
+
+
+def slice_region(layout: Layout, shape: Sequence[int], offsets: Sequence[int | Hashable],
+                 sizes: Sequence[int]) -> Sliced:
+    """Restrict ``layout`` (of a buffer of ``shape``) to the box ``offsets``/``sizes``.
+
+    A static offset is sliced per dim by ``_slice_group``. A symbolic offset (any non-int
+    hashable) is allowed on a dim whose group is at most one memory iter ``(E, s)``: it adds
+    ``sym * s`` to the base. The swizzle is kept: it acts on the full offset, base included.
+    """
+    groups = group(layout.without_swizzle(), shape)
+    iters: list[Iter] = []
+    base = Affine()
+    thread_base: dict[str, int] = {}
+    for d, (members, off, size) in enumerate(zip(groups, offsets, sizes, strict=True)):
+        if not isinstance(off, int):
+            if len(members) > 1 or (members and members[0].is_thread):
+                raise LayoutError(f"dynamic offset on dim {d} of layout {layout}, whose dim is "
+                                  f"{'a thread dim' if members else 'not one memory iter'}")
+            stride = members[0].stride if members else 0
+            kept = (Iter(size, stride),) if members else ()
+            iters.extend(kept)
+            base = base + Affine(0, ((off, stride),))
+            continue
+        sliced = _slice_group(members, off, size)
+        if sliced is None:
+            raise LayoutError(f"region [{off}, {off + size}) of dim {d} does not slice cleanly "
+                              f"through iters {' '.join(map(str, members)) or '(none)'} of "
+                              f"layout {layout}")
+        kept, part = sliced
+        iters.extend(kept)
+        for axis, value in part.items():
+            if axis is None:
+                base = base + value
+            elif value:
+                thread_base[axis] = thread_base.get(axis, 0) + value
+    return Sliced(Layout(tuple(iters), layout.swizzle), base, tuple(sorted(thread_base.items())))
+
+
+def fuse_thread_axes(layout: Layout, scope: Scope) -> Layout:
+    """Rewrite every thread iter onto the scope's own axis (``laneid`` for a warp,
+    ``tid_in_wg`` for a warpgroup, ``tx`` for a CTA): ``s@a -> (s * unit(a))@fused``.
+
+    This is the map ``laneid + 32*wid_in_wg = tid_in_wg`` and its kin; it is exact when each
+    element has one owner (see ``owner_counts``)."""
+    fused = scope.fused_axis
+    out: list[Iter] = []
+    for it in layout.iters:
+        if it.axis is None or fused is None:
+            out.append(it)
+        else:
+            out.append(Iter(it.extent, it.stride * THREAD_AXES[it.axis].unit, fused))
+    return Layout(tuple(out), layout.swizzle)
+
+
+def merge_contiguous(layout: Layout) -> Layout:
+    """Merge neighbours on the same axis when ``outer.stride == inner.extent * inner.stride``."""
+    out: list[Iter] = []
+    for it in layout.iters:
+        if out and out[-1].axis == it.axis and out[-1].stride == it.extent * it.stride:
+            out[-1] = Iter(out[-1].extent * it.extent, it.stride, it.axis)
+        else:
+            out.append(it)
+    return Layout(tuple(out), layout.swizzle)
+
+
+def canonicalize(layout: Layout, scope: Scope | None = None) -> Layout:
+    """Drop extent-1 iters, fuse thread axes up to ``scope`` (when given), merge contiguous
+    neighbours. The logical map (with fused axes read as the scope-local thread index) is
+    unchanged."""
+    lay = Layout(drop_unit_iters(layout.iters), layout.swizzle)
+    if scope is not None:
+        lay = fuse_thread_axes(lay, scope)
+    return merge_contiguous(lay)
+
+
+# --------------------------------------------------------------------------------------------
+# Injectivity and ownership
+# --------------------------------------------------------------------------------------------
+
+_ENUMERATION_LIMIT = 1 << 20
+
+
+def _sums(iters: Sequence[Iter]) -> Iterable[int]:
+    for digits in product(*(range(i.extent) for i in iters)):
+        yield sum(c * i.stride for c, i in zip(digits, iters, strict=True))
+
+
+def is_injective(iters: Sequence[Iter]) -> bool:
+    """Whether ``digits -> sum(c_k * s_k)`` is one-to-one.
+
+    Fast test: sorted by stride, each stride exceeds the span of the smaller ones. Otherwise
+    enumerate (up to 2^20 points); beyond that the layout is taken as not injective."""
+    its = sorted(drop_unit_iters(iters), key=lambda i: i.stride)
+    reach = 0
+    for it in its:
+        if it.stride <= reach:
+            break
+        reach += (it.extent - 1) * it.stride
+    else:
+        return True
+    if prod(i.extent for i in its) > _ENUMERATION_LIMIT:
+        return False
+    seen = Counter(_sums(its))
+    return all(n == 1 for n in seen.values())
+
+
+def axis_overflow(layout: Layout) -> tuple[str, int, int] | None:
+    """``(axis, max value, period)`` of the first bounded thread axis whose values exceed its
+    range (e.g. ``laneid`` reaching 32), else None."""
+    for name in dict.fromkeys(i.axis for i in layout.thread_iters):
+        assert name is not None
+        period = THREAD_AXES[name].period
+        top = sum((i.extent - 1) * i.stride for i in layout.thread_iters if i.axis == name)
+        if period is not None and top >= period:
+            return name, top, period
+    return None
+
+
+def thread_map_injective(layout: Layout) -> bool:
+    """Whether distinct thread coordinates give distinct thread-axis value tuples."""
+    its = drop_unit_iters(layout.thread_iters)
+    by_axis: dict[str | None, list[Iter]] = {}
+    for it in its:
+        by_axis.setdefault(it.axis, []).append(it)
+    return all(is_injective(group_) for group_ in by_axis.values())
+
+
+def owner_counts(layout: Layout, scope: Scope, block: int) -> tuple[int, int]:
+    """``(fewest, most)`` owners of an element among the scope's threads.
+
+    Thread ``t`` (scope-local index) owns an element when every thread axis of the layout has
+    the element's value at ``t`` (``ThreadAxis.value``). Axes the layout leaves out are
+    unconstrained, which replicates the element over them."""
+    axes = list(dict.fromkeys(i.axis for i in layout.thread_iters if i.extent > 1))
+    nthreads = scope.threads(block)
+    threads = Counter(tuple(THREAD_AXES[a].value(t) for a in axes) for t in range(nthreads))
+    its = [i for i in layout.thread_iters if i.extent > 1]
+    counts: list[int] = []
+    for digits in product(*(range(i.extent) for i in its)):
+        key = [0] * len(axes)
+        for c, it in zip(digits, its, strict=True):
+            key[axes.index(it.axis)] += c * it.stride
+        counts.append(threads[tuple(key)])
+    return min(counts), max(counts)

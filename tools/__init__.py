@@ -1,0 +1,1 @@
+"""regcopy's command-line drivers: ``regcopy-opt`` and ``regcopy-run``."""

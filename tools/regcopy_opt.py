@@ -1,0 +1,116 @@
+"""``regcopy-opt``: ``xdsl-opt`` with the regcopy dialect, ``--lower-reg-copy`` and ``-t cuda``.
+
+Everything ``xdsl-opt`` offers keeps working. On bad input it prints one diagnostic to stderr
+(``file:line:col`` for parse errors; the op's name and printed form for verifier and pass
+errors), writes nothing to ``-o`` and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from io import StringIO
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_tools.universe import REGCOPY_UNIVERSE
+
+
+class _Buffer(StringIO):
+    """Output held back until the whole run succeeded (xDSLOptMain closes its stream)."""
+
+    def close(self) -> None:
+        pass
+
+
+class RegcopyOptMain(xDSLOptMain):
+    version_format = "regcopy-opt (xdsl {xdsl_version})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        self._buffer = _Buffer()
+        super().__init__(description="regcopy modular optimizer driver", args=args)
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        for name, factory in REGCOPY_UNIVERSE.all_dialects.items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        for name, factory in REGCOPY_UNIVERSE.all_passes.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        for name, factory in REGCOPY_UNIVERSE.all_targets.items():
+            self.available_targets.setdefault(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument("--lower-reg-copy", action="store_true",
+                                help="shorthand for -p lower-reg-copy (after any -p passes)")
+
+    def setup_pipeline(self) -> None:
+        if self.args.lower_reg_copy:
+            self.args.passes = ",".join(p for p in (self.args.passes, "lower-reg-copy") if p)
+        super().setup_pipeline()
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str,
+                    start_offset: int = 0) -> ModuleOp | None:
+        module = super().parse_chunk(chunk, file_extension, start_offset)
+        if module is not None and not self.args.disable_verify and not self.args.verify_diagnostics:
+            if (bad := first_invalid_op(module)) is not None:
+                op, err = bad
+                raise _Diagnostic(op_error(op, f"does not verify: {err}"))
+        return module
+
+    def prepare_output(self) -> IO[str]:
+        if self.args.verify_diagnostics or self.args.parsing_diagnostics:
+            return super().prepare_output()  # diagnostics interleave with output, in order
+        return self._buffer
+
+    def flush(self) -> None:
+        """Write the held-back output to ``-o`` or stdout."""
+        text = self._buffer.getvalue()
+        if self.args.output_file is None:
+            sys.stdout.write(text)
+        else:
+            with open(self.args.output_file, "w") as f:
+                f.write(text)
+
+
+class _Diagnostic(Exception):
+    """A diagnostic already phrased for the user."""
+
+
+def _message(e: BaseException) -> str:
+    if isinstance(e, ParseError | _Diagnostic):
+        return str(e)
+    if isinstance(e, DiagnosticException):
+        return str(e.args[0]) if e.args else str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    try:
+        tool = RegcopyOptMain(args=args)
+        tool.run()
+    except SystemExit:
+        raise
+    except BaseException as e:  # noqa: BLE001 - no traceback reaches the user
+        if os.environ.get("REGCOPY_TRACEBACK"):
+            raise
+        print(f"regcopy-opt: error: {_message(e)}", file=sys.stderr)
+        sys.exit(1)
+    tool.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""The ``xdsl.universe`` entry point: makes the dialect, the pass and the CUDA target visible
+to stock ``xdsl-opt`` and any other ``xDSLOptMain``. Factories import lazily."""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+from xdsl.utils.target import Target
+
+
+def get_regcopy_dialect() -> Dialect:
+    from regcopy_dialect.regcopy import Regcopy
+
+    return Regcopy
+
+
+def get_lower_reg_copy() -> type[ModulePass]:
+    from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+
+    return LowerRegCopyPass
+
+
+def get_cuda_target() -> type[Target]:
+    from regcopy_backend.cuda import CudaTarget
+
+    return CudaTarget
+
+
+REGCOPY_UNIVERSE = Universe(
+    all_dialects={"regcopy": get_regcopy_dialect},
+    all_passes={"lower-reg-copy": get_lower_reg_copy},
+    all_targets={"cuda": get_cuda_target},
+)
