@@ -1,0 +1,220 @@
+"""Acceptance of a ``regcopy.copy`` by the register dispatch (algorithm.md §1).
+
+``accept(op)`` runs the checks in order; the first one that fails gives the rejection reason,
+which names the check and the offending value. An accepted copy comes back as an
+``Accepted`` with everything the planner needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import func, gpu, scf
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+
+from regcopy_dialect.layout import (
+    THREAD_AXES,
+    LayoutError,
+    Scope,
+    Sliced,
+    canonicalize,
+    owner_counts,
+    slice_region,
+)
+from regcopy_dialect.regcopy import (
+    CopyOp,
+    ExecScope,
+    LaunchAttr,
+    MemSpace,
+    buffer_layout,
+    element_bits,
+    memory_space,
+)
+from regcopy_passes.planning import (
+    align,
+    decode_problem,
+    drop_thread_iters,
+    inherit_partition,
+    make_thread_atoms,
+)
+
+
+class Rejected(Exception):
+    """A copy the register dispatch does not take; ``str()`` is the reason."""
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An accepted copy: which side is R, both sliced layouts, scope and sizes."""
+
+    r_is_dst: bool
+    r: Sliced
+    s: Sliced
+    scope: Scope
+    threads: int
+    element_bits: int
+    registers: int
+
+
+def _enclosing_launch(op: Operation) -> LaunchAttr | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    if parent is None:
+        return None
+    launch = parent.attributes.get("regcopy.launch")
+    return launch if isinstance(launch, LaunchAttr) else None
+
+
+def depends_on_thread_id(value: SSAValue, seen: set[SSAValue] | None = None) -> bool:
+    """Whether ``value`` is computed from a thread or lane id (through any op, or a loop
+    induction variable whose bounds are)."""
+    seen = set() if seen is None else seen
+    if value in seen:
+        return False
+    seen.add(value)
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        return loop is not None and any(depends_on_thread_id(v, seen) for v in loop.operands)
+    if isinstance(owner, gpu.ThreadIdOp | gpu.LaneIdOp | gpu.GlobalIdOp):
+        return True
+    return any(depends_on_thread_id(v, seen) for v in owner.operands)
+
+
+def _divergent_parent(op: Operation) -> Operation | None:
+    """The first enclosing ``scf.if``/``scf.while`` whose condition depends on a thread id."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.IfOp) and depends_on_thread_id(parent.cond):
+            return parent
+        if isinstance(parent, scf.WhileOp):
+            cond = parent.before_region.block.last_op
+            if isinstance(cond, scf.ConditionOp) and depends_on_thread_id(cond.condition):
+                return parent
+        parent = parent.parent_op()
+    return None
+
+
+def check_scope(op: CopyOp) -> Scope:
+    """Check 1: the exec scope is thread, warp, warpgroup or cta."""
+    scope = op.scope.data
+    if scope not in tuple(ExecScope):
+        raise Rejected(f"exec scope '{scope}' is not thread, warp, warpgroup or cta")
+    return scope.scope
+
+
+def check_all_threads_active(op: CopyOp, scope: Scope) -> int:
+    """Check 2: the block is a multiple of the scope's threads and no thread-dependent
+    ``scf.if``/``scf.while`` encloses the copy. Returns the block size."""
+    launch = _enclosing_launch(op)
+    if launch is None:
+        raise Rejected("the enclosing func.func has no regcopy.launch, so the active threads "
+                       "are unknown")
+    block = launch.block.data
+    need = scope.threads(block)
+    if block % need:
+        raise Rejected(f"block of {block} threads is not a multiple of the {scope.name.lower()} "
+                       f"scope's {need} threads")
+    if (div := _divergent_parent(op)) is not None:
+        raise Rejected(f"the copy is nested in a '{div.name}' whose condition depends on a "
+                       "thread id: not all threads of the scope are active")
+    return block
+
+
+def _slice(op: CopyOp, side: str) -> Sliced:
+    t = op.src_type if side == "src" else op.dst_type
+    offsets, sizes = op.region(side)
+    return slice_region(buffer_layout(t), t.get_shape(), offsets, sizes)
+
+
+def check_valid_copy(op: CopyOp) -> tuple[Sliced, Sliced]:
+    """Check 3: same element type, non-unit sizes agree in order, and both sides slice
+    cleanly to their regions. Returns the sliced (src, dst) layouts."""
+    if op.src_type.element_type != op.dst_type.element_type:
+        raise Rejected(f"element types differ: {op.src_type.element_type} vs "
+                       f"{op.dst_type.element_type}")
+    src_sizes = [z for z in op.region("src")[1] if z != 1]
+    dst_sizes = [z for z in op.region("dst")[1] if z != 1]
+    if src_sizes != dst_sizes:
+        raise Rejected(f"region sizes differ: {src_sizes} vs {dst_sizes}")
+    try:
+        return _slice(op, "src"), _slice(op, "dst")
+    except LayoutError as e:
+        raise Rejected(f"a side does not slice cleanly to its region: {e}") from None
+
+
+def check_memory_pair(op: CopyOp) -> bool:
+    """Check 4: exactly one side is local, the other shared, shared.dyn or global. Returns
+    whether R is the destination."""
+    src, dst = memory_space(op.src_type), memory_space(op.dst_type)
+    if (src == MemSpace.LOCAL) == (dst == MemSpace.LOCAL):
+        raise Rejected(f"memory pair {src} -> {dst}: exactly one side must be local")
+    return dst == MemSpace.LOCAL
+
+
+def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
+    """Check 5: R is not swizzled; each thread axis has a register-level subscope and a scope
+    no wider than the exec scope (thread scope admits none); R's region does not start inside
+    a thread-owned dim."""
+    if r.layout.swizzle is not None:
+        raise Rejected(f"R layout {r.layout} is swizzled")
+    for name in dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters):
+        assert name is not None
+        axis = THREAD_AXES[name]
+        if axis.subscope > Scope.WARPGROUP:
+            raise Rejected(f"R thread axis '{name}' has subscope {axis.subscope.name.lower()}, "
+                           "not a register-level one")
+        if scope is Scope.THREAD:
+            raise Rejected(f"R thread axis '{name}' under exec scope thread, which admits none")
+        if axis.scope > scope:
+            raise Rejected(f"R thread axis '{name}' has scope {axis.scope.name.lower()}, wider "
+                           f"than exec scope {scope.name.lower()}")
+    for name, value in r.thread_base:
+        raise Rejected(f"R region starts at {name} = {value}, inside a thread-owned dim")
+
+
+def check_s_side(s: Sliced) -> None:
+    """Check 6: S slices cleanly to its region (done by ``check_valid_copy``; S has no thread
+    axes, which the verifier guarantees)."""
+    if s.layout.thread_iters:
+        raise Rejected(f"S layout {s.layout} has thread axes")
+
+
+def check_beyond_tirx(r: Sliced, s: Sliced, scope: Scope, block: int, bits: int) -> None:
+    """Check 7: each element of R has exactly one owner thread (no replicas), the owners'
+    coordinates decode by division, and the element type has at least 8 bits."""
+    if bits < 8:
+        raise Rejected(f"element type of {bits} bits: sub-byte types are not supported")
+    if scope is Scope.THREAD:
+        return
+    fewest, most = owner_counts(r.layout, scope, block)
+    if fewest == 0:
+        raise Rejected(f"R layout {r.layout} has elements owned by no thread of the "
+                       f"{scope.name.lower()}")
+    if most > 1:
+        raise Rejected(f"R layout {r.layout} is replicated: {most} threads of the "
+                       f"{scope.name.lower()} own the same element")
+    thread_pairs, _ = drop_thread_iters(inherit_partition(align(r, s, scope)))
+    if (problem := decode_problem(make_thread_atoms(thread_pairs))) is not None:
+        raise Rejected(f"R thread map {canonicalize(r.layout, scope)}: {problem}")
+
+
+def accept(op: CopyOp) -> Accepted:
+    """Run checks 1-7 in order; raise ``Rejected`` with the first failing reason."""
+    scope = check_scope(op)
+    block = check_all_threads_active(op, scope)
+    src, dst = check_valid_copy(op)
+    r_is_dst = check_memory_pair(op)
+    r_type, (r, s) = (op.dst_type, (dst, src)) if r_is_dst else (op.src_type, (src, dst))
+    check_r_layout(r_type, r, scope)
+    check_s_side(s)
+    try:
+        inherit_partition(align(r, s, scope))
+    except LayoutError as e:
+        raise Rejected(f"S cannot be grouped by R's partition: {e}") from None
+    bits = element_bits(r_type.element_type) or 0
+    check_beyond_tirx(r, s, scope, block, bits)
+    registers = buffer_layout(r_type).storage().span()
+    return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers)

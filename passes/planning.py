@@ -1,0 +1,309 @@
+"""The lowering plan of an accepted register copy: algorithm.md §2, one function a step.
+
+Everything here is pure: it works on the layout algebra and on ``Affine`` offsets whose
+symbols are opaque keys (the pass uses SSA values). Names: **R** is the ``local`` side, **S**
+the other one.
+
+An *atom* ``(extent, s_stride, r_step)`` is one level of the per-thread loop nest: moving one
+step along it moves ``s_stride`` elements in S and ``r_step`` registers in R. A *thread atom*
+``(extent, t_stride, s_stride)`` is one digit of the thread index ``t``: the thread's
+coordinate on it is ``(t // t_stride) % extent`` and contributes ``coordinate * s_stride`` to
+the thread's S base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from math import prod
+
+from regcopy_dialect.layout import (
+    Affine,
+    Iter,
+    Layout,
+    Scope,
+    Sliced,
+    Swizzle,
+    canonicalize,
+    group,
+    merge_contiguous,
+)
+
+
+@dataclass(frozen=True)
+class Atom:
+    extent: int
+    s_stride: int
+    r_step: int
+
+
+@dataclass(frozen=True)
+class ThreadAtom:
+    extent: int
+    t_stride: int
+    s_stride: int
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """Step 1's output: both sides over the same logical region, canonical, S unswizzled."""
+
+    r: Layout
+    s: Layout
+    swizzle: Swizzle | None
+
+
+@dataclass(frozen=True)
+class VectorChoice:
+    """Step 5's output: ``n`` elements a transfer, and why a wider width was refused."""
+
+    n: int
+    narrowed_by: str | None
+
+
+@dataclass(frozen=True)
+class CopyPlan:
+    """All a rewrite needs: thread atoms, bases, vector width, outer atoms (the rounds)."""
+
+    thread_atoms: tuple[ThreadAtom, ...]
+    outer: tuple[Atom, ...]
+    n: int
+    s_base: Affine
+    r_base: Affine
+    swizzle: Swizzle | None
+    threads: int
+    narrowed_by: str | None
+
+    @property
+    def rounds(self) -> int:
+        return prod(a.extent for a in self.outer)
+
+    @property
+    def guarded(self) -> bool:
+        """Whether some threads of the scope own nothing (and must be guarded out)."""
+        return prod(a.extent for a in self.thread_atoms) < self.threads
+
+
+# ---- step 1 -----------------------------------------------------------------------------------
+
+
+def align(r: Sliced, s: Sliced, scope: Scope) -> Aligned:
+    """Step 1. Canonicalize both sliced layouts (drop extent-1 iters, fuse R's thread axes up
+    to the exec scope, merge contiguous neighbours) and strip S's swizzle."""
+    return Aligned(canonicalize(r.layout, scope), canonicalize(s.layout.without_swizzle()),
+                   s.layout.swizzle)
+
+
+# ---- steps 2 and 3 ----------------------------------------------------------------------------
+
+
+def inherit_partition(aligned: Aligned) -> list[tuple[Iter, tuple[Iter, ...]]]:
+    """Step 2. Group S by R's extents (S group k covers the logical digits of R iter k) and
+    order the pairs like R: thread iters first, then by register stride descending (stable).
+    R is *not* re-canonicalized after the permutation (that would fuse iters and drop S
+    groups, TIRx PR #19896)."""
+    s_groups = group(aligned.s, aligned.r.extents)
+    pairs = list(zip(aligned.r.iters, s_groups, strict=True))
+    return sorted(pairs, key=lambda p: (0, 0) if p[0].is_thread else (1, -p[0].stride))
+
+
+def drop_thread_iters(pairs: Sequence[tuple[Iter, tuple[Iter, ...]]]
+                      ) -> tuple[list[tuple[Iter, tuple[Iter, ...]]],
+                                 list[tuple[Iter, tuple[Iter, ...]]]]:
+    """Step 3. Split the pairs into thread pairs (the partition) and register pairs (the
+    per-thread work)."""
+    return ([p for p in pairs if p[0].is_thread], [p for p in pairs if not p[0].is_thread])
+
+
+# ---- step 4 -----------------------------------------------------------------------------------
+
+
+def _expand(r_iter: Iter, s_group: tuple[Iter, ...]) -> list[tuple[int, int, int]]:
+    """``(extent_j, s_stride_j, r_stride * product of the later S extents)`` per S iter."""
+    out: list[tuple[int, int, int]] = []
+    for j, s_it in enumerate(s_group):
+        later = prod(i.extent for i in s_group[j + 1:])
+        out.append((s_it.extent, s_it.stride, r_iter.stride * later))
+    return out
+
+
+def make_atoms(register_pairs: Sequence[tuple[Iter, tuple[Iter, ...]]]) -> tuple[Atom, ...]:
+    """Step 4. One atom per S iter of each kept R iter's group, outer to inner."""
+    return tuple(Atom(e, s, r) for r_it, grp in register_pairs for e, s, r in _expand(r_it, grp))
+
+
+def make_thread_atoms(thread_pairs: Sequence[tuple[Iter, tuple[Iter, ...]]]
+                      ) -> tuple[ThreadAtom, ...]:
+    """Step 4 for the thread pairs: a thread iter split like its S group."""
+    return tuple(ThreadAtom(e, t, s) for r_it, grp in thread_pairs for e, s, t in _expand(r_it, grp))
+
+
+# ---- steps 5 and 6 ----------------------------------------------------------------------------
+
+
+def split(atoms: Sequence[Atom], n: int) -> tuple[tuple[Atom, ...], tuple[Atom, ...]] | None:
+    """Step 6. Consume atoms from the inner end until their extents multiply to ``n``; an
+    atom that overshoots splits into ``(ext/f, s*f, r*f)`` (outer) and ``(f, s, r)`` (inner).
+    Returns ``(outer, inner)``, or None when ``n`` does not divide the atoms cleanly."""
+    outer, inner, need = list(atoms), [], n
+    while need > 1:
+        if not outer:
+            return None
+        a = outer.pop()
+        if need % a.extent == 0:
+            inner.insert(0, a)
+            need //= a.extent
+        elif a.extent % need == 0:
+            inner.insert(0, Atom(need, a.s_stride, a.r_step))
+            outer.append(Atom(a.extent // need, a.s_stride * need, a.r_step * need))
+            need = 1
+        else:
+            return None
+    return tuple(outer), tuple(inner)
+
+
+def _contiguous(inner: Sequence[Atom]) -> tuple[bool, bool]:
+    """Whether the inner atoms are contiguous in S and in R (strides chain 1, e, e*e', ...)."""
+    s_ok = r_ok = True
+    run = 1
+    for a in reversed(inner):
+        s_ok = s_ok and a.s_stride == run
+        r_ok = r_ok and a.r_step == run
+        run *= a.extent
+    return s_ok, r_ok
+
+
+def width_problem(n: int, atoms: Sequence[Atom], thread_atoms: Sequence[ThreadAtom],
+                  s_base: Affine, r_base: Affine, swizzle: Swizzle | None,
+                  divisor_of: dict[Hashable, int], describe: dict[Hashable, str]) -> str | None:
+    """Step 5's test of one width ``n``: None when accepted, else the first reason against."""
+    if n == 1:
+        return None
+    parts = split(atoms, n)
+    if parts is None:
+        return f"the per-thread atoms {[(a.extent, a.s_stride, a.r_step) for a in atoms]} " \
+               f"do not split into {n}-element runs"
+    outer, inner = parts
+    s_ok, r_ok = _contiguous(inner)
+    if not s_ok:
+        return f"S is not contiguous over {n} elements"
+    if not r_ok:
+        return f"R registers are not contiguous over {n} elements (register gaps)"
+    for a in outer:
+        if a.extent > 1 and (a.s_stride % n or a.r_step % n):
+            return f"outer atom (extent {a.extent}, S stride {a.s_stride}, R step {a.r_step}) " \
+                   f"is not a multiple of {n}"
+    for t in thread_atoms:
+        if t.extent > 1 and t.s_stride % n:
+            return f"S stride {t.s_stride} multiplied by a thread coordinate is not a " \
+                   f"multiple of {n}"
+    for side, base in (("S", s_base), ("R", r_base)):
+        if base.divisibility(divisor_of) % n == 0:
+            continue
+        if base.const % n:
+            return f"{side} base offset {base.const} is not a multiple of {n}"
+        for sym, coeff in base.terms:
+            d = coeff * divisor_of.get(sym, 1)
+            if d % n:
+                return f"{side} offset {describe.get(sym, sym)} (provably a multiple of " \
+                       f"{divisor_of.get(sym, 1)}) times stride {coeff} is not a multiple of {n}"
+    if swizzle is not None and n > swizzle.chunk:
+        return f"{n} elements exceed the swizzle chunk of {swizzle.chunk}"
+    return None
+
+
+def choose_vector_width(candidates: Sequence[int], atoms: Sequence[Atom],
+                        thread_atoms: Sequence[ThreadAtom], s_base: Affine, r_base: Affine,
+                        swizzle: Swizzle | None, divisor_of: dict[Hashable, int],
+                        describe: dict[Hashable, str]) -> VectorChoice:
+    """Step 5. The widest candidate ``n`` (elements, widest first) that passes
+    ``width_problem``, falling back to 1; remembers why the widest candidate failed."""
+    first_problem: str | None = None
+    for n in [*candidates, 1]:
+        problem = width_problem(n, atoms, thread_atoms, s_base, r_base, swizzle, divisor_of,
+                                describe)
+        if problem is None:
+            return VectorChoice(n, first_problem)
+        if first_problem is None:
+            first_problem = f"{n}-wide refused: {problem}"
+    raise AssertionError("n = 1 is always accepted")
+
+
+def width_candidates(element_bits: int, max_vector_bits: int) -> list[int]:
+    """Element counts of the 128/64/32/16/8-bit widths that are a whole number of elements
+    and at most ``max_vector_bits``, widest first."""
+    return [bits // element_bits for bits in (128, 64, 32, 16, 8)
+            if bits <= max_vector_bits and bits % element_bits == 0 and bits >= element_bits]
+
+
+# ---- step 7 -----------------------------------------------------------------------------------
+
+
+def merge_outer(outer: Sequence[Atom]) -> tuple[Atom, ...]:
+    """Merge neighbouring outer atoms contiguous in both S and R (fewer div/mod per round)
+    and drop extent-1 atoms; the rounds' offsets are unchanged."""
+    lay_s = merge_contiguous(Layout(tuple(Iter(a.extent, a.s_stride) for a in outer
+                                          if a.extent > 1)))
+    lay_r = merge_contiguous(Layout(tuple(Iter(a.extent, a.r_step) for a in outer
+                                          if a.extent > 1)))
+    if lay_s.extents != lay_r.extents:  # merged differently on the two sides: keep as is
+        return tuple(a for a in outer if a.extent > 1)
+    return tuple(Atom(s.extent, s.stride, r.stride)
+                 for s, r in zip(lay_s.iters, lay_r.iters, strict=True))
+
+
+def round_deltas(outer: Sequence[Atom], f: int) -> tuple[int, int]:
+    """Step 7. Decode round ``f`` row-major over the outer atoms (last fastest):
+    ``ds(f) = sum(c_i * s_stride_i)``, ``dr(f) = sum(c_i * r_step_i)``."""
+    ds = dr = 0
+    for a in reversed(outer):
+        c, f = f % a.extent, f // a.extent
+        ds += c * a.s_stride
+        dr += c * a.r_step
+    return ds, dr
+
+
+# ---- step 8 -----------------------------------------------------------------------------------
+
+
+def thread_base(thread_atoms: Sequence[ThreadAtom], t: int) -> tuple[int, bool]:
+    """Step 8. The S offset of thread ``t``'s share, ``sum(((t // ts) % e) * s)``, and whether
+    ``t`` owns anything (its coordinates re-encode to ``t``)."""
+    offset = recon = 0
+    for a in thread_atoms:
+        c = (t // a.t_stride) % a.extent
+        offset += c * a.s_stride
+        recon += c * a.t_stride
+    return offset, recon == t
+
+
+def decode_problem(thread_atoms: Sequence[ThreadAtom]) -> str | None:
+    """Why ``(t // ts) % e`` would not recover the thread coordinates, if it would not: sorted
+    by ``ts``, each ``ts`` must be a multiple of the previous ``ts * e``."""
+    reach = 1
+    for a in sorted((a for a in thread_atoms if a.extent > 1), key=lambda a: a.t_stride):
+        if a.t_stride % reach:
+            return f"thread stride {a.t_stride} is not a multiple of {reach}: the thread " \
+                   "coordinates cannot be decoded by division"
+        reach = a.t_stride * a.extent
+    return None
+
+
+# ---- the whole plan ---------------------------------------------------------------------------
+
+
+def plan_copy(r: Sliced, s: Sliced, scope: Scope, threads: int, element_bits: int,
+              max_vector_bits: int, divisor_of: dict[Hashable, int],
+              describe: dict[Hashable, str]) -> CopyPlan:
+    """Steps 1-8 for an accepted copy (``dispatch`` has checked the acceptance rules)."""
+    aligned = align(r, s, scope)
+    thread_pairs, register_pairs = drop_thread_iters(inherit_partition(aligned))
+    atoms = make_atoms(register_pairs)
+    thread_atoms = make_thread_atoms(thread_pairs)
+    choice = choose_vector_width(width_candidates(element_bits, max_vector_bits), atoms,
+                                 thread_atoms, s.base, r.base, aligned.swizzle, divisor_of,
+                                 describe)
+    parts = split(atoms, choice.n)
+    assert parts is not None
+    return CopyPlan(thread_atoms, merge_outer(parts[0]), choice.n, s.base, r.base,
+                    aligned.swizzle, threads, choice.narrowed_by)
