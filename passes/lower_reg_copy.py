@@ -197,9 +197,6 @@ def lower(op: CopyOp, acc: Accepted, plan: CopyPlan) -> list[Operation]:
     r_base = b.affine(plan.r_base)
     src, dst = StorageOp(op.src), StorageOp(op.dst)
     b.ops += [src, dst]
-    owned = None
-    if plan.guarded:
-        owned = b.emit(arith.CmpiOp(b.value(recon), b.value(t), "eq"), "owned")
     body = IndexBuilder(hoist_to=b)
     if plan.rounds == 1:
         s_off, r_off = emit_round(body, plan, 0, s_base, r_base)
@@ -213,8 +210,9 @@ def lower(op: CopyOp, acc: Accepted, plan: CopyPlan) -> list[Operation]:
         for_body.add_ops([*body.ops, scf.YieldOp()])
         bounds = [b.value(0), b.value(plan.rounds), b.value(1)]
         work = [scf.ForOp(*bounds, [], Region(for_body))]
-    if owned is None:
+    if not plan.guarded:
         return [*b.ops, *work]
+    owned = b.emit(arith.CmpiOp(b.value(recon), b.value(t), "eq"), "owned")
     return [*b.ops, scf.IfOp(owned, [], [*work, scf.YieldOp()])]
 
 

@@ -1,0 +1,127 @@
+// Each acceptance check of algorithm.md §1 with its reason: an error under strict, a remark
+// under remarks, and the copy left untouched otherwise.
+// RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{strict=true}' --verify-diagnostics | filecheck %s
+// RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s --check-prefix=KEEP
+
+// Check 2: the block must be a multiple of the scope's threads.
+func.func @block_too_small() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<128x8xf32, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<128x8xf32, #regcopy.layout<(128,8):(1@tid_in_wg,1)>, #regcopy.mem<local>>
+  regcopy.copy warpgroup %S -> %R : memref<128x8xf32, #regcopy.mem<shared>> -> memref<128x8xf32, #regcopy.layout<(128,8):(1@tid_in_wg,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: 'regcopy.copy' op rejected by lower-reg-copy: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
+// CHECK-NEXT: at: regcopy.copy warpgroup %S -> %R
+// REMARK: rejected: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
+// KEEP: regcopy.copy warpgroup %S -> %R
+
+// -----
+
+// Check 2: the block size must be known.
+func.func @no_launch() {
+  %S = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %S -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: the enclosing func.func has no regcopy.launch, so the active threads are unknown
+// REMARK: rejected: the enclosing func.func has no regcopy.launch
+// KEEP: regcopy.copy warp %S -> %R
+
+// -----
+
+// Check 2: not all threads active under a lane-dependent scf.if.
+func.func @divergent() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %lane = "gpu.lane_id"() : () -> index
+  %c16 = arith.constant 16 : index
+  %lo = arith.cmpi ult, %lane, %c16 : index
+  scf.if %lo {
+    regcopy.copy warp %S -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  }
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: the copy is nested in a 'scf.if' whose condition depends on a thread id: not all threads of the scope are active
+// REMARK: rejected: the copy is nested in a 'scf.if' whose condition depends on a thread id
+// KEEP: regcopy.copy warp %S -> %R
+
+// -----
+
+// Check 4: exactly one side is local.
+func.func @shared_to_shared() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %A = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared>>
+  %B = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared.dyn>>
+  regcopy.copy warp %A -> %B : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.mem<shared.dyn>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: memory pair shared -> shared.dyn: exactly one side must be local
+// REMARK: rejected: memory pair shared -> shared.dyn: exactly one side must be local
+// KEEP: regcopy.copy warp %A -> %B
+
+// -----
+
+func.func @local_to_local() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %A = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %B = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A -> %B : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: memory pair local -> local: exactly one side must be local
+// REMARK: rejected: memory pair local -> local
+
+// -----
+
+// Check 5: a thread axis wider than the exec scope.
+func.func @axis_too_wide(%B: memref<32x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %B -> %R : memref<32x8xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@tx,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: R thread axis 'tx' has scope cta, wider than exec scope warp
+// REMARK: rejected: R thread axis 'tx' has scope cta, wider than exec scope warp
+
+// -----
+
+// Check 5: thread scope admits no thread axis.
+func.func @thread_scope_axis(%B: memref<32x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy thread %B -> %R : memref<32x8xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: R thread axis 'laneid' under exec scope thread, which admits none
+// REMARK: rejected: R thread axis 'laneid' under exec scope thread, which admits none
+
+// -----
+
+// Check 5: the R region starts inside a thread-owned dim.
+func.func @region_in_thread_dim(%B: memref<16x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %B -> %R[16, 0] [16, 8] : memref<16x8xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: R region starts at laneid = 16, inside a thread-owned dim
+// REMARK: rejected: R region starts at laneid = 16, inside a thread-owned dim
+
+// -----
+
+// Check 7: elements owned by no thread (tx reaches 127 in a block of 64).
+func.func @no_owner(%B: memref<128xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 64, grid = [1]>} {
+  %R = memref.alloca() : memref<128xf32, #regcopy.layout<128:1@tx>, #regcopy.mem<local>>
+  regcopy.copy cta %B -> %R : memref<128xf32, #regcopy.mem<global>> -> memref<128xf32, #regcopy.layout<128:1@tx>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: R layout 128:1@tx has elements owned by no thread of the cta
+// REMARK: rejected: R layout 128:1@tx has elements owned by no thread of the cta
+
+// -----
+
+// Check 7: thread coordinates that division cannot decode (lane strides 3 and 1).
+func.func @undecodable(%B: memref<4x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<4x8xf32, #regcopy.layout<(2,2,8):(3@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %B -> %R : memref<4x8xf32, #regcopy.mem<global>> -> memref<4x8xf32, #regcopy.layout<(2,2,8):(3@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: rejected by lower-reg-copy: R thread map (2,2,8):(3@laneid,1@laneid,1): thread stride 3 is not a multiple of 2: the thread coordinates cannot be decoded by division
+// REMARK: rejected: R thread map
