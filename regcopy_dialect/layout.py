@@ -321,8 +321,9 @@ def slice_region(layout: Layout, shape: Sequence[int], offsets: Sequence[int | H
     for d, (members, off, size) in enumerate(zip(groups, offsets, sizes, strict=True)):
         if not isinstance(off, int):
             if len(members) > 1 or (members and members[0].is_thread):
+                kind = "a thread dim" if members and members[0].is_thread else "not one memory iter"
                 raise LayoutError(f"dynamic offset on dim {d} of layout {layout}, whose dim is "
-                                  f"{'a thread dim' if members else 'not one memory iter'}")
+                                  f"{kind}")
             stride = members[0].stride if members else 0
             kept = (Iter(size, stride),) if members else ()
             iters.extend(kept)
@@ -395,15 +396,25 @@ def _sums(iters: Sequence[Iter]) -> Iterable[int]:
 def is_injective(iters: Sequence[Iter]) -> bool:
     """Whether ``digits -> sum(c_k * s_k)`` is one-to-one.
 
-    Fast test: sorted by stride, each stride exceeds the span of the smaller ones. Otherwise
-    enumerate (up to 2^20 points); beyond that the layout is taken as not injective."""
+    Sorted by stride, split the iters where the larger strides share a divisor ``D`` that
+    exceeds the span of the smaller ones: then the map is injective iff both parts are (the
+    larger part with its strides divided by ``D``). Parts that split no further are enumerated
+    (up to 2^20 points; beyond that the layout is taken as not injective)."""
     its = sorted(drop_unit_iters(iters), key=lambda i: i.stride)
-    reach = 0
-    for it in its:
-        if it.stride <= reach:
-            break
-        reach += (it.extent - 1) * it.stride
-    else:
+    if not its:
+        return True
+    if its[0].stride == 0:
+        return False
+    span = 0
+    for k in range(len(its) - 1):
+        span += (its[k].extent - 1) * its[k].stride
+        d = 0
+        for it in its[k + 1:]:
+            d = gcd(d, it.stride)
+        if d > span:
+            upper = [Iter(i.extent, i.stride // d) for i in its[k + 1:]]
+            return is_injective(its[:k + 1]) and is_injective(upper)
+    if len(its) == 1:
         return True
     if prod(i.extent for i in its) > _ENUMERATION_LIMIT:
         return False
