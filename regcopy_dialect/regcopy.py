@@ -332,16 +332,18 @@ def buffer_layout(t: MemRefType) -> Layout:
 
 def verify_buffer(t: MemRefType) -> None:
     """SPEC §2.2: element type, memory space, and a layout that groups against the shape."""
-    if (bits := element_bits(t.element_type)) is None:
+    if element_bits(t.element_type) is None:
         width = getattr(t.element_type, "bitwidth", 8)
         sub = " (sub-byte element types are not supported)" if width < 8 else ""
         raise VerifyException(f"element type {t.element_type} is not supported{sub}; "
                               f"expected one of {ELEMENT_TYPES}")
-    del bits
     space = t.memory_space
     if not isinstance(space, MemSpaceAttr | NoneAttr):
         raise VerifyException(f"memory space {space} is not a #regcopy.mem")
-    if not isinstance(t.layout, LayoutAttr):
+    if not isinstance(t.layout, LayoutAttr | NoneAttr):
+        raise VerifyException(f"layout {t.layout} is not a #regcopy.layout (buffers are "
+                              "row-major or carry a #regcopy.layout)")
+    if isinstance(t.layout, NoneAttr):
         return
     layout = t.layout.layout
     try:
@@ -384,7 +386,6 @@ def _print_region(printer: Printer, statics: DenseArrayBase | None, sizes: Dense
     if statics is None or sizes is None:
         return
     dyn = iter(dynamic)
-    parts: list[str] = []
     printer.print_string("[")
     for k, v in enumerate(statics.get_values()):
         if k:
@@ -393,7 +394,6 @@ def _print_region(printer: Printer, statics: DenseArrayBase | None, sizes: Dense
             printer.print_ssa_value(next(dyn))
         else:
             printer.print_string(str(v))
-    del parts
     printer.print_string("] [" + ", ".join(str(v) for v in sizes.get_values()) + "]")
 
 

@@ -1,0 +1,378 @@
+"""The CUDA target (``-t cuda``): prints the kernels of a *lowered* module as CUDA C++ (SPEC §4).
+
+Design (xdsl-notes §5): one ``print_op`` singledispatch method per op class, one type mapping
+(``cuda_types.ctype``), unique C names per function (from the SSA name hints), constants
+inlined as literals, and values nobody uses left out (NVRTC warns about unused variables).
+
+* a kernel is a ``func.func`` carrying ``regcopy.launch``: ``extern "C" __global__``, its
+  global memref arguments become ``T* __restrict__`` parameters in order; other funcs become
+  ``extern "C" __device__`` functions;
+* ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
+  more;
+* ``memref.alloca`` in ``shared``/``shared.dyn``: ``__shared__ alignas(128) T name[span]``; in
+  ``local``: ``alignas(16) T name[registers]`` (one thread's register slots);
+* ``memref.load/store`` go through the buffer's layout (``cuda_address``); ``regcopy.storage``
+  aliases its buffer; ``vector.load/store`` of 16/8/4/2/1 bytes are one ``uint4/uint2/
+  uint32_t/uint16_t/uint8_t`` access;
+* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
+
+Anything else raises ``CudaEmitError`` naming the op.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import singledispatchmethod
+from io import StringIO
+from typing import IO, cast
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.base_printer import BasePrinter
+from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.target import Target
+
+from regcopy_backend.cuda_address import Operand, operand_text, physical_offset
+from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda_arith import ArithError, constant_literal, expression
+from regcopy_backend.cuda_types import (
+    INDEX_32,
+    INDEX_64,
+    PRELUDE,
+    RESERVED_NAMES,
+    CudaTypeError,
+    ctype,
+)
+from regcopy_backend.kernel_info import LAUNCH, is_kernel, needs_index64
+from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.regcopy import (
+    CopyOp,
+    LaunchAttr,
+    LayoutAttr,
+    MemSpace,
+    StorageOp,
+    buffer_layout,
+    memory_space,
+)
+
+
+class CudaEmitError(DiagnosticException):
+    """The module cannot be printed as CUDA; the message names the op."""
+
+
+class UnsupportedOpError(CudaEmitError, NotImplementedError):
+    """An op the CUDA target has no translation for."""
+
+
+PURE_OPS: tuple[type[Operation], ...] = (
+    arith.ConstantOp, *ARITH_OPS, StorageOp, memref.AllocaOp, memref.LoadOp, vector.LoadOp,
+    gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
+    gpu.GlobalIdOp, gpu.SubgroupIdOp,
+)
+"""Ops printed only when a printed op uses their result."""
+
+GPU_SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx",
+               gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
+
+
+def live_ops(f: func.FuncOp) -> set[Operation]:
+    """Ops of ``f`` to print: every op with an effect (or unknown to us), and every pure op
+    whose result a printed op uses. One reverse pre-order sweep suffices: uses follow defs."""
+    live: set[Operation] = set()
+    for op in reversed(list(f.walk())):
+        if not isinstance(op, PURE_OPS) or any(
+                use.operation in live for r in op.results for use in r.uses):
+            live.add(op)
+    return live
+
+
+@dataclass(eq=False, repr=False)
+class CudaPrinter(BasePrinter):
+    """Prints the funcs of a lowered module as CUDA C++."""
+
+    index_type: str = field(default=INDEX_32, init=False)
+    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str], init=False)
+    taken: set[str] = field(default_factory=set[str], init=False)
+    unnamed: int = field(default=0, init=False)
+    live: set[Operation] = field(default_factory=set[Operation], init=False)
+
+    # ---- output helpers -----------------------------------------------------------------
+    def line(self, text: str) -> None:
+        print(" " * (self._indent * self.indent_num_spaces) + text, file=self.stream)
+
+    def fail(self, op: Operation, message: str) -> CudaEmitError:
+        return CudaEmitError(op_error(op, message))
+
+    def ctype(self, t: Attribute, op: Operation) -> str:
+        try:
+            return ctype(t, self.index_type)
+        except CudaTypeError as e:
+            raise self.fail(op, str(e)) from None
+
+    # ---- names --------------------------------------------------------------------------
+    def define(self, v: SSAValue, prefix: str = "v") -> str:
+        """Give ``v`` a fresh C name, from its name hint when it has one."""
+        if v.name_hint is None:
+            name = f"{prefix}{self.unnamed}"
+            while name in self.taken:
+                self.unnamed += 1
+                name = f"{prefix}{self.unnamed}"
+            self.unnamed += 1
+        else:
+            hint = re.sub(r"\W", "_", v.name_hint)
+            base = hint if hint[0].isalpha() or hint[0] == "_" else f"{prefix}{hint}"
+            name, k = base, 0
+            while name in self.taken or name in RESERVED_NAMES:
+                k += 1
+                name = f"{base}_{k}"
+        self.taken.add(name)
+        self.names[v] = name
+        return name
+
+    def operand(self, v: SSAValue) -> Operand:
+        """An index operand: the constant itself (so offsets fold) or the value's C text."""
+        owner = v.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            return owner.value.value.data
+        return self.val(v)
+
+    def val(self, v: SSAValue) -> str:
+        """The C text of a value: a literal for a constant, otherwise its name."""
+        owner = v.owner
+        if isinstance(owner, arith.ConstantOp):
+            try:
+                return constant_literal(owner, self.index_type)
+            except ArithError as e:
+                raise self.fail(owner, str(e)) from None
+        if v not in self.names:
+            raise CudaEmitError(f"value {v.name_hint or ''} of type {v.type} is used before "
+                                "it is printed")
+        return self.names[v]
+
+    # ---- module and functions -----------------------------------------------------------
+    def print_module(self, module: ModuleOp) -> None:
+        self.print_string(PRELUDE)
+        for op in module.ops:
+            if not isinstance(op, func.FuncOp):
+                raise UnsupportedOpError(op_error(op, "at module level is not supported by "
+                                                  "the CUDA target (only func.func)"))
+            self.print_func(op)
+
+    def print_func(self, f: func.FuncOp) -> None:
+        if not f.body.blocks:
+            raise self.fail(f, "is a declaration; the CUDA target prints function bodies only")
+        if len(f.body.blocks) > 1:
+            raise self.fail(f, "has several blocks; the CUDA target prints structured control "
+                            "flow (scf) only")
+        if f.function_type.outputs.data:
+            raise self.fail(f, "returns values; CUDA kernels and the printed device functions "
+                            "return void")
+        self.names, self.taken, self.unnamed = {}, set(), 0
+        self.index_type = INDEX_64 if needs_index64(f) else INDEX_32
+        self.live = live_ops(f)
+        kernel = is_kernel(f)
+        params = ", ".join(self.param(arg, f, kernel) for arg in f.args)
+        self.print_string("\n")
+        if kernel:
+            launch = cast(LaunchAttr, f.attributes[LAUNCH])
+            head = f'extern "C" __global__ void __launch_bounds__({launch.block.data})'
+        else:
+            head = 'extern "C" __device__ void'
+        self.line(f"{head} {f.sym_name.data}({params}) {{")
+        with self.indented():
+            self.print_block(f.body.block)
+        self.line("}")
+
+    def param(self, arg: SSAValue, f: func.FuncOp, kernel: bool) -> str:
+        t = arg.type
+        if isinstance(t, MemRefType):
+            space = memory_space(cast(MemRefType, t))
+            if kernel and space != MemSpace.GLOBAL:
+                raise self.fail(f, f"kernel parameter {arg.name_hint or arg.index} is a "
+                                f"{space} buffer; kernel parameters must be global buffers")
+            return f"{self.ctype(t, f)} __restrict__ {self.define(arg, 'arg')}"
+        return f"{self.ctype(t, f)} {self.define(arg, 'arg')}"
+
+    def print_block(self, block: Block) -> None:
+        for op in block.ops:
+            if op in self.live:
+                self.print_op(op)
+
+    def assign(self, op: Operation, rhs: str) -> None:
+        """``const T name = rhs;`` for the op's single result."""
+        result = op.results[0]
+        t = self.ctype(result.type, op)
+        self.line(f"const {t} {self.define(result)} = {rhs};")
+
+    # ---- ops ----------------------------------------------------------------------------
+    @singledispatchmethod
+    def print_op(self, op: Operation) -> None:
+        if isinstance(op, ARITH_OPS):
+            return self.print_arith(op)
+        raise UnsupportedOpError(op_error(op, "is not supported by the CUDA target"))
+
+    def print_arith(self, op: Operation) -> None:
+        args = [self.val(v) for v in op.operands]
+        try:
+            rhs = expression(op, args, lambda t: ctype(t, self.index_type))
+        except (ArithError, CudaTypeError) as e:
+            raise UnsupportedOpError(op_error(op, str(e))) from None
+        self.assign(op, rhs)
+
+    @print_op.register
+    def _(self, op: CopyOp) -> None:
+        raise UnsupportedOpError(op_error(
+            op, "is not lowered; run lower-reg-copy before -t cuda (a copy that the register "
+            "dispatch rejects stays in the IR: lower-reg-copy{strict=true} says why)"))
+
+    @print_op.register
+    def _(self, op: arith.ConstantOp) -> None:
+        """Constants are inlined at their uses."""
+
+    @print_op.register
+    def _(self, op: func.ReturnOp) -> None:
+        if op.arguments:
+            raise self.fail(op, "returns values; printed functions return void")
+
+    @print_op.register
+    def _(self, op: scf.YieldOp) -> None:
+        if op.arguments:
+            raise self.fail(op, "yields values; loop-carried values and scf.if results are "
+                            "not supported by the CUDA target")
+
+    @print_op.register
+    def _(self, op: scf.ForOp) -> None:
+        if op.iter_args:
+            raise self.fail(op, "has iter_args; loop-carried values are not supported by the "
+                            "CUDA target")
+        bounds = (op.lb, op.ub, op.step)
+        if all(isinstance(v.owner, arith.ConstantOp) for v in bounds):
+            self.line("#pragma unroll")
+        lb, ub, step = (self.val(v) for v in bounds)
+        var = self.define(op.body.block.args[0], "i")
+        it = self.ctype(op.body.block.args[0].type, op)
+        self.line(f"for ({it} {var} = {lb}; {var} < {ub}; {var} += {step}) {{")
+        with self.indented():
+            self.print_block(op.body.block)
+        self.line("}")
+
+    @print_op.register
+    def _(self, op: scf.IfOp) -> None:
+        if op.output:
+            raise self.fail(op, "has results; only scf.if without results is supported by "
+                            "the CUDA target")
+        self.line(f"if ({self.val(op.cond)}) {{")
+        with self.indented():
+            self.print_block(op.true_region.block)
+        else_ops = [o for b in op.false_region.blocks for o in b.ops
+                    if not isinstance(o, scf.YieldOp)]
+        if else_ops:
+            self.line("} else {")
+            with self.indented():
+                self.print_block(op.false_region.block)
+        self.line("}")
+
+    # ---- gpu ----------------------------------------------------------------------------
+    @print_op.register(gpu.ThreadIdOp)
+    @print_op.register(gpu.BlockIdOp)
+    @print_op.register(gpu.BlockDimOp)
+    @print_op.register(gpu.GridDimOp)
+    def _(self, op: gpu.ThreadIdOp | gpu.BlockIdOp | gpu.BlockDimOp | gpu.GridDimOp) -> None:
+        special = GPU_SPECIAL[type(op)]
+        self.assign(op, f"({self.index_type}){special}.{op.dimension.data.value}")
+
+    @print_op.register
+    def _(self, op: gpu.GlobalIdOp) -> None:
+        d = op.dimension.data.value
+        self.assign(op, f"({self.index_type})blockIdx.{d} * ({self.index_type})blockDim.{d} + "
+                    f"({self.index_type})threadIdx.{d}")
+
+    @print_op.register
+    def _(self, op: gpu.LaneIdOp) -> None:
+        self.assign(op, f"({self.index_type})(threadIdx.x % 32)")
+
+    @print_op.register
+    def _(self, op: gpu.SubgroupIdOp) -> None:
+        self.assign(op, f"({self.index_type})(threadIdx.x / 32)")
+
+    @print_op.register
+    def _(self, op: gpu.BarrierOp) -> None:
+        self.line("__syncthreads();")
+
+    # ---- memory -------------------------------------------------------------------------
+    @print_op.register
+    def _(self, op: memref.AllocaOp) -> None:
+        t = cast(MemRefType, op.memref.type)
+        if op.dynamic_sizes or op.symbol_operands:
+            raise self.fail(op, "has dynamic sizes; the CUDA target needs static buffers")
+        elem = self.ctype(t.element_type, op)
+        space = memory_space(t)
+        name = self.define(op.memref, "buf")
+        if space in (MemSpace.SHARED, MemSpace.SHARED_DYN):
+            self.line(f"__shared__ alignas(128) {elem} {name}[{buffer_layout(t).span()}];")
+        elif space == MemSpace.LOCAL:
+            regs = buffer_layout(t).storage().span()
+            self.line(f"alignas(16) {elem} {name}[{regs}];")
+        else:
+            raise self.fail(op, f"allocates {space} memory; memref.alloca supports shared, "
+                            "shared.dyn and local buffers")
+
+    @print_op.register
+    def _(self, op: StorageOp) -> None:
+        self.names[op.result] = self.val(op.buffer)
+
+    def element(self, op: Operation, buf: SSAValue, indices: list[SSAValue]) -> str:
+        """``name[offset]`` of the element at logical ``indices`` of ``buf``."""
+        t = cast(MemRefType, buf.type)
+        if not isinstance(t.layout, NoneAttr | LayoutAttr):
+            raise self.fail(op, f"accesses a buffer with layout {t.layout}; the CUDA target "
+                            "supports row-major buffers and #regcopy.layout")
+        offset = physical_offset(t, [self.operand(i) for i in indices])
+        return f"{self.val(buf)}[{operand_text(offset)}]"
+
+    @print_op.register
+    def _(self, op: memref.LoadOp) -> None:
+        self.assign(op, self.element(op, op.memref, list(op.indices)))
+
+    @print_op.register
+    def _(self, op: memref.StoreOp) -> None:
+        self.line(f"{self.element(op, op.memref, list(op.indices))} = {self.val(op.value)};")
+
+    def vector_address(self, op: Operation, buf: SSAValue, indices: list[SSAValue],
+                       access: str) -> str:
+        """``*reinterpret_cast<access*>(&buf[offset])``, for a plain (row-major) buffer."""
+        if isinstance(cast(MemRefType, buf.type).layout, LayoutAttr):
+            raise self.fail(op, "accesses a buffer with a layout; vector accesses go through "
+                            "its flat regcopy.storage")
+        return f"*reinterpret_cast<{access}*>(&{self.element(op, buf, indices)})"
+
+    @print_op.register
+    def _(self, op: vector.LoadOp) -> None:
+        access = self.ctype(op.result.type, op)
+        self.assign(op, self.vector_address(op, op.base, list(op.indices), f"const {access}"))
+
+    @print_op.register
+    def _(self, op: vector.StoreOp) -> None:
+        access = self.ctype(op.vector.type, op)
+        target = self.vector_address(op, op.base, list(op.indices), access)
+        self.line(f"{target} = {self.val(op.vector)};")
+
+
+@dataclass(frozen=True)
+class CudaTarget(Target):
+    """``-t cuda``: the lowered module as CUDA C++ for NVRTC (sm_90)."""
+
+    name = "cuda"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(print_cuda(module))
+
+
+def print_cuda(module: ModuleOp) -> str:
+    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else)."""
+    out = StringIO()
+    CudaPrinter(stream=out).print_module(module)
+    return out.getvalue()

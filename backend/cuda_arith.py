@@ -1,0 +1,166 @@
+"""``arith`` ops as CUDA C++ expressions.
+
+``expression(op, args, ctype_of)`` returns the right-hand side for the op's single result,
+given the C text of its operands. Operands are named values or literals, never compound
+expressions, so repeating one (``a / b - (a % b != 0 ...)``) is safe.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
+from xdsl.ir import Attribute, Operation
+
+from regcopy_backend.cuda_address import int_literal
+from regcopy_backend.cuda_types import INDEX_64, is_bit_pattern
+
+CType = Callable[[Attribute], str]
+
+BINARY_INT: dict[type[Operation], str] = {
+    arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
+    arith.RemSIOp: "%", arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
+    arith.ShLIOp: "<<", arith.ShRSIOp: ">>",
+}
+UNSIGNED_INT: dict[type[Operation], str] = {arith.DivUIOp: "/", arith.RemUIOp: "%",
+                                            arith.ShRUIOp: ">>"}
+BINARY_FLOAT: dict[type[Operation], str] = {arith.AddfOp: "+", arith.SubfOp: "-",
+                                            arith.MulfOp: "*", arith.DivfOp: "/"}
+CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
+        "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
+CMPI_NAMES = list(CMPI)  # the order of arith.cmpi's predicate numbers
+CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.TruncIOp, arith.SIToFPOp, arith.FPToSIOp,
+         arith.ExtFOp, arith.TruncFOp)
+UNSIGNED_CASTS = (arith.ExtUIOp, arith.UIToFPOp, arith.FPToUIOp)
+NARROW = ("bool", "signed char", "short", "unsigned char", "unsigned short")
+
+SUPPORTED: tuple[type[Operation], ...] = (
+    *BINARY_INT, *UNSIGNED_INT, *BINARY_FLOAT, *CASTS, *UNSIGNED_CASTS,
+    arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp, arith.MinSIOp, arith.MaxSIOp,
+    arith.MinUIOp, arith.MaxUIOp, arith.CmpiOp, arith.SelectOp, arith.NegfOp,
+    arith.MinnumfOp, arith.MaxnumfOp,
+)
+"""The arith ops with a result that ``expression`` prints (``arith.constant`` is inlined)."""
+
+
+class ArithError(ValueError):
+    """An arith op (or operand type) the CUDA target does not print."""
+
+
+def unsigned_of(t: Attribute, ctype_of: CType) -> str:
+    """The unsigned C type of the same width as integer-like ``t``."""
+    name = ctype_of(t)
+    if name == "bool":
+        return "bool"
+    if name.startswith("unsigned"):
+        return name
+    return {"signed char": "unsigned char"}.get(name, f"unsigned {name}")
+
+
+def _float_check(op: Operation) -> None:
+    for v in (*op.operands, *op.results):
+        if is_bit_pattern(v.type):
+            raise ArithError(f"arithmetic on {v.type} is not supported: 16- and 8-bit float "
+                             "values are raw bit patterns in the CUDA target (NVRTC has no "
+                             "cuda_fp16.h/cuda_bf16.h/cuda_fp8.h without an include path)")
+
+
+def _narrowed(result_type: str, text: str) -> str:
+    """Cast back to a sub-int type after C's integer promotion."""
+    return f"({result_type})({text})" if result_type in NARROW else text
+
+
+def expression(op: Operation, args: Sequence[str], ctype_of: CType) -> str:
+    """The C expression computing the single result of the arith ``op``."""
+    t = op.results[0].type
+    rt = ctype_of(t)
+    kind = type(op)
+    if kind in BINARY_INT:
+        return _narrowed(rt, f"{args[0]} {BINARY_INT[kind]} {args[1]}")
+    if kind in UNSIGNED_INT:
+        u = unsigned_of(t, ctype_of)
+        return f"({rt})(({u}){args[0]} {UNSIGNED_INT[kind]} ({u}){args[1]})"
+    if kind in BINARY_FLOAT:
+        _float_check(op)
+        return f"{args[0]} {BINARY_FLOAT[kind]} {args[1]}"
+    if isinstance(op, CASTS):
+        _float_check(op)
+        return f"({rt}){args[0]}"
+    if isinstance(op, UNSIGNED_CASTS):
+        _float_check(op)
+        return f"({rt})({unsigned_of(op.operands[0].type, ctype_of)}){args[0]}"
+    return _special(op, args, t, rt, ctype_of)
+
+
+def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of: CType) -> str:
+    a, b = (list(args) + ["", ""])[:2]
+    u = unsigned_of(t, ctype_of) if isinstance(t, IntegerType | IndexType) else ""
+    match op:
+        case arith.FloorDivSIOp():
+            return _narrowed(rt, f"{a} / {b} - (({a} % {b} != 0) && (({a} < 0) != ({b} < 0)))")
+        case arith.CeilDivSIOp():
+            return _narrowed(rt, f"{a} / {b} + (({a} % {b} != 0) && (({a} < 0) == ({b} < 0)))")
+        case arith.CeilDivUIOp():
+            return f"({rt})(({u}){a} / ({u}){b} + (({u}){a} % ({u}){b} != 0))"
+        case arith.MinSIOp():
+            return f"{a} < {b} ? {a} : {b}"
+        case arith.MaxSIOp():
+            return f"{a} > {b} ? {a} : {b}"
+        case arith.MinUIOp():
+            return f"({u}){a} < ({u}){b} ? {a} : {b}"
+        case arith.MaxUIOp():
+            return f"({u}){a} > ({u}){b} ? {a} : {b}"
+        case arith.CmpiOp():
+            pred = CMPI_NAMES[op.predicate.value.data]
+            if pred.startswith("u"):
+                ut = unsigned_of(op.lhs.type, ctype_of)
+                return f"({ut}){a} {CMPI[pred]} ({ut}){b}"
+            return f"{a} {CMPI[pred]} {b}"
+        case arith.SelectOp():
+            return f"{a} ? {b} : {args[2]}"
+        case arith.NegfOp():
+            _float_check(op)
+            return f"-{a}"
+        case arith.MinnumfOp() | arith.MaxnumfOp():
+            _float_check(op)
+            name = "fmin" if isinstance(op, arith.MinnumfOp) else "fmax"
+            return f"{name}{'f' if rt == 'float' else ''}({a}, {b})"
+        case _:
+            raise ArithError("is not supported by the CUDA target")
+
+
+def constant_literal(op: arith.ConstantOp, index_type: str) -> str:
+    """The C literal of a scalar ``arith.constant``."""
+    value, t = op.value, op.result.type
+    if isinstance(value, IntegerAttr) and isinstance(t, IntegerType | IndexType):
+        v = value.value.data
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            return "true" if v else "false"
+        wide = (isinstance(t, IndexType) and index_type == INDEX_64) or (
+            isinstance(t, IntegerType) and t.width.data == 64)
+        return f"{v}LL" if wide else int_literal(v)
+    if isinstance(value, FloatAttr) and isinstance(t, Float32Type | Float64Type):
+        return float_literal(value.value.data, isinstance(t, Float32Type))
+    raise ArithError(f"constant {value} of type {t} has no CUDA literal here (scalar integers, "
+                     "index, f32 and f64 only)")
+
+
+def float_literal(v: float, single: bool) -> str:
+    """An exact C literal of an f32 (``single``) or f64 value, inf and nan included."""
+    if v != v or v in (float("inf"), float("-inf")):
+        if single:
+            bits = struct.unpack("<I", struct.pack("<f", v))[0]
+            return f"__int_as_float(0x{bits:08x})"
+        bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+        return f"__longlong_as_double(0x{bits:016x}LL)"
+    text = repr(float(v))
+    return text + "f" if single else text

@@ -1,0 +1,109 @@
+"""Compile CUDA C++ to PTX and cubin with NVRTC (``cuda.bindings.nvrtc``; no GPU or driver
+needed) and disassemble a cubin to SASS with ``nvdisasm`` (``nvidia-cuda-nvdisasm`` wheel)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ARCH = "sm_90"
+
+
+class NvrtcError(RuntimeError):
+    """NVRTC refused the source; the message carries its log."""
+
+
+class NvdisasmError(RuntimeError):
+    """``nvdisasm`` is missing or failed."""
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """NVRTC's output for one source: PTX text, cubin bytes and the (warnings) log."""
+
+    ptx: str
+    cubin: bytes
+    log: str
+    arch: str
+
+    @property
+    def warnings(self) -> list[str]:
+        """The log's warning lines (empty for a clean compile)."""
+        return [ln for ln in self.log.splitlines() if "warning" in ln]
+
+
+def _check(result: Any, what: str) -> Any:
+    """Unpack a ``cuda.bindings`` ``(err, *values)`` tuple, raising on a non-success code."""
+    from cuda.bindings import nvrtc
+
+    err, *values = result if isinstance(result, tuple) else (result,)
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise NvrtcError(f"{what} failed: {err.name}")
+    return values[0] if len(values) == 1 else values
+
+
+def _bytes(prog: Any, size_fn: Any, get_fn: Any, what: str) -> bytes:
+    size = _check(size_fn(prog), f"{what} size")
+    buf = b" " * size
+    _check(get_fn(prog, buf), what)
+    return buf
+
+
+def compile_cuda(source: str, arch: str = DEFAULT_ARCH, name: str = "regcopy.cu",
+                 options: tuple[str, ...] = ()) -> Compiled:
+    """Compile ``source`` for ``arch`` (``sm_90``); ``NvrtcError`` with the log on failure."""
+    from cuda.bindings import nvrtc
+
+    prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []),
+                  "nvrtcCreateProgram")
+    try:
+        opts = [f"--gpu-architecture={arch}", "--std=c++17", *options]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        log = _bytes(prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog, "log")
+        log_text = log.rstrip(b"\x00 ").decode(errors="replace").strip()
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise NvrtcError(f"NVRTC could not compile {name} for {arch}:\n{log_text}")
+        ptx = _bytes(prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX, "PTX")
+        cubin = _bytes(prog, nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN, "cubin")
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+    return Compiled(ptx.rstrip(b"\x00").decode(), cubin, log_text, arch)
+
+
+def nvrtc_version() -> tuple[int, int]:
+    from cuda.bindings import nvrtc
+
+    major, minor = _check(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    return int(major), int(minor)
+
+
+def find_nvdisasm() -> str:
+    """Path of ``nvdisasm``: the ``nvidia-cuda-nvdisasm`` wheel's, else the one on ``PATH``."""
+    try:
+        from cuda.pathfinder import find_nvidia_binary_utility
+
+        if (found := find_nvidia_binary_utility("nvdisasm")) is not None:
+            return str(found)
+    except Exception:  # noqa: BLE001 - pathfinder missing or too old: fall back to PATH
+        pass
+    if (found := shutil.which("nvdisasm")) is not None:
+        return found
+    raise NvdisasmError("nvdisasm not found: install the nvidia-cuda-nvdisasm wheel "
+                        "(pip install nvidia-cuda-nvdisasm) or put nvdisasm on PATH")
+
+
+def disassemble(cubin: bytes) -> str:
+    """The SASS text of a cubin (``nvdisasm -c``)."""
+    tool = find_nvdisasm()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kernel.cubin"
+        path.write_bytes(cubin)
+        proc = subprocess.run([tool, "-c", str(path)], capture_output=True, text=True,
+                              check=False)
+    if proc.returncode != 0:
+        raise NvdisasmError(f"nvdisasm failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout

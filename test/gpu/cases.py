@@ -1,0 +1,253 @@
+"""The GPU test cases: kernels under test/gpu/kernels/ (and examples/cta_tile.mlir), their
+numpy expectations from the copy semantics, and the lowering plan each copy must get.
+
+Used by test/gpu/run_all.py (the whole GPU run, one table) and test/python/test_gpu.py (pytest).
+Needs only numpy, xdsl, cuda-core/cuda-bindings and this repository (``bootstrap()`` makes the
+``regcopy_*`` packages importable from a plain checkout).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+KERNELS = REPO / "test" / "gpu" / "kernels"
+EXAMPLES = REPO / "examples"
+PACKAGE_DIRS = {"regcopy_passes": "passes", "regcopy_backend": "backend", "regcopy_tools": "tools"}
+
+
+def bootstrap() -> None:
+    """Make ``regcopy_dialect`` and the ``regcopy_*`` packages importable without installing
+    the repository (their directories are named ``passes/``, ``backend/``, ``tools/``)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    for name, folder in PACKAGE_DIRS.items():
+        if name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+            continue
+        except ImportError:
+            pass
+        path = REPO / folder
+        spec = importlib.util.spec_from_file_location(
+            name, path / "__init__.py", submodule_search_locations=[str(path)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+Arrays = list[np.ndarray]
+
+
+@dataclass(frozen=True)
+class GpuCase:
+    """One kernel file, what its buffers must hold afterwards, and the expected plan."""
+
+    name: str
+    path: Path
+    expect: Callable[[Arrays], dict[int, np.ndarray]]  # initial arrays -> changed buffers
+    plan: tuple[tuple[int, int], ...]  # (vector elements, rounds) per copy, in IR order
+    may_reject: bool = False  # algorithm.md §5: lowered correctly *or rejected with a reason*
+    offsets: tuple[int, ...] | None = None  # byte offsets of the pointers (alignment test)
+
+
+def _seed(t: str, k: int, vec: int, rounds: int) -> GpuCase:
+    return GpuCase(f"seed_{t}_k{k}", KERNELS / f"seed_{t}_k{k}.mlir",
+                   lambda a: {1: a[0], 2: a[0]}, ((vec, rounds), (vec, rounds)))
+
+
+def _sliced(a: Arrays) -> dict[int, np.ndarray]:
+    out = a[1].copy()
+    out[:, 2:10] = a[0][:, 2:10]
+    return {1: out, 2: a[0][:, 2:10]}
+
+
+def _thread_3d(a: Arrays) -> dict[int, np.ndarray]:
+    out = a[1].copy()
+    out[3, 8:16, 8:16] = a[0][3, 8:16, 8:16]
+    return {1: out, 2: np.broadcast_to(a[0][3, 8:16, 8:16], a[2].shape)}
+
+
+def _b4(a: Arrays) -> dict[int, np.ndarray]:
+    out = a[0].copy()
+    out[:16] = a[1][:16]
+    return {2: out}
+
+
+CASES: tuple[GpuCase, ...] = (
+    _seed("f32", 8, 4, 2),
+    _seed("f32", 16, 4, 4),
+    _seed("f16", 8, 8, 1),
+    _seed("f16", 16, 8, 2),
+    GpuCase("worked_thread_3d", KERNELS / "worked_thread_3d.mlir", _thread_3d, ((8, 8), (8, 8))),
+    GpuCase("worked_sliced_cols", KERNELS / "worked_sliced_cols.mlir", _sliced,
+            ((2, 4), (2, 4))),
+    GpuCase("worked_wg_swizzle", KERNELS / "worked_wg_swizzle.mlir",
+            lambda a: {1: a[0], 2: a[0]}, ((8, 8), (8, 8))),
+    GpuCase("b1_misaligned", KERNELS / "b1_misaligned.mlir",
+            lambda a: {1: a[0][:, :8], 2: a[0][:, :8]}, ((2, 4), (4, 2)), may_reject=True),
+    GpuCase("b2_register_gaps", KERNELS / "b2_register_gaps.mlir",
+            lambda a: {1: a[0], 2: a[0]}, ((1, 8), (1, 8)), may_reject=True),
+    GpuCase("b3_thread_stride", KERNELS / "b3_thread_stride.mlir",
+            lambda a: {1: a[0], 2: a[0]}, ((4, 2), (4, 2)), may_reject=True),
+    GpuCase("b4_partial", KERNELS / "b4_partial.mlir", _b4, ((4, 2),), may_reject=True),
+    GpuCase("cta_tile", EXAMPLES / "cta_tile.mlir", lambda a: {1: a[0]}, ((4, 8), (4, 8))),
+)
+
+ALIGNMENT_CASE = GpuCase("align_refusal(cta_tile,B+8B)", EXAMPLES / "cta_tile.mlir",
+                         lambda a: {1: a[0]}, ((4, 8), (4, 8)), offsets=(8, 0))
+"""cta_tile reads B with 16-byte vectors: handing it ``B + 8 bytes`` must be refused before
+the launch (AlignmentError), never a misaligned-address fault."""
+
+
+# ---- analysis of the lowered IR and of the PTX/SASS ----------------------------------------
+
+
+def lowering_plan(module: Any) -> list[tuple[int, int]]:
+    """``(vector elements, rounds)`` of every ``vector.load`` in IR order; rounds is the trip
+    count product of its enclosing constant ``scf.for`` loops."""
+    from xdsl.dialects import arith, scf, vector
+
+    def const(v: Any) -> int | None:
+        owner = v.owner
+        if isinstance(owner, arith.ConstantOp):
+            return owner.value.value.data  # type: ignore[union-attr]
+        return None
+
+    plan: list[tuple[int, int]] = []
+    for op in module.walk():
+        if not isinstance(op, vector.LoadOp):
+            continue
+        rounds, parent = 1, op.parent_op()
+        while parent is not None:
+            if isinstance(parent, scf.ForOp):
+                lb, ub, st = const(parent.lb), const(parent.ub), const(parent.step)
+                if lb is not None and ub is not None and st:
+                    rounds *= max(0, -(-(ub - lb) // st))
+            parent = parent.parent_op()
+        plan.append((op.result.type.get_shape()[0], rounds))
+    return plan
+
+
+PTX_VECTOR = re.compile(r"^\s*((?:ld|st)\.(?:shared|global|local)(?:\.nc)?\.v[248]\.\w+)", re.M)
+
+
+def ptx_vector_ops(ptx: str) -> Counter[str]:
+    """Vector loads/stores in the PTX (``ld.shared.v4.u32`` ...) and how many of each."""
+    return Counter(PTX_VECTOR.findall(ptx))
+
+
+def sass_local_accesses(sass: str) -> int:
+    """Number of local-memory instructions (LDL/STL) in the SASS."""
+    return len(re.findall(r"\b(?:LDL|STL)\b", sass))
+
+
+# ---- running a case -------------------------------------------------------------------------
+
+
+@dataclass
+class CaseResult:
+    """What one case produced; ``ok`` is the verdict."""
+
+    name: str
+    ok: bool
+    status: str
+    plan: list[tuple[int, int]] = field(default_factory=list)
+    ptx_ops: Counter[str] = field(default_factory=Counter)
+    local_accesses: int | None = None
+    seconds: float = 0.0
+    details: list[str] = field(default_factory=list)
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """A bit-exact view (so that -0.0 != 0.0 and NaN payloads compare)."""
+    a = np.ascontiguousarray(a)
+    return a.view(f"u{a.itemsize}") if a.dtype.kind == "f" else a
+
+
+def compare(case: GpuCase, names: list[str], before: Arrays, after: Arrays) -> list[str]:
+    """Mismatches between ``after`` and the expectation (unchanged unless ``expect`` says)."""
+    expected = [b.copy() for b in before]
+    for k, value in case.expect(before).items():
+        expected[k] = np.asarray(value).reshape(before[k].shape)
+    problems: list[str] = []
+    for name, want, got in zip(names, expected, after, strict=True):
+        bad = _bits(want) != _bits(got.reshape(want.shape))
+        if bad.any():
+            first = tuple(int(i) for i in np.argwhere(bad)[0])
+            problems.append(f"{name}: {int(bad.sum())} of {bad.size} elements differ, first at "
+                            f"{first}: got {got.reshape(want.shape)[first]}, want {want[first]}")
+    return problems
+
+
+def analyse_case(case: GpuCase) -> tuple[CaseResult, Any]:
+    """Lower, print and compile ``case`` and check its plan and SASS; no GPU needed.
+    Returns the result so far and the prepared module (None when the case ends here)."""
+    bootstrap()
+    from regcopy_backend.nvrtc import NvdisasmError, disassemble
+    from regcopy_tools.regcopy_run import RunInputError, parse_and_lower, prepare
+
+    text = case.path.read_text()
+    try:
+        module = parse_and_lower(text, str(case.path))
+        if any(op.name == "regcopy.copy" for op in module.walk()):
+            status = "rejected (allowed)" if case.may_reject else "FAIL: copy left unlowered"
+            return CaseResult(case.name, case.may_reject, status), None
+        prepared = prepare(text, str(case.path))
+    except RunInputError as e:
+        return CaseResult(case.name, False, f"FAIL: {e}"), None
+    result = CaseResult(case.name, False, "", plan=lowering_plan(prepared.module),
+                        ptx_ops=ptx_vector_ops(prepared.compiled.ptx))
+    try:
+        result.local_accesses = sass_local_accesses(disassemble(prepared.compiled.cubin))
+    except NvdisasmError:
+        result.local_accesses = None
+    if result.plan != list(case.plan):
+        result.details.append(f"plan {result.plan} != expected {list(case.plan)}")
+    if result.local_accesses:
+        result.details.append(f"{result.local_accesses} LDL/STL in SASS")
+    if prepared.compiled.warnings:
+        result.details.append(f"NVRTC warnings: {prepared.compiled.log}")
+    result.ok = not result.details
+    result.status = "compiled" if result.ok else "FAIL"
+    return result, prepared
+
+
+def run_case(case: GpuCase, seed: int = 0) -> CaseResult:
+    """``analyse_case``, then run on the GPU and compare every buffer with the expectation."""
+    result, prepared = analyse_case(case)
+    if prepared is None:
+        return result
+    from regcopy_backend.runner import AlignmentError, run_kernel
+    from regcopy_tools.regcopy_run import random_inputs
+
+    info = prepared.kernels[0]
+    before = random_inputs(info, np.random.default_rng(seed))
+    try:
+        run = run_kernel(prepared.source, info, before, offsets=case.offsets)
+    except AlignmentError as e:
+        refused = case.offsets is not None
+        result.ok = refused and result.ok
+        result.status = "OK (refused)" if result.ok else f"FAIL: {e}"
+        result.details.append(str(e))
+        return result
+    result.seconds = run.seconds
+    problems = compare(case, [p.name for p in info.params], before, run.arrays)
+    if case.offsets is not None:
+        problems.insert(0, "misaligned launch was not refused")
+    result.details.extend(problems)
+    result.ok = result.ok and not problems
+    result.status = "OK" if result.ok else "FAIL"
+    return result

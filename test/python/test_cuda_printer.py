@@ -1,0 +1,383 @@
+"""The CUDA target (SPEC §4) without a GPU: print, compile with NVRTC for sm_90 (no warnings),
+count the vector transfers in the PTX, and check the SASS (nvdisasm) for 128-bit shared/global
+accesses and no local memory (LDL/STL)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import MemRefType, ModuleOp, f32
+
+from regcopy_backend.cuda import CudaEmitError, UnsupportedOpError, print_cuda
+from regcopy_backend.cuda_address import physical_offset
+from regcopy_backend.cuda_arith import float_literal
+from regcopy_backend.nvrtc import NvrtcError, compile_cuda, disassemble
+from regcopy_dialect.layout import Iter, Layout, Swizzle
+from regcopy_dialect.regcopy import LayoutAttr, MemSpace, MemSpaceAttr
+from regcopy_tools.regcopy_run import RunInputError, parse_and_lower
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((REPO / "examples").glob("*.mlir"))
+sys.path.insert(0, str(REPO / "test" / "gpu"))
+from cases import ALIGNMENT_CASE, CASES, GpuCase, analyse_case  # noqa: E402
+
+LAUNCH = "attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>}"
+
+
+def lower(path: Path) -> ModuleOp:
+    return parse_and_lower(path.read_text(), str(path))
+
+
+def lower_text(text: str) -> ModuleOp:
+    return parse_and_lower(text, "test.mlir", passes="")
+
+
+def sass_ops(sass: str) -> Counter[str]:
+    return Counter(re.findall(r"\b((?:LDS|STS|LDG|STG|LDL|STL)(?:\.[A-Z0-9]+)*)", sass))
+
+
+# ---- every example: lowered, printed, compiled cleanly, no local memory ---------------------
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_compiles_without_warnings(path: Path) -> None:
+    source = print_cuda(lower(path))
+    compiled = compile_cuda(source)
+    assert compiled.log == "", compiled.log
+    assert 'extern "C" __global__' in source
+    sass = sass_ops(disassemble(compiled.cubin))
+    assert not any(op.startswith(("LDL", "STL")) for op in sass), sass
+    wide = {op for op in sass if op.startswith(("LDS.128", "STS.128")) or ".128" in op}
+    assert wide, f"no 128-bit access in the SASS of {path.name}: {sass}"
+
+
+# ---- the seed table: exactly `rounds` 128-bit transfers per copy ----------------------------
+
+SEED_ROWS = [("f32", 8, 2), ("f32", 16, 4), ("f16", 8, 1), ("f16", 16, 2)]
+
+
+@pytest.mark.parametrize("dtype,k,rounds", SEED_ROWS, ids=[f"{t}_k{k}" for t, k, _ in SEED_ROWS])
+def test_seed_row_vector_transfers(dtype: str, k: int, rounds: int) -> None:
+    """S -> R is `rounds` ld.shared.v4.u32 (one uint4 each), R -> S is `rounds`
+    st.shared.v4.u32; the scalar fill/drain loops of the kernel are not vectorized (their
+    thread stride is 32 elements), so these are the copies' accesses and nothing else's."""
+    path = REPO / "test" / "gpu" / "kernels" / f"seed_{dtype}_k{k}.mlir"
+    compiled = compile_cuda(print_cuda(lower(path)))
+    assert compiled.log == ""
+    ptx = Counter(re.findall(r"^\s*((?:ld|st)\.shared\.v\d\.\w+)", compiled.ptx, re.M))
+    assert ptx == {"ld.shared.v4.u32": rounds, "st.shared.v4.u32": rounds}
+    sass = sass_ops(disassemble(compiled.cubin))
+    assert sass["LDS.128"] == rounds and sass["STS.128"] == rounds, sass
+    assert not any(op.startswith(("LDL", "STL")) for op in sass), sass
+
+
+# ---- the GPU cases, up to (not including) the launch ----------------------------------------
+
+
+@pytest.mark.parametrize("case", [*CASES, ALIGNMENT_CASE], ids=lambda c: c.name)
+def test_gpu_case_compiles_with_expected_plan(case: GpuCase) -> None:
+    """Every GPU kernel lowers to its expected (vec, rounds) plan and compiles cleanly with no
+    LDL/STL (a copy B1-B4 may also be rejected: then it stays unlowered, by design)."""
+    result, prepared = analyse_case(case)
+    assert result.ok, f"{result.status}: {result.details}"
+    if prepared is not None:
+        assert result.plan == list(case.plan)
+        assert result.local_accesses == 0
+
+
+# ---- hand-lowered IR (independent of the pass) ----------------------------------------------
+
+HAND_LOWERED = f"""
+func.func @s2r(%S: memref<32x8xf32, #regcopy.mem<global>>, %O: memref<32x8xf32, #regcopy.mem<global>>) {LAUNCH} {{
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %lane = "gpu.lane_id"() : () -> index
+  %c8 = arith.constant 8 : index
+  %base = arith.muli %lane, %c8 : index
+  %s = regcopy.storage %S : memref<32x8xf32, #regcopy.mem<global>> -> memref<256xf32, #regcopy.mem<global>>
+  %o = regcopy.storage %O : memref<32x8xf32, #regcopy.mem<global>> -> memref<256xf32, #regcopy.mem<global>>
+  %r = regcopy.storage %R : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<8xf32, #regcopy.mem<local>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.for %f = %c0 to %c2 step %c1 {{
+    %d = arith.muli %f, %c4 : index
+    %off = arith.addi %base, %d : index
+    %v = vector.load %s[%off] : memref<256xf32, #regcopy.mem<global>>, vector<4xf32>
+    vector.store %v, %r[%d] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+  }}
+  scf.for %f = %c0 to %c2 step %c1 {{
+    %d = arith.muli %f, %c4 : index
+    %off = arith.addi %base, %d : index
+    %v = vector.load %r[%d] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+    vector.store %v, %o[%off] : memref<256xf32, #regcopy.mem<global>>, vector<4xf32>
+  }}
+  func.return
+}}
+"""
+
+
+def test_hand_lowered_copy() -> None:
+    source = print_cuda(lower_text(HAND_LOWERED))
+    assert ("void __launch_bounds__(32) s2r(float* __restrict__ S, float* __restrict__ O)"
+            in source)
+    assert "alignas(16) float R[8];" in source
+    assert "const int lane = (int)(threadIdx.x % 32);" in source
+    assert source.count("#pragma unroll\n  for (int f") == 2
+    assert "const uint4 v = *reinterpret_cast<const uint4*>(&S[off]);" in source
+    assert "*reinterpret_cast<uint4*>(&R[d]) = v;" in source
+    compiled = compile_cuda(source)
+    assert compiled.log == ""
+    ptx = Counter(re.findall(r"^\s*((?:ld|st)\.global(?:\.nc)?\.v\d\.\w+)", compiled.ptx, re.M))
+    assert ptx == {"ld.global.nc.v4.u32": 2, "st.global.v4.u32": 2}
+    assert "LDL" not in disassemble(compiled.cubin)
+
+
+def test_vector_transfer_types() -> None:
+    body = "\n".join(
+        f"  %v{n} = vector.load %g[%c0] : memref<64xi8, #regcopy.mem<global>>, vector<{n}xi8>\n"
+        f"  vector.store %v{n}, %g[%c{n}] : memref<64xi8, #regcopy.mem<global>>, vector<{n}xi8>"
+        for n in (16, 8, 4, 2, 1))
+    consts = "\n".join(f"  %c{n} = arith.constant {n * 2} : index" for n in (0, 16, 8, 4, 2, 1))
+    text = (f"func.func @t(%g: memref<64xi8, #regcopy.mem<global>>) {LAUNCH} {{\n{consts}\n"
+            f"{body}\n  func.return\n}}")
+    source = print_cuda(lower_text(text))
+    for n, t in ((16, "uint4"), (8, "uint2"), (4, "uint32_t"), (2, "uint16_t"), (1, "uint8_t")):
+        assert f"const {t} v{n} = *reinterpret_cast<const {t}*>(&g[0]);" in source
+        assert f"*reinterpret_cast<{t}*>(&g[{n * 2}]) = v{n};" in source
+    assert compile_cuda(source).log == ""
+
+
+ELEMENT_TYPES = ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "ui8", "f8E4M3FN",
+                 "f8E5M2"]
+
+
+@pytest.mark.parametrize("t", ELEMENT_TYPES)
+def test_element_types_compile(t: str) -> None:
+    g = f"memref<32x8x{t}, #regcopy.mem<global>>"
+    s = f"memref<32x8x{t}, #regcopy.mem<shared>>"
+    text = f"""func.func @copy_{t}(%a: {g}, %b: {g}) {LAUNCH} {{
+  %S = memref.alloca() : {s}
+  %lane = "gpu.lane_id"() : () -> index
+  %c3 = arith.constant 3 : index
+  %v = memref.load %a[%lane, %c3] : {g}
+  memref.store %v, %S[%lane, %c3] : {s}
+  "gpu.barrier"() : () -> ()
+  %w = memref.load %S[%lane, %c3] : {s}
+  memref.store %w, %b[%lane, %c3] : {g}
+  func.return
+}}"""
+    compiled = compile_cuda(print_cuda(lower_text(text)))
+    assert compiled.log == ""
+
+
+ARITH = f"""
+func.func @arith(%a: memref<64xi32, #regcopy.mem<global>>, %x: memref<64xf32, #regcopy.mem<global>>, %y: memref<64xf64, #regcopy.mem<global>>) {LAUNCH} {{
+  %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %b = "gpu.block_id"() <{{dimension = #gpu<dim z>}}> : () -> index
+  %bd = "gpu.block_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %gd = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant -7 : index
+  %0 = arith.addi %t, %c3 : index
+  %1 = arith.subi %0, %b : index
+  %2 = arith.muli %1, %bd : index
+  %3 = arith.divsi %2, %c3 : index
+  %4 = arith.divui %3, %c3 : index
+  %5 = arith.remsi %4, %c7 : index
+  %6 = arith.remui %5, %c3 : index
+  %7 = arith.floordivsi %c7, %6 : index
+  %8 = arith.ceildivsi %7, %c3 : index
+  %9 = arith.andi %8, %gd : index
+  %10 = arith.ori %9, %c3 : index
+  %11 = arith.xori %10, %t : index
+  %12 = arith.shli %11, %c3 : index
+  %13 = arith.shrsi %12, %c3 : index
+  %14 = arith.shrui %13, %c3 : index
+  %15 = arith.minsi %14, %c3 : index
+  %16 = arith.maxsi %15, %t : index
+  %17 = arith.minui %16, %c3 : index
+  %18 = arith.maxui %17, %t : index
+  %lt = arith.cmpi ult, %18, %c3 : index
+  %19 = arith.select %lt, %18, %t : index
+  %i = arith.index_cast %19 : index to i32
+  %c63 = arith.constant 63 : index
+  %k = arith.andi %19, %c63 : index
+  memref.store %i, %a[%k] : memref<64xi32, #regcopy.mem<global>>
+  %f = memref.load %x[%k] : memref<64xf32, #regcopy.mem<global>>
+  %half = arith.constant 0.5 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %f1 = arith.addf %f, %half : f32
+  %f2 = arith.mulf %f1, %f1 : f32
+  %f3 = arith.subf %f2, %half : f32
+  %f4 = arith.divf %f3, %inf : f32
+  %f5 = arith.negf %f4 : f32
+  %f6 = arith.maxnumf %f5, %half : f32
+  %d = arith.extf %f6 : f32 to f64
+  %e = arith.sitofp %i : i32 to f64
+  %d2 = arith.addf %d, %e : f64
+  memref.store %f6, %x[%k] : memref<64xf32, #regcopy.mem<global>>
+  memref.store %d2, %y[%k] : memref<64xf64, #regcopy.mem<global>>
+  func.return
+}}
+"""
+
+
+def test_arith_and_gpu_ops_compile_cleanly() -> None:
+    source = print_cuda(lower_text(ARITH))
+    for text in ("(int)blockIdx.z", "(int)blockDim.y", "(int)gridDim.x", "(unsigned int)",
+                 "0.5f", "__int_as_float(0x7f800000)", "fmaxf(", "(double)"):
+        assert text in source, text
+    compiled = compile_cuda(source)
+    assert compiled.log == "", compiled.log
+
+
+def test_index64_for_2_pow_31_elements() -> None:
+    text = f"""func.func @big(%a: memref<65536x32768xf32, #regcopy.mem<global>>) {LAUNCH} {{
+  %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %c4096 = arith.constant 4096 : index
+  %r = arith.muli %t, %c4096 : index
+  %c1 = arith.constant 1 : index
+  %v = memref.load %a[%r, %c1] : memref<65536x32768xf32, #regcopy.mem<global>>
+  memref.store %v, %a[%r, %t] : memref<65536x32768xf32, #regcopy.mem<global>>
+  func.return
+}}"""
+    source = print_cuda(lower_text(text))
+    assert "const long long t = (long long)threadIdx.x;" in source
+    assert "const long long r = t * 4096LL;" in source
+    assert "a[r * 32768 + 1]" in source  # r is 64-bit, so the product is too
+    assert compile_cuda(source).log == ""
+    small = print_cuda(lower_text(text.replace("65536x32768", "65535x32768")))
+    assert "long long" not in small.split("\n\n", 1)[1]
+
+
+# ---- errors: a clear message naming the op --------------------------------------------------
+
+
+@pytest.mark.parametrize("body,op,words", [
+    ("%v = vector.load %a[%c0] : memref<8xf32, #regcopy.mem<global>>, vector<3xf32>\n"
+     "vector.store %v, %a[%c0] : memref<8xf32, #regcopy.mem<global>>, vector<3xf32>",
+     "vector.load", "12 bytes"),
+    ("%v = memref.load %a[%c0] : memref<8xf32, #regcopy.mem<global>>\n"
+     "%w = math.sqrt %v : f32\nmemref.store %w, %a[%c0] : memref<8xf32, #regcopy.mem<global>>",
+     "math.sqrt", "not supported"),
+    ("%v = memref.load %h[%c0] : memref<8xf16, #regcopy.mem<global>>\n"
+     "%w = arith.mulf %v, %v : f16\nmemref.store %w, %h[%c0] : memref<8xf16, #regcopy.mem<global>>",
+     "arith.mulf", "f16"),
+    ("%m = memref.alloc() : memref<8xf32>\n%v = memref.load %m[%c0] : memref<8xf32>\n"
+     "memref.store %v, %a[%c0] : memref<8xf32, #regcopy.mem<global>>",
+     "memref.alloc", "not supported"),
+    ("%c1 = arith.constant 1 : index\n%z = arith.constant 0.0 : f32\n"
+     "%s = scf.for %i = %c0 to %c1 step %c1 iter_args(%acc = %z) -> (f32) {\n"
+     "  scf.yield %acc : f32\n}\nmemref.store %s, %a[%c0] : memref<8xf32, #regcopy.mem<global>>",
+     "scf.for", "iter_args"),
+])
+def test_unsupported_op_is_named(body: str, op: str, words: str) -> None:
+    text = (f"func.func @bad(%a: memref<8xf32, #regcopy.mem<global>>, "
+            f"%h: memref<8xf16, #regcopy.mem<global>>) {LAUNCH} {{\n"
+            f"%c0 = arith.constant 0 : index\n{body}\nfunc.return\n}}")
+    with pytest.raises(CudaEmitError) as err:
+        print_cuda(lower_text(text))
+    message = str(err.value)
+    assert message.startswith(f"'{op}' op") and words in message, message
+
+
+def test_unlowered_copy_is_named() -> None:
+    from xdsl.parser import Parser
+
+    from regcopy_tools.regcopy_run import build_context
+
+    text = (REPO / "examples" / "seed_demo.mlir").read_text()
+    module = Parser(build_context(), text, "seed_demo.mlir").parse_module()
+    with pytest.raises(UnsupportedOpError, match="'regcopy.copy' op is not lowered"):
+        print_cuda(module)
+
+
+def test_non_kernel_func_is_a_device_function() -> None:
+    text = """func.func @helper(%a: memref<8xf32, #regcopy.mem<shared>>, %i: index) {
+  %v = memref.load %a[%i] : memref<8xf32, #regcopy.mem<shared>>
+  %c1 = arith.constant 1 : index
+  memref.store %v, %a[%c1] : memref<8xf32, #regcopy.mem<shared>>
+  func.return
+}"""
+    source = print_cuda(lower_text(text))
+    assert 'extern "C" __device__ void helper(float* __restrict__ a, int i) {' in source
+    assert "a[1] = v;" in source
+    assert compile_cuda(source).log == ""
+
+
+def test_kernel_parameter_must_be_global() -> None:
+    text = (f"func.func @k(%a: memref<8xf32, #regcopy.mem<shared>>) {LAUNCH} {{\n"
+            "func.return\n}")
+    with pytest.raises(CudaEmitError, match="kernel parameter a is a shared buffer"):
+        print_cuda(lower_text(text))
+
+
+def test_nvrtc_error_carries_the_log() -> None:
+    with pytest.raises(NvrtcError, match="undefined"):
+        compile_cuda('extern "C" __global__ void k() { nope = 1; }')
+
+
+def test_bad_input_to_run_pipeline_is_one_diagnostic() -> None:
+    with pytest.raises(RunInputError, match=r"test.mlir:1:"):
+        lower_text("func.func @x(")
+
+
+# ---- addressing: the printed offset expression is the layout's map --------------------------
+
+
+def _eval(expr: str, env: dict[str, int]) -> int:
+    return int(eval(expr.replace("/", "//"), {}, dict(env)))  # noqa: S307 - our own text
+
+
+@st.composite
+def layouts(draw: st.DrawFn) -> tuple[list[int], Layout]:
+    """An injective memory layout (permuted strides, optionally swizzled) and a buffer shape
+    whose dims may split its iters (grouping then splits them, as TIRx's ``group``)."""
+    extents = draw(st.lists(st.sampled_from([1, 2, 4, 8]), min_size=1, max_size=4))
+    order = draw(st.permutations(list(range(len(extents)))))
+    strides = [0] * len(extents)
+    step = 1
+    for k in order:
+        strides[k] = step
+        step *= extents[k]
+    layout_iters = [Iter(e, s) for e, s in zip(extents, strides)]
+    swizzle = draw(st.sampled_from([None, Swizzle(1, 1, 1), Swizzle(2, 1, 2), Swizzle(3, 3, 3)]))
+    # the buffer shape cuts the run of factors 2 anywhere, so grouping may split iters
+    twos = sum(e.bit_length() - 1 for e in extents)
+    cuts = sorted(draw(st.sets(st.integers(1, max(twos - 1, 1)), max_size=3))) if twos > 1 else []
+    bounds = [0, *[c for c in cuts if c < twos], twos]
+    shape = [2 ** (b - a) for a, b in zip(bounds, bounds[1:]) if b > a] or [1]
+    return shape, Layout(tuple(layout_iters), swizzle)
+
+
+@settings(max_examples=200, deadline=None)
+@given(layouts(), st.data())
+def test_physical_offset_matches_layout(case: tuple[list[int], Layout],
+                                       data: st.DataObject) -> None:
+    shape, layout = case
+    t = MemRefType(f32, shape, LayoutAttr.from_layout(layout), MemSpaceAttr(MemSpace.SHARED))
+    names = [f"i{d}" for d in range(len(shape))]
+    expr = physical_offset(t, names)
+    flat = data.draw(st.integers(0, layout.size - 1))
+    idx, rem = [], flat
+    for dim in reversed(shape):
+        idx.append(rem % dim)
+        rem //= dim
+    idx.reverse()
+    want = layout.apply(flat)[1]
+    got = expr if isinstance(expr, int) else _eval(expr, dict(zip(names, idx)))
+    assert got == want
+    assert physical_offset(t, idx) == want  # constant indices fold to the same offset
+
+
+def test_float_literals_are_exact() -> None:
+    assert float_literal(0.1, single=False) == "0.1"
+    assert float_literal(float("-inf"), single=True) == "__int_as_float(0xff800000)"
+    assert float_literal(1.5, single=True) == "1.5f"
