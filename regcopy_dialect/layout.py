@@ -386,6 +386,7 @@ def canonicalize(layout: Layout, scope: Scope | None = None) -> Layout:
 # --------------------------------------------------------------------------------------------
 
 _ENUMERATION_LIMIT = 1 << 20
+_OWNER_ENUMERATION_LIMIT = 1 << 16
 
 
 def _sums(iters: Sequence[Iter]) -> Iterable[int]:
@@ -444,13 +445,16 @@ def thread_map_injective(layout: Layout) -> bool:
 
 
 def owner_counts(layout: Layout, scope: Scope, block: int) -> tuple[int, int]:
-    """``(fewest, most)`` owners of an element among the scope's threads.
+    """``(fewest, most)`` owners of an element among the scope's threads (``(0, 0)``, without
+    enumerating, when the layout has more than 2^16 thread coordinates and more than threads).
 
     Thread ``t`` (scope-local index) owns an element when every thread axis of the layout has
     the element's value at ``t`` (``ThreadAxis.value``). Axes the layout leaves out are
     unconstrained, which replicates the element over them."""
     axes = list(dict.fromkeys(i.axis for i in layout.thread_iters if i.extent > 1))
     nthreads = scope.threads(block)
+    if prod(i.extent for i in layout.thread_iters) > max(nthreads, _OWNER_ENUMERATION_LIMIT):
+        return 0, 0  # far more thread coordinates than threads: some element has no owner
     threads = Counter(tuple(THREAD_AXES[a].value(t) for a in axes) for t in range(nthreads))
     its = [i for i in layout.thread_iters if i.extent > 1]
     counts: list[int] = []

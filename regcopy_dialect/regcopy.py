@@ -164,8 +164,12 @@ def parse_layout_body(parser: AttrParser) -> Layout:
             parser.raise_error("expected 'swizzle<M,B,S>' after the layout iters (replicated "
                                "and other layout forms are not supported)", kw_start,
                                parser.pos + 1)
-        m, b, s = parser.parse_comma_separated_list(
-            parser.Delimiter.ANGLE, lambda: parser.parse_integer(allow_boolean=False))[:3]
+        params = parser.parse_comma_separated_list(
+            parser.Delimiter.ANGLE, lambda: parser.parse_integer(allow_boolean=False))
+        if len(params) != 3:
+            parser.raise_error(f"swizzle takes three parameters <M,B,S>, got {len(params)}",
+                               kw_start, parser.pos)
+        m, b, s = params
         if min(m, b, s) < 0 or s < b:
             parser.raise_error(f"swizzle<{m},{b},{s}> needs M, B, S >= 0 and S >= B", kw_start,
                                parser.pos)
@@ -330,6 +334,12 @@ def buffer_layout(t: MemRefType) -> Layout:
     return Layout(tuple(Iter(e, s) for e, s in zip(shape, strides)))
 
 
+def is_regcopy_buffer(t: Attribute) -> bool:
+    """Whether ``t`` is a memref that carries a regcopy memory space or layout."""
+    return isinstance(t, MemRefType) and (isinstance(t.memory_space, MemSpaceAttr)
+                                          or isinstance(t.layout, LayoutAttr))
+
+
 def verify_buffer(t: MemRefType) -> None:
     """SPEC §2.2: element type, memory space, and a layout that groups against the shape."""
     if element_bits(t.element_type) is None:
@@ -349,7 +359,7 @@ def verify_buffer(t: MemRefType) -> None:
     try:
         group(layout, t.get_shape())
     except LayoutError as e:
-        raise VerifyException(f"layout {layout} cannot be grouped against buffer shape "
+        raise VerifyException(f"layout {layout} does not fit buffer shape "
                               f"{list(t.get_shape())}: {e}") from None
     local = memory_space(t) == MemSpace.LOCAL
     if not local and layout.thread_iters:
@@ -499,19 +509,20 @@ class CopyOp(IRDLOperation):
             statics, sizes = getattr(self, f"{side}_static_offsets"), getattr(self, f"{side}_sizes")
             if (statics is None) != (sizes is None):
                 raise VerifyException(f"{side} region needs both offsets and sizes")
+            n_dyn = 0 if statics is None else sum(1 for v in statics.get_values() if v == DYNAMIC)
+            n_operands = len(getattr(self, f"{side}_offsets"))
+            if n_dyn != n_operands:
+                raise VerifyException(f"{side} has {n_dyn} dynamic offsets in its static list "
+                                      f"but {n_operands} offset operands")
             offsets, sz = self.region(side)
             shape = t.get_shape()
-            if statics is not None:
-                n_dyn = sum(1 for v in statics.get_values() if v == DYNAMIC)
-                if n_dyn != len(getattr(self, f"{side}_offsets")):
-                    raise VerifyException(f"{side} has {n_dyn} dynamic offsets in its static "
-                                          f"list but {len(getattr(self, f'{side}_offsets'))} "
-                                          "operands")
             if not (len(offsets) == len(sz) == len(shape)):
                 raise VerifyException(f"{side} region has {len(offsets)} offsets and {len(sz)} "
                                       f"sizes for a rank-{len(shape)} buffer")
             for d, (o, z, n) in enumerate(zip(offsets, sz, shape)):
-                if z < 1 or z > n or (isinstance(o, int) and not 0 <= o <= n - z):
+                if z < 1:
+                    raise VerifyException(f"{side} region size {z} of dim {d} must be >= 1")
+                if z > n or (isinstance(o, int) and not 0 <= o <= n - z):
                     where = f"[{o}, {o + z})" if isinstance(o, int) else f"size {z}"
                     raise VerifyException(f"{side} region {where} is outside dim {d} of size {n}")
             regions[side] = (offsets, sz)

@@ -1,0 +1,54 @@
+// The plain regcopy-opt driver on bad input (SPEC §6): exactly one diagnostic on stderr, starting
+// `regcopy-opt: error:`, with file:line:col for a parse error and the op's name and printed form
+// for a verifier error; no Python traceback; exit code 1; nothing written to stdout or to -o.
+//
+// RUN: sh -c 'regcopy-opt %S/Inputs/parse_error.mlir; echo "exit=$?"' 2>&1 | filecheck %s --check-prefix=PARSE
+// PARSE-NOT:  Traceback
+// PARSE:      {{^}}regcopy-opt: error: {{.*}}Inputs/parse_error.mlir:4:68{{$}}
+// PARSE-NEXT: {{^}}  %T = memref.alloca()
+// PARSE-NEXT: {{^ +\^\^\^\^\^$}}
+// PARSE-NEXT: unknown thread axis '@lane'; expected one of laneid, tid_in_wg, wid_in_wg, tx, warpid, wgid
+// PARSE-NOT:  regcopy-opt: error
+// PARSE-NOT:  Traceback
+// PARSE:      {{^}}exit=1{{$}}
+
+// RUN: sh -c 'regcopy-opt %S/Inputs/verify_error.mlir; echo "exit=$?"' 2>&1 | filecheck %s --check-prefix=VERIFY
+// VERIFY-NOT:  Traceback
+// VERIFY:      {{^}}regcopy-opt: error: 'regcopy.copy' op does not verify: src and dst element types differ: f16 vs f32{{$}}
+// VERIFY-NEXT: {{^}}  at: regcopy.copy warp %A -> %R : memref<32x8xf16, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>{{$}}
+// VERIFY-NOT:  regcopy-opt: error
+// VERIFY-NOT:  region sizes differ
+// VERIFY-NOT:  Traceback
+// VERIFY:      {{^}}exit=1{{$}}
+
+// Nothing reaches stdout on error.
+// RUN: sh -c 'echo BEGIN; regcopy-opt %S/Inputs/parse_error.mlir 2>/dev/null; echo "exit=$?"' | filecheck %s --check-prefix=STDOUT
+// RUN: sh -c 'echo BEGIN; regcopy-opt %S/Inputs/verify_error.mlir 2>/dev/null; echo "exit=$?"' | filecheck %s --check-prefix=STDOUT
+// STDOUT:      {{^}}BEGIN{{$}}
+// STDOUT-NEXT: {{^}}exit=1{{$}}
+
+// With -o, an error writes nothing: no file is created, an existing one is left as it was.
+// RUN: rm -f %t.out
+// RUN: not regcopy-opt %S/Inputs/verify_error.mlir -o %t.out
+// RUN: not test -e %t.out
+// RUN: not regcopy-opt %S/Inputs/parse_error.mlir -o %t.out
+// RUN: not test -e %t.out
+// RUN: echo keep > %t.keep
+// RUN: not regcopy-opt %S/Inputs/parse_error.mlir -o %t.keep
+// RUN: not regcopy-opt %S/Inputs/verify_error.mlir -o %t.keep
+// RUN: filecheck %s --check-prefix=KEEP --input-file %t.keep
+// KEEP:     {{^}}keep{{$}}
+// KEEP-NOT: {{.}}
+
+// On success -o gets the output.
+// RUN: regcopy-opt %S/../../examples/seed_demo.mlir -o %t.ok
+// RUN: filecheck %s --check-prefix=OK --input-file %t.ok
+// OK: func.func @seed_demo(
+
+// --verify-diagnostics and --parsing-diagnostics keep xDSL's print-and-exit-0 behaviour.
+// RUN: regcopy-opt %S/Inputs/verify_error.mlir --verify-diagnostics | filecheck %s --check-prefix=VDIAG
+// VDIAG:     {{^}}src and dst element types differ: f16 vs f32
+// VDIAG:     Operation does not verify: src and dst element types differ: f16 vs f32
+// RUN: regcopy-opt %S/Inputs/parse_error.mlir --parsing-diagnostics | filecheck %s --check-prefix=PDIAG
+// PDIAG:     {{.*}}Inputs/parse_error.mlir:4:68
+// PDIAG:     unknown thread axis '@lane'
