@@ -384,10 +384,20 @@ def _parse_region(parser: Parser) -> tuple[list[int | SSAValue], list[int]] | No
             return value
         return parser.parse_operand(IndexType())
 
+    def size() -> int:
+        start = parser.pos
+        if (value := parser.parse_optional_integer(allow_boolean=False)) is None:
+            parser.raise_error("region sizes must be integer literals", start, start + 1)
+        return value
+
     offsets = parser.parse_comma_separated_list(parser.Delimiter.NONE, offset)
     parser.parse_punctuation("]")
-    sizes = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False))
+    start = parser.pos
+    if parser.parse_optional_punctuation("[") is None:
+        parser.raise_error("expected the region sizes '[s0, s1, ...]' after the offsets", start,
+                           start + 1)
+    sizes = parser.parse_comma_separated_list(parser.Delimiter.NONE, size)
+    parser.parse_punctuation("]")
     return offsets, sizes
 
 

@@ -85,3 +85,21 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
 }
 // CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:116
 // CHECK: unknown thread axis '@lane'; expected one of laneid, tid_in_wg, wid_in_wg, tx, warpid, wgid
+
+// -----
+
+func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>) {
+  regcopy.copy warp %A[0, 0] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:30
+// CHECK: expected the region sizes '[s0, s1, ...]' after the offsets
+
+// -----
+
+func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>, %n: index) {
+  regcopy.copy warp %A[0, 0] [%n, 8] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:31
+// CHECK: region sizes must be integer literals
