@@ -27,7 +27,7 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   func.return
 }
 // CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:31
-// CHECK: Expected integer literal
+// CHECK: region sizes must be integer literals
 
 // -----
 
@@ -95,11 +95,3 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
 // CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:30
 // CHECK: expected the region sizes '[s0, s1, ...]' after the offsets
 
-// -----
-
-func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>, %n: index) {
-  regcopy.copy warp %A[0, 0] [%n, 8] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
-  func.return
-}
-// CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:31
-// CHECK: region sizes must be integer literals
