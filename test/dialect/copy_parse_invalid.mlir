@@ -56,7 +56,7 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   func.return
 }
 // CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:30
-// CHECK: '[' expected
+// CHECK: expected the region sizes '[s0, s1, ...]' after the offsets
 
 // -----
 
@@ -85,13 +85,4 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
 }
 // CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:116
 // CHECK: unknown thread axis '@lane'; expected one of laneid, tid_in_wg, wid_in_wg, tx, warpid, wgid
-
-// -----
-
-func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>) {
-  regcopy.copy warp %A[0, 0] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
-  func.return
-}
-// CHECK: copy_parse_invalid.mlir:[[# @LINE - 3]]:30
-// CHECK: expected the region sizes '[s0, s1, ...]' after the offsets
 
