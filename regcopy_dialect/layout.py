@@ -451,7 +451,8 @@ def owner_counts(layout: Layout, scope: Scope, block: int) -> tuple[int, int]:
     Thread ``t`` (scope-local index) owns an element when every thread axis of the layout has
     the element's value at ``t`` (``ThreadAxis.value``). Axes the layout leaves out are
     unconstrained, which replicates the element over them."""
-    axes = list(dict.fromkeys(i.axis for i in layout.thread_iters if i.extent > 1))
+    # every thread axis constrains its owners, an extent-1 iter (value 0) included
+    axes = list(dict.fromkeys(i.axis for i in layout.thread_iters))
     nthreads = scope.threads(block)
     if prod(i.extent for i in layout.thread_iters) > max(nthreads, _OWNER_ENUMERATION_LIMIT):
         return 0, 0  # far more thread coordinates than threads: some element has no owner
