@@ -35,8 +35,6 @@ from cases import bootstrap  # noqa: E402
 bootstrap()
 
 import numpy as np  # noqa: E402
-from xdsl.context import Context  # noqa: E402
-from xdsl.dialects import arith, builtin, func, gpu, memref, scf, vector  # noqa: E402
 from xdsl.parser import Parser  # noqa: E402
 
 from regcopy_backend.cuda import print_cuda  # noqa: E402
@@ -48,7 +46,7 @@ from regcopy_backend.runner import (  # noqa: E402
     cuda_core,
     get_device,
 )
-from regcopy_dialect.regcopy import Regcopy  # noqa: E402
+from regcopy_dialect.context import regcopy_context  # noqa: E402
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
 
 TILE = """
@@ -78,10 +76,7 @@ extern "C" __global__ void __launch_bounds__(256) hand(const float* __restrict__
 
 def lowered_cuda(text: str, max_vector_bits: int = 128) -> tuple[str, Any]:
     """Parse, lower and print one kernel; return the CUDA source and its KernelInfo."""
-    ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, scf.Scf, memref.MemRef, gpu.GPU,
-              vector.Vector, Regcopy):
-        ctx.load_dialect(d)
+    ctx = regcopy_context()
     module = Parser(ctx, text, "bench.mlir").parse_module()
     LowerRegCopyPass(max_vector_bits=max_vector_bits).apply(ctx, module)
     module.verify()

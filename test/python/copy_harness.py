@@ -33,7 +33,7 @@ from math import prod
 from typing import Any, cast
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, gpu, memref, scf, vector
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
@@ -47,7 +47,8 @@ from regcopy_backend.interpreter import (
     unravel,
 )
 from regcopy_dialect.layout import THREAD_AXES, Layout, slice_region
-from regcopy_dialect.regcopy import CopyOp, Regcopy, StorageOp, buffer_layout
+from regcopy_dialect.context import regcopy_context
+from regcopy_dialect.regcopy import CopyOp, StorageOp, buffer_layout
 from regcopy_passes.dispatch import Rejected, accept
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
@@ -62,11 +63,7 @@ SCOPE_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
 @cache
 def context() -> Context:
     """A context with every dialect the copy kernels use."""
-    ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, scf.Scf, memref.MemRef, gpu.GPU,
-              vector.Vector, Regcopy):
-        ctx.load_dialect(d)
-    return ctx
+    return regcopy_context()
 
 
 def parse(text: str) -> ModuleOp:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, gpu, memref, scf, vector
+from xdsl.dialects import builtin, vector
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 from xdsl.transforms.canonicalize import CanonicalizePass
@@ -14,22 +14,15 @@ from xdsl.transforms.common_subexpression_elimination import CommonSubexpression
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import PassFailedException
 
-from regcopy_dialect.regcopy import CopyOp, Regcopy
+from regcopy_dialect.context import regcopy_context
+from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _context() -> Context:
-    ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, scf.Scf, memref.MemRef, gpu.GPU,
-              vector.Vector, Regcopy):
-        ctx.load_dialect(d)
-    return ctx
-
-
 def _parse(text: str) -> tuple[Context, builtin.ModuleOp]:
-    ctx = _context()
+    ctx = regcopy_context()
     return ctx, Parser(ctx, text, "test.mlir").parse_module()
 
 
