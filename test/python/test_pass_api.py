@@ -72,3 +72,16 @@ def test_bad_max_vector_bits() -> None:
     ctx, module = _parse((EXAMPLES / "seed_demo.mlir").read_text())
     with pytest.raises(PassFailedException, match="max-vector-bits must be one of"):
         LowerRegCopyPass(max_vector_bits=48).apply(ctx, module)
+
+
+def test_sub_byte_copy_is_rejected_by_the_dispatch_too() -> None:
+    """B6 when verification is skipped (IR built by a program): the dispatch rejects it."""
+    ctx, module = _parse("""
+func.func @f() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<32x8xi4, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<32x8xi4, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %S -> %R : memref<32x8xi4, #regcopy.mem<shared>> -> memref<32x8xi4, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}""")
+    with pytest.raises(PassFailedException, match="sub-byte"):
+        LowerRegCopyPass(strict=True).apply(ctx, module)
