@@ -45,8 +45,8 @@ class IndexBuilder:
     ops: list[Operation] = field(default_factory=list[Operation])
     hoist_to: IndexBuilder | None = None  # where constants go (the code before the loop)
     _consts: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
-    _memo: dict[tuple[str, SSAValue, SSAValue], SSAValue] = field(
-        default_factory=dict[tuple[str, SSAValue, SSAValue], SSAValue])
+    _memo: dict[tuple[type[Operation], SSAValue, SSAValue], SSAValue] = field(
+        default_factory=dict[tuple[type[Operation], SSAValue, SSAValue], SSAValue])
 
     def value(self, v: Value) -> SSAValue:
         if isinstance(v, SSAValue):
@@ -60,16 +60,20 @@ class IndexBuilder:
         return self._consts[v]
 
     def emit(self, op: Operation, hint: str | None = None) -> SSAValue:
-        """Append ``op`` (or reuse an identical binary op emitted before) and return its result."""
-        key = (op.name, *op.operands) if len(op.operands) == 2 else None
-        if key is not None and (seen := self._memo.get(key)) is not None:  # type: ignore[arg-type]
-            return seen
+        """Append ``op`` and return its result."""
         self.ops.append(op)
-        if key is not None:
-            self._memo[key] = op.results[0]  # type: ignore[index]
         if hint is not None:
             op.results[0].name_hint = hint
         return op.results[0]
+
+    def binary(self, cls: type[arith.SignlessIntegerBinaryOperation], a: Value,
+               b: Value) -> SSAValue:
+        """``cls(a, b)``, or the result of the identical op this builder emitted before."""
+        lhs, rhs = self.value(a), self.value(b)
+        key = (cls, lhs, rhs)
+        if (seen := self._memo.get(key)) is None:
+            seen = self._memo[key] = self.emit(cls(lhs, rhs))
+        return seen
 
     def add(self, a: Value, b: Value) -> Value:
         if isinstance(a, int) and isinstance(b, int):
@@ -78,28 +82,24 @@ class IndexBuilder:
             return b
         if b == 0:
             return a
-        return self.emit(arith.AddiOp(self.value(a), self.value(b)))
+        return self.binary(arith.AddiOp, a, b)
 
     def mul(self, a: Value, k: int) -> Value:
         if isinstance(a, int):
             return a * k
         if k == 0:
             return 0
-        return a if k == 1 else self.emit(arith.MuliOp(a, self.value(k)))
+        return a if k == 1 else self.binary(arith.MuliOp, a, k)
 
     def div(self, a: Value, k: int) -> Value:
         if isinstance(a, int):
             return a // k
-        return a if k == 1 else self.emit(arith.DivSIOp(a, self.value(k)))
+        return a if k == 1 else self.binary(arith.DivSIOp, a, k)
 
     def rem(self, a: Value, k: int) -> Value:
         if isinstance(a, int):
             return a % k
-        return self.emit(arith.RemSIOp(a, self.value(k)))
-
-    def binary(self, cls: type[arith.SignlessIntegerBinaryOperation], a: Value,
-               b: int) -> SSAValue:
-        return self.emit(cls(self.value(a), self.value(b)))
+        return self.binary(arith.RemSIOp, a, k)
 
     def affine(self, a: Affine) -> Value:
         out: Value = a.const
@@ -150,12 +150,12 @@ def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
     x = b.binary(arith.ShRSIOp, m, sw.m_base) if sw.m_base else m
     y = b.binary(arith.AndIOp, x, ((1 << sw.bits) - 1) << sw.shift)
     y = b.binary(arith.ShRSIOp, y, sw.shift)
-    g = b.emit(arith.XOrIOp(x, y))
+    g = b.binary(arith.XOrIOp, x, y)
     if not sw.m_base:
         return g
     hi = b.binary(arith.ShLIOp, g, sw.m_base)
     lo = b.binary(arith.AndIOp, m, (1 << sw.m_base) - 1)
-    return b.emit(arith.OrIOp(hi, lo))
+    return b.binary(arith.OrIOp, hi, lo)
 
 
 def emit_round(b: IndexBuilder, plan: CopyPlan, f: Value, s_base: Value,
@@ -220,8 +220,12 @@ def lower(op: CopyOp, acc: Accepted, plan: CopyPlan) -> list[Operation]:
 
 
 def _describe(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else op_text(value.owner) \
-        if isinstance(value.owner, Operation) else "a block argument"
+    """How a remark names an offset value: ``%name``, else its defining op."""
+    if value.name_hint:
+        return f"%{value.name_hint}"
+    if isinstance(value.owner, Operation):
+        return op_text(value.owner)
+    return "a block argument"
 
 
 @dataclass(frozen=True)

@@ -85,3 +85,14 @@ func.func @f() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [
 }""")
     with pytest.raises(PassFailedException, match="sub-byte"):
         LowerRegCopyPass(strict=True).apply(ctx, module)
+
+
+def test_no_dangling_uses_after_lowering() -> None:
+    """Every use of every value belongs to an op that is in the module (the rewrite leaves
+    no detached op holding uses, so later passes see true use counts)."""
+    ctx, module = _parse((EXAMPLES / "cta_tile.mlir").read_text())
+    LowerRegCopyPass().apply(ctx, module)
+    in_module = set(module.walk())
+    for op in module.walk():
+        for result in op.results:
+            assert all(use.operation in in_module for use in result.uses), op.name
