@@ -15,6 +15,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from regcopy_dialect.layout import (
     THREAD_AXES,
+    Iter,
     LayoutError,
     Scope,
     Sliced,
@@ -182,9 +183,11 @@ def check_s_side(s: Sliced) -> None:
         raise Rejected(f"S layout {s.layout} has thread axes")
 
 
-def check_beyond_tirx(r: Sliced, s: Sliced, scope: Scope, block: int, bits: int) -> None:
+def check_beyond_tirx(r: Sliced, scope: Scope, block: int, bits: int,
+                      pairs: list[tuple[Iter, tuple[Iter, ...]]]) -> None:
     """Check 7: each element of R has exactly one owner thread (no replicas), the owners'
-    coordinates decode by division, and the element type has at least 8 bits."""
+    coordinates decode by division (``pairs``: R's partition with its S groups), and the
+    element type has at least 8 bits."""
     if bits < 8:
         raise Rejected(f"element type of {bits} bits: sub-byte types are not supported")
     if scope is Scope.THREAD:
@@ -196,7 +199,7 @@ def check_beyond_tirx(r: Sliced, s: Sliced, scope: Scope, block: int, bits: int)
     if most > 1:
         raise Rejected(f"R layout {r.layout} is replicated: {most} threads of the "
                        f"{scope.name.lower()} own the same element")
-    thread_pairs, _ = drop_thread_iters(inherit_partition(align(r, s, scope)))
+    thread_pairs, _ = drop_thread_iters(pairs)
     if (problem := decode_problem(make_thread_atoms(thread_pairs))) is not None:
         raise Rejected(f"R thread map {canonicalize(r.layout, scope)}: {problem}")
 
@@ -211,10 +214,10 @@ def accept(op: CopyOp) -> Accepted:
     check_r_layout(r_type, r, scope)
     check_s_side(s)
     try:
-        inherit_partition(align(r, s, scope))
+        pairs = inherit_partition(align(r, s, scope))
     except LayoutError as e:
         raise Rejected(f"S cannot be grouped by R's partition: {e}") from None
     bits = element_bits(r_type.element_type) or 0
-    check_beyond_tirx(r, s, scope, block, bits)
+    check_beyond_tirx(r, scope, block, bits, pairs)
     registers = buffer_layout(r_type).storage().span()
     return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers)
