@@ -16,7 +16,9 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    I64,
     IntAttr,
+    IntegerAttr,
     IntegerType,
     MemRefLayoutAttr,
     MemRefType,
@@ -585,5 +587,65 @@ class StorageOp(IRDLOperation):
             raise VerifyException(f"storage of {src} must be {expected}, got {self.result.type}")
 
 
-Regcopy = Dialect("regcopy", [CopyOp, StorageOp],
+# --------------------------------------------------------------------------------------------
+# regcopy.multiple_of and the regcopy.divisibility argument attribute (SPEC §8)
+# --------------------------------------------------------------------------------------------
+
+DIVISIBILITY = "regcopy.divisibility"
+"""Name of the kernel-argument attribute promising that an integer/index argument is a multiple
+of its value (``{regcopy.divisibility = 64 : i64}``)."""
+
+
+@irdl_op_definition
+class MultipleOfOp(IRDLOperation):
+    """``%v2 = regcopy.multiple_of %v, N : index``: ``%v2`` is ``%v``, promised to be a
+    multiple of ``N`` (N >= 1). The divisibility analysis trusts the promise; the CUDA target
+    prints the value itself."""
+
+    name = "regcopy.multiple_of"
+
+    value = operand_def(IndexType | IntegerType)
+    divisor = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType | IntegerType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue | Operation, divisor: int):
+        v = SSAValue.get(value)
+        super().__init__(operands=[v], result_types=[v.type],
+                         properties={"divisor": IntegerAttr(divisor, i64)})
+
+    @property
+    def divisor_value(self) -> int:
+        return self.divisor.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MultipleOfOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        divisor = parser.parse_integer(allow_boolean=False, allow_negative=True)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), divisor)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(f", {self.divisor_value}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        if self.result.type != self.value.type:
+            raise VerifyException(f"result type {self.result.type} must equal the operand "
+                                  f"type {self.value.type}")
+        if self.divisor_value < 1:
+            raise VerifyException(f"divisor must be >= 1, got {self.divisor_value}")
+
+
+Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp],
                   [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr])

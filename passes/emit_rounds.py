@@ -1,0 +1,88 @@
+"""Steps 7 and 9 of the lowering in IR: the round loop, each round's S and R offsets (swizzled
+where S is), and one vector transfer a round; ``lower`` assembles all ops replacing a copy."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from regcopy_dialect.layout import Swizzle
+from regcopy_dialect.regcopy import CopyOp, StorageOp
+from regcopy_passes.dispatch import Accepted
+from regcopy_passes.emit_thread import emit_thread_base, thread_index
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import CopyPlan
+
+
+def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
+    """``(g(m >> M) << M) | (m & (2^M - 1))``, ``g(x) = x ^ ((x & ((2^B-1) << S)) >> S)``."""
+    if isinstance(m, int):
+        return sw.apply(m)
+    x = b.binary(arith.ShRSIOp, m, sw.m_base) if sw.m_base else m
+    y = b.binary(arith.AndIOp, x, ((1 << sw.bits) - 1) << sw.shift)
+    y = b.binary(arith.ShRSIOp, y, sw.shift)
+    g = b.binary(arith.XOrIOp, x, y)
+    if not sw.m_base:
+        return g
+    hi = b.binary(arith.ShLIOp, g, sw.m_base)
+    lo = b.binary(arith.AndIOp, m, (1 << sw.m_base) - 1)
+    return b.binary(arith.OrIOp, hi, lo)
+
+
+def emit_round(b: IndexBuilder, plan: CopyPlan, f: Value, s_base: Value,
+               r_base: Value) -> tuple[Value, Value]:
+    """Step 7 in IR: decode round ``f`` over the outer atoms; S and R offsets of the round."""
+    ds: Value = 0
+    dr: Value = 0
+    inner = 1
+    for k in range(len(plan.outer) - 1, -1, -1):
+        a = plan.outer[k]
+        c = b.div(f, inner)
+        c = c if k == 0 else b.rem(c, a.extent)
+        ds = b.add(ds, b.mul(c, a.s_stride))
+        dr = b.add(dr, b.mul(c, a.r_step))
+        inner *= a.extent
+    s_off = b.add(s_base, ds)
+    if plan.swizzle is not None:
+        s_off = emit_swizzle(b, s_off, plan.swizzle)
+    return s_off, b.add(r_base, dr)
+
+
+def emit_transfer(b: IndexBuilder, op: CopyOp, acc: Accepted, plan: CopyPlan,
+                  src: SSAValue, dst: SSAValue, s_off: Value, r_off: Value) -> None:
+    """One ``vector.load`` of ``n`` elements from the source storage, one ``vector.store``."""
+    src_off, dst_off = (s_off, r_off) if acc.r_is_dst else (r_off, s_off)
+    vtype = VectorType(op.src_type.element_type, [plan.n])
+    load = vector.LoadOp(src, [b.value(src_off)], vtype)
+    load.result.name_hint = "v"
+    b.ops.append(load)
+    b.ops.append(vector.StoreOp(load.result, dst, [b.value(dst_off)]))
+
+
+def lower(op: CopyOp, acc: Accepted, plan: CopyPlan) -> list[Operation]:
+    """All ops that replace ``op``: hoisted math, storages, optional guard, the round loop."""
+    b = IndexBuilder()
+    t = thread_index(b, acc.scope)
+    t_offset, recon = emit_thread_base(b, plan, t)
+    s_base = b.add(b.affine(plan.s_base), t_offset)
+    r_base = b.affine(plan.r_base)
+    src, dst = StorageOp(op.src), StorageOp(op.dst)
+    b.ops += [src, dst]
+    body = IndexBuilder(hoist_to=b)
+    if plan.rounds == 1:
+        s_off, r_off = emit_round(body, plan, 0, s_base, r_base)
+        emit_transfer(body, op, acc, plan, src.result, dst.result, s_off, r_off)
+        work = body.ops
+    else:
+        for_body = Block(arg_types=[IndexType()])
+        for_body.args[0].name_hint = "f"
+        s_off, r_off = emit_round(body, plan, for_body.args[0], s_base, r_base)
+        emit_transfer(body, op, acc, plan, src.result, dst.result, s_off, r_off)
+        for_body.add_ops([*body.ops, scf.YieldOp()])
+        bounds = [b.value(0), b.value(plan.rounds), b.value(1)]
+        work = [scf.ForOp(*bounds, [], Region(for_body))]
+    if not plan.guarded:
+        return [*b.ops, *work]
+    owned = b.emit(arith.CmpiOp(b.value(recon), b.value(t), "eq"), "owned")
+    return [*b.ops, scf.IfOp(owned, [], [*work, scf.YieldOp()])]
