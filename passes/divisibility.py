@@ -13,7 +13,7 @@ from math import gcd
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 
 def divisibility(value: SSAValue, depth: int = 32) -> int:
@@ -44,3 +44,14 @@ def constant_value(value: SSAValue) -> int | None:
             return attr.value.data
         case _:
             return None
+
+
+def describe_value(value: SSAValue) -> str:
+    """How a remark names an offset value: ``%name``, else its defining op."""
+    from regcopy_dialect.diagnostics import op_text
+
+    if value.name_hint:
+        return f"%{value.name_hint}"
+    if isinstance(value.owner, Operation):
+        return op_text(value.owner)
+    return "a block argument"

@@ -13,6 +13,7 @@ from regcopy_passes.dispatch import Accepted
 from regcopy_passes.emit_thread import emit_thread_base, thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import CopyPlan
+from regcopy_passes.shared_plan import SharedPlan
 
 
 def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
@@ -60,7 +61,7 @@ def emit_transfer(b: IndexBuilder, op: CopyOp, acc: Accepted, plan: CopyPlan,
     b.ops.append(vector.StoreOp(load.result, dst, [b.value(dst_off)]))
 
 
-def lower(op: CopyOp, acc: Accepted, plan: CopyPlan) -> list[Operation]:
+def lower(op: CopyOp, acc: Accepted, plan: CopyPlan, shared: SharedPlan) -> list[Operation]:
     """All ops that replace ``op``: hoisted math, storages, optional guard, the round loop."""
     b = IndexBuilder()
     t = thread_index(b, acc.scope)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -28,20 +28,12 @@ from xdsl.utils.exceptions import PassFailedException
 from regcopy_dialect.diagnostics import op_error, op_text
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.dispatch import Accepted, Rejected, accept
-from regcopy_passes.divisibility import divisibility
+from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_rounds import lower
 from regcopy_passes.planning import CopyPlan, plan_copy
+from regcopy_passes.shared_plan import plan_shared
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
-
-
-def _describe(value: SSAValue) -> str:
-    """How a remark names an offset value: ``%name``, else its defining op."""
-    if value.name_hint:
-        return f"%{value.name_hint}"
-    if isinstance(value.owner, Operation):
-        return op_text(value.owner)
-    return "a block argument"
 
 
 @dataclass(frozen=True)
@@ -51,6 +43,7 @@ class LowerRegCopyPattern(RewritePattern):
     max_vector_bits: int = 128
     strict: bool = False
     remarks: bool = False
+    bank_rotation: str = "auto"
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
@@ -65,12 +58,13 @@ class LowerRegCopyPattern(RewritePattern):
             return
         syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
         divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
-        names = {s: _describe(s) for s in syms if isinstance(s, SSAValue)}
+        names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
         plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits,
                          self.max_vector_bits, divisors, names)
+        shared = plan_shared(acc, plan, rotate=self.bank_rotation == "auto")
         if self.remarks:
             self._remark(op, acc, plan)
-        rewriter.replace(op, lower(op, acc, plan), [])
+        rewriter.replace(op, lower(op, acc, plan, shared), [])
 
     def _remark(self, op: CopyOp, acc: Accepted, plan: CopyPlan) -> None:
         bits = plan.n * acc.element_bits
@@ -96,11 +90,14 @@ class LowerRegCopyPass(ModulePass):
     max_vector_bits: int = 128
     strict: bool = False
     remarks: bool = False
+    bank_rotation: str = "auto"
+    transfer: str = "auto"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.max_vector_bits not in VECTOR_BITS:
             raise PassFailedException(f"lower-reg-copy: max-vector-bits must be one of "
                                       f"{', '.join(map(str, VECTOR_BITS))}, got "
                                       f"{self.max_vector_bits}")
-        pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks)
+        pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
+                                      self.bank_rotation)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -73,6 +73,9 @@ class CopyPlan:
     swizzle: Swizzle | None
     threads: int
     narrowed_by: str | None
+    s_base_divisibility: int = 1
+    """Provable divisor of ``s_base`` (the copy's S slice offset, dynamic parts included; 0
+    for the constant 0). The thread share adds multiples of the thread atoms' S strides."""
 
     @property
     def rounds(self) -> int:
@@ -306,4 +309,5 @@ def plan_copy(r: Sliced, s: Sliced, scope: Scope, threads: int, element_bits: in
     parts = split(atoms, choice.n)
     assert parts is not None
     return CopyPlan(thread_atoms, merge_outer(parts[0]), choice.n, s.base, r.base,
-                    aligned.swizzle, threads, choice.narrowed_by)
+                    aligned.swizzle, threads, choice.narrowed_by,
+                    s.base.divisibility(divisor_of))
