@@ -13,9 +13,9 @@ the thread's S base.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from math import prod
+from math import gcd, prod
 
 from regcopy_dialect.layout import (
     Affine,
@@ -176,12 +176,48 @@ def _contiguous(inner: Sequence[Atom]) -> tuple[bool, bool]:
     return s_ok, r_ok
 
 
+class ValueName(str):
+    """The name of a dynamic offset as a remark prints it (``%k``), and what kind of value it
+    is: ``"argument"`` (a kernel argument), ``"loop"`` (an ``scf.for`` induction variable),
+    ``"value"`` (an op result) or ``"block argument"``; ``promise`` says what would prove it a
+    multiple of ``m``."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str = "value") -> ValueName:
+        self = super().__new__(cls, text)
+        self.kind = kind
+        return self
+
+    def promise(self, m: int) -> str:
+        """The change that makes this value provably a multiple of ``m``."""
+        wrap = (f"wrap it: {self}_{m} = regcopy.multiple_of {self}, {m} : index"
+                if self.startswith("%") else f"wrap it in regcopy.multiple_of (..., {m})")
+        if self.kind == "argument":
+            return f"add {{regcopy.divisibility = {m} : i64}} to kernel argument {self}"
+        if self.kind == "loop":
+            return f"make the loop's lower bound and step multiples of {m}, or {wrap}"
+        return wrap
+
+
+def _lift(n: int, element_bits: int | None) -> str:
+    """``"128-bit transfers"`` (or ``"8-element transfers"`` when the width is unknown)."""
+    return f"{n * element_bits}-bit transfers" if element_bits else f"{n}-element transfers"
+
+
+def _next_multiple(x: int, n: int) -> int:
+    return -(-x // n) * n
+
+
 def width_problem(n: int, atoms: Sequence[Atom], thread_atoms: Sequence[ThreadAtom],
                   s_base: Affine, r_base: Affine, swizzle: Swizzle | None,
-                  divisor_of: dict[Hashable, int], describe: dict[Hashable, str]) -> str | None:
-    """Step 5's test of one width ``n``: None when accepted, else the first reason against."""
+                  divisor_of: Mapping[Hashable, int], describe: Mapping[Hashable, str],
+                  element_bits: int | None = None) -> str | None:
+    """Step 5's test of one width ``n``: None when accepted, else the first reason against,
+    followed (after ``"; "``) by the change that would lift it where one exists."""
     if n == 1:
         return None
+    lift = _lift(n, element_bits)
     parts = split(atoms, n)
     if parts is None:
         return f"the per-thread atoms {[(a.extent, a.s_stride, a.r_step) for a in atoms]} " \
@@ -189,27 +225,38 @@ def width_problem(n: int, atoms: Sequence[Atom], thread_atoms: Sequence[ThreadAt
     outer, inner = parts
     s_ok, r_ok = _contiguous(inner)
     if not s_ok:
-        return f"S is not contiguous over {n} elements"
+        return f"S is not contiguous over {n} elements; the memory side (S) must hold each " \
+               f"thread's {n} consecutive register elements at consecutive addresses for {lift}"
     if not r_ok:
-        return f"R registers are not contiguous over {n} elements (register gaps)"
+        return f"R registers are not contiguous over {n} elements (register gaps); a " \
+               f"register tile whose innermost register stride is 1 would allow {lift}"
     for a in outer:
         if a.extent > 1 and (a.s_stride % n or a.r_step % n):
+            hint = (f"; an S stride of {_next_multiple(a.s_stride, n)} there (a padded row "
+                    f"pitch) would allow {lift}" if a.s_stride % n else "")
             return f"outer atom (extent {a.extent}, S stride {a.s_stride}, R step {a.r_step}) " \
-                   f"is not a multiple of {n}"
+                   f"is not a multiple of {n}{hint}"
     for t in thread_atoms:
         if t.extent > 1 and t.s_stride % n:
             return f"S stride {t.s_stride} multiplied by a thread coordinate is not a " \
-                   f"multiple of {n}"
+                   f"multiple of {n}; an S stride of {_next_multiple(t.s_stride, n)} there " \
+                   f"(a padded row pitch) would allow {lift}"
     for side, base in (("S", s_base), ("R", r_base)):
         if base.divisibility(divisor_of) % n == 0:
             continue
         if base.const % n:
-            return f"{side} base offset {base.const} is not a multiple of {n}"
+            return f"{side} base offset {base.const} is not a multiple of {n}; a region " \
+                   f"starting at a multiple of {n} elements would allow {lift}"
         for sym, coeff in base.terms:
             d = coeff * divisor_of.get(sym, 1)
             if d % n:
-                return f"{side} offset {describe.get(sym, sym)} (provably a multiple of " \
-                       f"{divisor_of.get(sym, 1)}) times stride {coeff} is not a multiple of {n}"
+                name = describe.get(sym, str(sym))
+                need = n // gcd(n, coeff)
+                promise = name.promise(need) if isinstance(name, ValueName) else \
+                    f"promise it is a multiple of {need} (regcopy.multiple_of)"
+                return f"{side} offset {name} (provably a multiple of " \
+                       f"{divisor_of.get(sym, 1)}) times stride {coeff} is not a multiple of " \
+                       f"{n}; for {lift}, {promise}"
     if swizzle is not None and n > swizzle.chunk:
         return f"{n} elements exceed the swizzle chunk of {swizzle.chunk}"
     return None
@@ -217,14 +264,15 @@ def width_problem(n: int, atoms: Sequence[Atom], thread_atoms: Sequence[ThreadAt
 
 def choose_vector_width(candidates: Sequence[int], atoms: Sequence[Atom],
                         thread_atoms: Sequence[ThreadAtom], s_base: Affine, r_base: Affine,
-                        swizzle: Swizzle | None, divisor_of: dict[Hashable, int],
-                        describe: dict[Hashable, str]) -> VectorChoice:
+                        swizzle: Swizzle | None, divisor_of: Mapping[Hashable, int],
+                        describe: Mapping[Hashable, str],
+                        element_bits: int | None = None) -> VectorChoice:
     """Step 5. The widest candidate ``n`` (elements, widest first) that passes
     ``width_problem``, falling back to 1; remembers why the widest candidate failed."""
     first_problem: str | None = None
     for n in [*candidates, 1]:
         problem = width_problem(n, atoms, thread_atoms, s_base, r_base, swizzle, divisor_of,
-                                describe)
+                                describe, element_bits)
         if problem is None:
             return VectorChoice(n, first_problem)
         if first_problem is None:
@@ -305,7 +353,7 @@ def plan_copy(r: Sliced, s: Sliced, scope: Scope, threads: int, element_bits: in
     thread_atoms = make_thread_atoms(thread_pairs)
     choice = choose_vector_width(width_candidates(element_bits, max_vector_bits), atoms,
                                  thread_atoms, s.base, r.base, aligned.swizzle, divisor_of,
-                                 describe)
+                                 describe, element_bits)
     parts = split(atoms, choice.n)
     assert parts is not None
     return CopyPlan(thread_atoms, merge_outer(parts[0]), choice.n, s.base, r.base,
