@@ -26,7 +26,7 @@ from __future__ import annotations
 from math import gcd, lcm
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from regcopy_dialect.regcopy import DIVISIBILITY, MultipleOfOp
@@ -140,6 +140,9 @@ def argument_divisibility(kernel: func.FuncOp, index: int) -> int:
     if not isinstance(attrs, DictionaryAttr):
         return 1
     attr = attrs.data.get(DIVISIBILITY)
+    arg_type = kernel.body.blocks.first.args[index].type  # type: ignore[union-attr]
+    if not isinstance(arg_type, IndexType | IntegerType):
+        return 1
     if isinstance(attr, IntegerAttr) and attr.value.data >= 1:
         return attr.value.data
     return 1

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
+    DictionaryAttr,
     Float8E4M3FNType,
     Float8E5M2Type,
     Float16Type,
@@ -594,6 +595,33 @@ class StorageOp(IRDLOperation):
 DIVISIBILITY = "regcopy.divisibility"
 """Name of the kernel-argument attribute promising that an integer/index argument is a multiple
 of its value (``{regcopy.divisibility = 64 : i64}``)."""
+
+
+def verify_divisibility_attrs(kernel: Operation) -> None:
+    """SPEC §8's rule for ``{regcopy.divisibility = N : i64}`` on the arguments of a
+    ``func.func``: ``N`` is an integer attribute >= 1, on integer or ``index`` arguments only.
+    Raises ``VerifyException`` naming the argument; does nothing for other ops."""
+    arg_attrs = kernel.properties.get("arg_attrs") or kernel.attributes.get("arg_attrs")
+    if not isinstance(arg_attrs, ArrayAttr) or not kernel.regions or \
+            not kernel.regions[0].blocks:
+        return
+    args = kernel.regions[0].blocks.first.args  # type: ignore[union-attr]
+    for i, attrs in enumerate(arg_attrs.data):
+        if not isinstance(attrs, DictionaryAttr) or DIVISIBILITY not in attrs.data:
+            continue
+        attr = attrs.data[DIVISIBILITY]
+        name = f"argument #{i}" + (f" (%{args[i].name_hint})" if i < len(args) and
+                                   args[i].name_hint else "")
+        if not isinstance(attr, IntegerAttr) or isinstance(attr.type, IntegerType) and \
+                attr.type.width.data == 1:
+            raise VerifyException(f"{DIVISIBILITY} of {name} must be an integer attribute "
+                                  f"such as 16 : i64, got {attr}")
+        if attr.value.data < 1:
+            raise VerifyException(f"{DIVISIBILITY} of {name} must be >= 1, got "
+                                  f"{attr.value.data}")
+        if i < len(args) and not isinstance(args[i].type, IndexType | IntegerType):
+            raise VerifyException(f"{DIVISIBILITY} on {name} of type {args[i].type}: only "
+                                  "integer and index arguments can promise divisibility")
 
 
 @irdl_op_definition
