@@ -20,8 +20,9 @@ from regcopy_dialect.layout import (
     Scope,
     Sliced,
     canonicalize,
-    owner_counts,
+    ownership,
     slice_region,
+    thread_origin,
 )
 from regcopy_dialect.regcopy import (
     CopyOp,
@@ -34,10 +35,10 @@ from regcopy_dialect.regcopy import (
 )
 from regcopy_passes.planning import (
     align,
-    decode_problem,
     drop_thread_iters,
     inherit_partition,
     make_thread_atoms,
+    plan_decode,
 )
 
 
@@ -157,8 +158,9 @@ def check_memory_pair(op: CopyOp) -> bool:
 
 def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
     """Check 5: R is not swizzled; each thread axis has a register-level subscope and a scope
-    no wider than the exec scope (thread scope admits none); R's region does not start inside
-    a thread-owned dim."""
+    no wider than the exec scope (thread scope admits none). A region that starts inside a
+    thread-owned dim (a slice that pins or shifts a thread axis) is fine: check 7 decides
+    whether its owners can be decoded."""
     if r.layout.swizzle is not None:
         raise Rejected(f"R layout {r.layout} is swizzled")
     for name in dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters):
@@ -172,8 +174,6 @@ def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
         if axis.scope > scope:
             raise Rejected(f"R thread axis '{name}' has scope {axis.scope.name.lower()}, wider "
                            f"than exec scope {scope.name.lower()}")
-    for name, value in r.thread_base:
-        raise Rejected(f"R region starts at {name} = {value}, inside a thread-owned dim")
 
 
 def check_s_side(s: Sliced) -> None:
@@ -183,25 +183,40 @@ def check_s_side(s: Sliced) -> None:
         raise Rejected(f"S layout {s.layout} has thread axes")
 
 
-def check_beyond_tirx(r: Sliced, scope: Scope, block: int, bits: int,
-                      pairs: list[tuple[Iter, tuple[Iter, ...]]]) -> None:
-    """Check 7: each element of R has exactly one owner thread (no replicas), the owners'
-    coordinates decode by division (``pairs``: R's partition with its S groups), and the
-    element type has at least 8 bits."""
+def check_beyond_tirx(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: int,
+                      bits: int, pairs: list[tuple[Iter, tuple[Iter, ...]]]) -> None:
+    """Check 7: the element type has at least 8 bits; each element of R has exactly one
+    owner thread (no replicas), counting the axis values a slice pinned (``r.thread_base``,
+    and 0 for the other axes of the unsliced layout, ``r_axes``); the owners are those of
+    the fused thread index; and some division/remainder decode of the thread index
+    recovers exactly the owners (``planning.plan_decode``; the other threads are guarded)."""
     if bits < 8:
         raise Rejected(f"element type of {bits} bits: sub-byte types are not supported")
     if scope is Scope.THREAD:
         return
-    fewest, most = owner_counts(r.layout, scope, block)
-    if fewest == 0:
-        raise Rejected(f"R layout {r.layout} has elements owned by no thread of the "
-                       f"{scope.name.lower()}")
-    if most > 1:
-        raise Rejected(f"R layout {r.layout} is replicated: {most} threads of the "
-                       f"{scope.name.lower()} own the same element")
+    own = ownership(r.layout, scope, block, r.thread_base, r_axes)
+    where = f"R layout {r.layout}" + (f" (region pins {_pins(r)})" if r.thread_base else "")
+    if own.fewest == 0:
+        raise Rejected(f"{where} has elements owned by no thread of the "
+                       f"{scope.name.lower()}; a register tile whose thread axes stay inside "
+                       f"the {scope.name.lower()} would be accepted")
+    if own.most > 1:
+        raise Rejected(f"{where} is replicated: {own.most} threads of the "
+                       f"{scope.name.lower()} own the same element; give each element one "
+                       f"owner (add the missing thread axis to the register tile, or use a "
+                       f"narrower exec scope)")
+    if not own.fused_exact:
+        raise Rejected(f"{where}: its thread axes overlap (the owner is not "
+                       "lane + 32 * warp + 128 * warpgroup of its axis values)")
     thread_pairs, _ = drop_thread_iters(pairs)
-    if (problem := decode_problem(make_thread_atoms(thread_pairs))) is not None:
-        raise Rejected(f"R thread map {canonicalize(r.layout, scope)}: {problem}")
+    atoms = tuple(a for a in make_thread_atoms(thread_pairs) if a.extent > 1)
+    decode = plan_decode(atoms, thread_origin(r.thread_base), scope.threads(block))
+    if isinstance(decode, str):
+        raise Rejected(f"R thread map {canonicalize(r.layout, scope)}: {decode}")
+
+
+def _pins(r: Sliced) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in r.thread_base)
 
 
 def accept(op: CopyOp) -> Accepted:
@@ -218,6 +233,8 @@ def accept(op: CopyOp) -> Accepted:
     except LayoutError as e:
         raise Rejected(f"S cannot be grouped by R's partition: {e}") from None
     bits = element_bits(r_type.element_type) or 0
-    check_beyond_tirx(r, scope, block, bits, pairs)
+    r_axes = tuple(dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters
+                                 if i.axis is not None))
+    check_beyond_tirx(r, r_axes, scope, block, bits, pairs)
     registers = buffer_layout(r_type).storage().span()
     return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers)

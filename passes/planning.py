@@ -27,6 +27,7 @@ from regcopy_dialect.layout import (
     canonicalize,
     group,
     merge_contiguous,
+    thread_origin,
 )
 
 
@@ -62,6 +63,26 @@ class VectorChoice:
 
 
 @dataclass(frozen=True)
+class ThreadDecode:
+    """How a thread recovers its coordinates on the thread atoms from its scope-local index
+    ``t`` (step 8), exactly mirrored by ``emit_thread``:
+
+    ``x = t + shift`` (``shift = P - origin`` with ``P >= origin`` a multiple of every
+    ``t_stride * extent``, so that ``x >= 0`` and ``x`` decodes like ``t - origin`` for
+    ``t >= origin``); then, atom by atom in ``order``, ``q = r // t_stride`` and
+    ``c = q % extent`` (the ``% extent`` only where ``mod`` says it can matter), where ``r``
+    is ``x`` (``chained`` False) or what the previous atom left, ``r % t_stride`` (``chained``
+    True: a greedy mixed-radix decode for gapped or non-nested strides). The thread owns data
+    exactly when ``origin + sum(c * t_stride) == t`` (checked for every thread when planned)."""
+
+    origin: int = 0
+    shift: int = 0
+    chained: bool = False
+    order: tuple[int, ...] = ()
+    mod: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True)
 class CopyPlan:
     """All a rewrite needs: thread atoms, bases, vector width, outer atoms (the rounds)."""
 
@@ -76,6 +97,15 @@ class CopyPlan:
     s_base_divisibility: int = 1
     """Provable divisor of ``s_base`` (the copy's S slice offset, dynamic parts included; 0
     for the constant 0). The thread share adds multiples of the thread atoms' S strides."""
+    decode: ThreadDecode | None = None
+    """How a thread decodes its coordinates on ``thread_atoms`` (step 8); None: the
+    independent ``(t // ts) % e`` decode from origin 0 (see ``thread_decode``)."""
+
+    @property
+    def thread_decode(self) -> ThreadDecode:
+        if self.decode is not None:
+            return self.decode
+        return _decode_variant(self.thread_atoms, 0, self.threads, chained=False)
 
     @property
     def rounds(self) -> int:
@@ -317,40 +347,109 @@ def round_deltas(outer: Sequence[Atom], f: int) -> tuple[int, int]:
 # ---- step 8 -----------------------------------------------------------------------------------
 
 
-def thread_base(thread_atoms: Sequence[ThreadAtom], t: int) -> tuple[int, bool]:
-    """Step 8. The S offset of thread ``t``'s share, ``sum(((t // ts) % e) * s)``, and whether
-    ``t`` owns anything (its coordinates re-encode to ``t``)."""
-    offset = recon = 0
+def _decode_variant(thread_atoms: Sequence[ThreadAtom], origin: int, threads: int,
+                    chained: bool) -> ThreadDecode:
+    """The decode of one style, with ``% extent`` kept only where ``q`` can reach ``extent``
+    (from the range of ``x`` or of the previous remainder)."""
+    span = 1
     for a in thread_atoms:
-        c = (t // a.t_stride) % a.extent
-        offset += c * a.s_stride
-        recon += c * a.t_stride
+        span = span * a.t_stride * a.extent // gcd(span, a.t_stride * a.extent)
+    shift = -(-origin // span) * span - origin
+    order = tuple(sorted(range(len(thread_atoms)), key=lambda k: -thread_atoms[k].t_stride))
+    top = shift + threads - 1  # the largest x
+    mod = [False] * len(thread_atoms)
+    bound = top
+    for k in order:
+        a = thread_atoms[k]
+        mod[k] = bound // a.t_stride >= a.extent
+        if chained:
+            bound = min(bound, a.t_stride - 1)
+    return ThreadDecode(origin, shift, chained, order, tuple(mod))
+
+
+def decode_coordinates(thread_atoms: Sequence[ThreadAtom], dec: ThreadDecode,
+                       t: int) -> tuple[int, ...]:
+    """The coordinates thread ``t`` decodes (see ``ThreadDecode``), in atom order."""
+    coords = [0] * len(thread_atoms)
+    r = t + dec.shift
+    for k in dec.order:
+        a = thread_atoms[k]
+        q = r // a.t_stride
+        coords[k] = q % a.extent if dec.mod[k] else q
+        if dec.chained:
+            r %= a.t_stride
+    return tuple(coords)
+
+
+def thread_base(thread_atoms: Sequence[ThreadAtom], t: int,
+                dec: ThreadDecode | None = None) -> tuple[int, bool]:
+    """Step 8. The S offset of thread ``t``'s share, ``sum(c * s_stride)`` over its decoded
+    coordinates, and whether ``t`` owns anything (its coordinates re-encode to ``t``)."""
+    dec = dec if dec is not None else _decode_variant(thread_atoms, 0, t + 1, False)
+    coords = decode_coordinates(thread_atoms, dec, t)
+    offset = sum(c * a.s_stride for c, a in zip(coords, thread_atoms, strict=True))
+    recon = dec.origin + sum(c * a.t_stride for c, a in zip(coords, thread_atoms, strict=True))
     return offset, recon == t
 
 
-def decode_problem(thread_atoms: Sequence[ThreadAtom]) -> str | None:
-    """Why ``(t // ts) % e`` would not recover the thread coordinates, if it would not: sorted
-    by ``ts``, each ``ts`` must be a multiple of the previous ``ts * e``."""
-    reach = 1
-    for a in sorted((a for a in thread_atoms if a.extent > 1), key=lambda a: a.t_stride):
-        if a.t_stride % reach:
-            return f"thread stride {a.t_stride} is not a multiple of {reach}: the thread " \
-                   "coordinates cannot be decoded by division"
-        reach = a.t_stride * a.extent
-    return None
+def owner_threads(thread_atoms: Sequence[ThreadAtom], origin: int) -> list[int]:
+    """``origin + sum(c * t_stride)`` over all coordinates (with repeats if not injective)."""
+    owners = [origin]
+    for a in thread_atoms:
+        owners = [o + c * a.t_stride for o in owners for c in range(a.extent)]
+    return owners
+
+
+def plan_decode(thread_atoms: Sequence[ThreadAtom], origin: int,
+                threads: int) -> ThreadDecode | str:
+    """Step 8's decode: the independent ``(t // ts) % e`` per atom if it is exact, else the
+    chained (greedy) one; exact means that, over the scope's ``threads``, the threads whose
+    decoded coordinates re-encode to themselves are exactly the owners. Returns the reason
+    when neither is exact (or the owners repeat or fall outside the scope)."""
+    atoms = [a for a in thread_atoms if a.extent > 1]
+    if len(atoms) != len(thread_atoms):
+        raise ValueError("plan_decode expects thread atoms of extent > 1")
+    owners = owner_threads(atoms, origin)
+    if len(set(owners)) != len(owners):
+        return "two thread coordinates map to one thread"
+    if not all(0 <= o < threads for o in owners):
+        return f"owner threads reach {max(owners)}, outside the scope's {threads} threads"
+    wanted = set(owners)
+    for chained in (False, True):
+        dec = _decode_variant(atoms, origin, threads, chained)
+        if all(thread_base(atoms, t, dec)[1] == (t in wanted) for t in range(threads)):
+            return dec
+    shown = sorted(wanted)
+    listed = ", ".join(map(str, shown[:12])) + (", ..." if len(shown) > 12 else "")
+    return f"the owner threads {{{listed}}} cannot be decoded from the thread index by " \
+           "division and remainder"
+
+
+def decode_problem(thread_atoms: Sequence[ThreadAtom], origin: int = 0,
+                   threads: int | None = None) -> str | None:
+    """Why no ``ThreadDecode`` recovers the owners of ``thread_atoms`` (None when one
+    does); ``threads`` defaults to the span of the owners."""
+    atoms = [a for a in thread_atoms if a.extent > 1]
+    if threads is None:
+        threads = max(owner_threads(atoms, origin)) + 1
+    dec = plan_decode(atoms, origin, threads)
+    return dec if isinstance(dec, str) else None
 
 
 # ---- the whole plan ---------------------------------------------------------------------------
 
 
 def plan_copy(r: Sliced, s: Sliced, scope: Scope, threads: int, element_bits: int,
-              max_vector_bits: int, divisor_of: dict[Hashable, int],
-              describe: dict[Hashable, str]) -> CopyPlan:
-    """Steps 1-8 for an accepted copy (``dispatch`` has checked the acceptance rules)."""
+              max_vector_bits: int, divisor_of: Mapping[Hashable, int],
+              describe: Mapping[Hashable, str]) -> CopyPlan:
+    """Steps 1-8 for an accepted copy (``dispatch`` has checked the acceptance rules, the
+    thread decode among them)."""
     aligned = align(r, s, scope)
     thread_pairs, register_pairs = drop_thread_iters(inherit_partition(aligned))
     atoms = make_atoms(register_pairs)
-    thread_atoms = make_thread_atoms(thread_pairs)
+    thread_atoms = tuple(a for a in make_thread_atoms(thread_pairs) if a.extent > 1)
+    decode = plan_decode(thread_atoms, thread_origin(r.thread_base), threads)
+    assert not isinstance(decode, str), decode
     choice = choose_vector_width(width_candidates(element_bits, max_vector_bits), atoms,
                                  thread_atoms, s.base, r.base, aligned.swizzle, divisor_of,
                                  describe, element_bits)
@@ -358,4 +457,4 @@ def plan_copy(r: Sliced, s: Sliced, scope: Scope, threads: int, element_bits: in
     assert parts is not None
     return CopyPlan(thread_atoms, merge_outer(parts[0]), choice.n, s.base, r.base,
                     aligned.swizzle, threads, choice.narrowed_by,
-                    s.base.divisibility(divisor_of))
+                    s.base.divisibility(divisor_of), decode)

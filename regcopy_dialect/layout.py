@@ -444,24 +444,65 @@ def thread_map_injective(layout: Layout) -> bool:
     return all(is_injective(group_) for group_ in by_axis.values())
 
 
-def owner_counts(layout: Layout, scope: Scope, block: int) -> tuple[int, int]:
-    """``(fewest, most)`` owners of an element among the scope's threads (``(0, 0)``, without
-    enumerating, when the layout has more than 2^16 thread coordinates and more than threads).
+@dataclass(frozen=True)
+class Ownership:
+    """Who owns the elements of a (sliced) register layout among one scope group's threads.
 
-    Thread ``t`` (scope-local index) owns an element when every thread axis of the layout has
-    the element's value at ``t`` (``ThreadAxis.value``). Axes the layout leaves out are
-    unconstrained, which replicates the element over them."""
-    # every thread axis constrains its owners, an extent-1 iter (value 0) included
-    axes = list(dict.fromkeys(i.axis for i in layout.thread_iters))
+    ``fewest``/``most``: the fewest and most owners of an element; ``fused_exact``: whether
+    every element with exactly one owner ``t`` has ``t == sum(value_a * unit(a))`` over its
+    thread-axis values (the fused, scope-local index that the lowering decodes); ``owners``:
+    the owner threads (scope-local), empty when not enumerated."""
+
+    fewest: int
+    most: int
+    fused_exact: bool = True
+    owners: frozenset[int] = frozenset()
+
+
+def ownership(layout: Layout, scope: Scope, block: int,
+              base: Sequence[tuple[str, int]] = (), axes: Iterable[str] = ()) -> Ownership:
+    """The ownership of ``layout``'s elements (see ``Ownership``).
+
+    Thread ``t`` (scope-local index) owns an element when every constrained thread axis has
+    the element's value at ``t`` (``ThreadAxis.value``). The constrained axes are the layout's
+    own, those of ``base`` (the values a slice pinned, ``Sliced.thread_base``) and ``axes``
+    (axes of the unsliced layout that a slice pinned to 0); an element's value on axis ``a``
+    is ``base[a] + sum(c_k * stride_k)`` over the iters on ``a``. Axes left out are
+    unconstrained, which replicates the element over them. Without enumerating, ``(0, 0)``
+    when the layout has more than 2^16 thread coordinates and more than threads."""
+    start = dict(base)
+    names = list(dict.fromkeys([*(i.axis for i in layout.thread_iters if i.axis is not None),
+                                *start, *axes]))
     nthreads = scope.threads(block)
     if prod(i.extent for i in layout.thread_iters) > max(nthreads, _OWNER_ENUMERATION_LIMIT):
-        return 0, 0  # far more thread coordinates than threads: some element has no owner
-    threads = Counter(tuple(THREAD_AXES[a].value(t) for a in axes) for t in range(nthreads))
+        return Ownership(0, 0, False)  # far more thread coordinates than threads
+    by_values: dict[tuple[int, ...], list[int]] = {}
+    for t in range(nthreads):
+        by_values.setdefault(tuple(THREAD_AXES[a].value(t) for a in names), []).append(t)
     its = [i for i in layout.thread_iters if i.extent > 1]
     counts: list[int] = []
+    exact = True
+    owners: set[int] = set()
     for digits in product(*(range(i.extent) for i in its)):
-        key = [0] * len(axes)
+        key = [start.get(a, 0) for a in names]
         for c, it in zip(digits, its, strict=True):
-            key[axes.index(it.axis)] += c * it.stride
-        counts.append(threads[tuple(key)])
-    return min(counts), max(counts)
+            key[names.index(it.axis)] += c * it.stride
+        who = by_values.get(tuple(key), [])
+        counts.append(len(who))
+        owners.update(who)
+        fused = sum(v * THREAD_AXES[a].unit for a, v in zip(names, key, strict=True))
+        exact = exact and (len(who) != 1 or who[0] == fused)
+    return Ownership(min(counts), max(counts), exact, frozenset(owners))
+
+
+def thread_origin(base: Sequence[tuple[str, int]]) -> int:
+    """The fused scope-local index ``sum(value_a * unit(a))`` of the thread values a slice
+    pinned (``Sliced.thread_base``): the owner of the region's first element."""
+    return sum(v * THREAD_AXES[a].unit for a, v in base)
+
+
+def owner_counts(layout: Layout, scope: Scope, block: int) -> tuple[int, int]:
+    """``(fewest, most)`` owners of an element among the scope's threads (``ownership``
+    without a slice base)."""
+    o = ownership(layout, scope, block)
+    return o.fewest, o.most

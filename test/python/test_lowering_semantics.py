@@ -366,13 +366,14 @@ def test_harness_detects_a_wrong_lowering() -> None:
 
 
 def test_rejected_copy_is_reported_not_checked() -> None:
-    """R region starting at lane 16 is rejected (check 5); ``check_copy`` says so."""
-    case = CopyCase(Side((32, 8), "local", "(32,8):(1@laneid,1)", (16, 0), (16, 8)),
-                    Side((16, 8), "shared"), "f32")
+    """A true replica (every warp of the warpgroup owns each element) is rejected (check 7);
+    ``check_copy`` says so."""
+    case = CopyCase(lanes(8), Side((32, 8), "shared"), "f32", "warpgroup", block=128)
     with pytest.raises(MisLowered, match="rejected"):
         check_copy(case, False)
     assert not check_copy(case, False, require_accepted=False).accepted
-    assert "R region starts at laneid = 16" in (rejection_reason(case.kernel_text(False)) or "")
+    assert "is replicated: 4 threads of the warpgroup own the same element" in \
+        (rejection_reason(case.kernel_text(False)) or "")
 
 
 # --------------------------------------------------------------------------------------------

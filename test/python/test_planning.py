@@ -8,6 +8,7 @@ from regcopy_passes.planning import (
     ThreadAtom,
     align,
     choose_vector_width,
+    ThreadDecode,
     decode_problem,
     drop_thread_iters,
     inherit_partition,
@@ -15,6 +16,7 @@ from regcopy_passes.planning import (
     make_thread_atoms,
     merge_outer,
     plan_copy,
+    plan_decode,
     round_deltas,
     split,
     thread_base,
@@ -113,4 +115,43 @@ def test_thread_atoms_split_like_their_s_group() -> None:
     pairs = [(Iter(64, 1, "tx"), (Iter(8, 512), Iter(8, 64)))]
     assert make_thread_atoms(pairs) == (ThreadAtom(8, 8, 512), ThreadAtom(8, 1, 64))
     assert decode_problem((ThreadAtom(8, 8, 512), ThreadAtom(8, 1, 64))) is None
-    assert decode_problem((ThreadAtom(2, 3, 0), ThreadAtom(2, 1, 0))) is not None
+    # non-nested lane strides 3 and 1 (lanes {0, 1, 3, 4}): the chained decode recovers them
+    assert decode_problem((ThreadAtom(2, 3, 0), ThreadAtom(2, 1, 0))) is None
+    # lane strides 5 and 3 (lanes {0, 3, 5, 6, 8, 11}): no division/remainder decode does
+    assert "cannot be decoded" in (decode_problem((ThreadAtom(2, 5, 0), ThreadAtom(3, 3, 0)),
+                                                  threads=32) or "")
+
+
+def _owned(atoms: tuple[ThreadAtom, ...], dec: ThreadDecode, threads: int) -> list[int]:
+    return [t for t in range(threads) if thread_base(atoms, t, dec)[1]]
+
+
+def test_decode_gapped_lanes_chained() -> None:
+    """``(8,2,4):(1@laneid,16@laneid,1)`` rows 0..2: lanes {0,1,2,16,17,18}, decoded as
+    ``lane / 16`` and ``lane % 16`` (chained), with the guard doing the rest."""
+    atoms = (ThreadAtom(3, 1, 4), ThreadAtom(2, 16, 100))
+    dec = plan_decode(atoms, 0, 32)
+    assert isinstance(dec, ThreadDecode) and dec.chained
+    assert _owned(atoms, dec, 32) == [0, 1, 2, 16, 17, 18]
+    assert thread_base(atoms, 17, dec) == (1 * 4 + 1 * 100, True)
+
+
+def test_decode_with_origin() -> None:
+    """A slice that pins the lanes to start at 9 (owners 9 + {0,4,8} + {0,1}): threads below
+    the origin never pass the guard, whatever their decoded coordinates."""
+    atoms = (ThreadAtom(3, 4, 16), ThreadAtom(2, 1, 1))
+    dec = plan_decode(atoms, 9, 32)
+    assert isinstance(dec, ThreadDecode)
+    assert dec.origin == 9 and dec.shift >= 0 and (dec.shift + 9) % 12 == 0
+    assert _owned(atoms, dec, 32) == [9, 10, 13, 14, 17, 18]
+    assert thread_base(atoms, 14, dec) == (1 * 16 + 1 * 1, True)
+    # no atoms at all: only the pinned thread owns the element
+    pinned = plan_decode((), 5, 32)
+    assert isinstance(pinned, ThreadDecode)
+    assert _owned((), pinned, 32) == [5]
+
+
+def test_decode_refuses_owners_outside_the_scope_and_repeats() -> None:
+    assert "outside the scope" in str(plan_decode((ThreadAtom(32, 1, 0),), 8, 32))
+    assert "map to one thread" in str(plan_decode((ThreadAtom(2, 1, 0), ThreadAtom(2, 1, 0)),
+                                                  0, 32))

@@ -72,20 +72,6 @@ func.func @promised_i32_arithmetic(%A: memref<128x4096xf16, #regcopy.mem<global>
 
 // -----
 
-// A computed offset wrapped in regcopy.multiple_of.
-func.func @multiple_of(%A: memref<128x4096xf16, #regcopy.mem<global>>, %k: index) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
-  %R = memref.alloca() : memref<128x64xf16, #regcopy.layout<(8,16,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
-  %k8 = regcopy.multiple_of %k, 8 : index
-  regcopy.copy cta %A[0, %k8] [128, 64] -> %R : memref<128x4096xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(8,16,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
-  func.return
-}
-// CHECK-LABEL: func.func @multiple_of
-// CHECK:         %k8 = regcopy.multiple_of %k, 8 : index
-// CHECK:         vector.load {{.*}} vector<8xf16>
-// REMARK: regcopy.copy cta %A[0, %k8] [128, 64] {{.*}}: vec 8 x 16-bit (128 bits), rounds 8
-
-// -----
-
 // The same copy from an unpromised argument narrows to 16 bits; the remark names the argument
 // and the promise that would lift it.
 func.func @unpromised_arg(%A: memref<128x4096xf16, #regcopy.mem<global>>, %k: index) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {

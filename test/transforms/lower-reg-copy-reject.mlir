@@ -95,14 +95,15 @@ func.func @thread_scope_axis(%B: memref<32x8xf32, #regcopy.mem<global>>) attribu
 
 // -----
 
-// Check 5: the R region starts inside a thread-owned dim.
-func.func @region_in_thread_dim(%B: memref<16x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+// Check 7: a region starting inside a thread-owned dim is fine on its own (lanes 16..31 own
+// it), but this layout has no warp axis, so under warpgroup scope every element has 4 owners.
+func.func @region_in_thread_dim(%B: memref<16x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
-  regcopy.copy warp %B -> %R[16, 0] [16, 8] : memref<16x8xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warpgroup %B -> %R[16, 0] [16, 8] : memref<16x8xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: rejected by lower-reg-copy: R region starts at laneid = 16, inside a thread-owned dim
-// REMARK: rejected: R region starts at laneid = 16, inside a thread-owned dim
+// CHECK: rejected by lower-reg-copy: R layout (16,8):(1@laneid,1) (region pins laneid = 16) is replicated: 4 threads of the warpgroup own the same element
+// REMARK: rejected: R layout (16,8):(1@laneid,1) (region pins laneid = 16) is replicated: 4 threads of the warpgroup own the same element
 
 // -----
 
@@ -117,11 +118,12 @@ func.func @no_owner(%B: memref<128xf32, #regcopy.mem<global>>) attributes {regco
 
 // -----
 
-// Check 7: thread coordinates that division cannot decode (lane strides 3 and 1).
-func.func @undecodable(%B: memref<4x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
-  %R = memref.alloca() : memref<4x8xf32, #regcopy.layout<(2,2,8):(3@laneid,1@laneid,1)>, #regcopy.mem<local>>
-  regcopy.copy warp %B -> %R : memref<4x8xf32, #regcopy.mem<global>> -> memref<4x8xf32, #regcopy.layout<(2,2,8):(3@laneid,1@laneid,1)>, #regcopy.mem<local>>
+// Check 7: owner lanes {0, 3, 5, 6, 8, 11} (lane strides 5 and 3) that no division and
+// remainder decode of the lane id recovers.
+func.func @undecodable(%B: memref<6x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<6x8xf32, #regcopy.layout<(2,3,8):(5@laneid,3@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %B -> %R : memref<6x8xf32, #regcopy.mem<global>> -> memref<6x8xf32, #regcopy.layout<(2,3,8):(5@laneid,3@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: rejected by lower-reg-copy: R thread map (2,2,8):(3@laneid,1@laneid,1): thread stride 3 is not a multiple of 2: the thread coordinates cannot be decoded by division
+// CHECK: rejected by lower-reg-copy: R thread map (2,3,8):(5@laneid,3@laneid,1): the owner threads {0, 3, 5, 6, 8, 11} cannot be decoded from the thread index by division and remainder
 // REMARK: rejected: R thread map
