@@ -79,7 +79,8 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 
 
 PURE_OPS: tuple[type[Operation], ...] = (
-    arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp, vector.LoadOp,
+    arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
+    vector.LoadOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp,
 )
@@ -268,8 +269,9 @@ class CudaPrinter(BasePrinter):
     @print_op.register
     def _(self, op: CopyOp) -> None:
         raise UnsupportedOpError(op_error(
-            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a copy that the register "
-            "dispatch rejects stays in the IR: lower-reg-copy{strict=true} says why)"))
+            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a copy that "
+            "the register dispatch rejects stays in the IR: lower-reg-copy{strict=true} says "
+            "why)"))
 
     @print_op.register
     def _(self, op: arith.ConstantOp) -> None:
