@@ -5,12 +5,20 @@ Design (xdsl-notes §5): one ``print_op`` singledispatch method per op class, on
 inlined as literals, and values nobody uses left out (NVRTC warns about unused variables).
 
 * a kernel is a ``func.func`` carrying ``regcopy.launch``: ``extern "C" __global__``, its
-  global memref arguments become ``T* __restrict__`` parameters in order; other funcs become
+  global memref arguments become ``T* __restrict__`` parameters and its integer/``index``/f32/
+  f64 arguments scalar parameters, in order; other funcs become
   ``extern "C" __device__`` functions;
 * ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
   more;
-* ``memref.alloca`` in ``shared``/``shared.dyn``: ``__shared__ alignas(128) T name[span]``; in
-  ``local``: ``alignas(16) T name[registers]`` (one thread's register slots);
+* ``memref.alloca`` in ``shared``: ``__shared__ alignas(128) T name[span]``; in ``shared.dyn``:
+  ``T* const name`` into the kernel's ``extern __shared__ unsigned char rc_smem[]`` at its
+  128-byte aligned offset (``shared_memory``); in ``local``: ``alignas(16) T name[registers]``
+  (one thread's register slots); static shared over 48 KiB, or static + dynamic over sm_90's
+  227 KiB per block, is an error naming the buffers;
+* ``regcopy.multiple_of`` prints as its operand;
+* names: kernels and values keep their MLIR names when those are plain, unreserved C
+  identifiers, and are mangled otherwise (``cuda_names``); ``KernelInfo.c_name`` records a
+  kernel's C name;
 * ``memref.load/store`` go through the buffer's layout (``cuda_address``); ``regcopy.storage``
   aliases its buffer; ``vector.load/store`` of 16/8/4/2/1 bytes are one ``uint4/uint2/
   uint32_t/uint16_t/uint8_t`` access;
@@ -21,7 +29,6 @@ Anything else raises ``CudaEmitError`` naming the op.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from io import StringIO
@@ -38,25 +45,29 @@ from xdsl.utils.target import Target
 from regcopy_backend.cuda_address import Operand, operand_text, physical_offset
 from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda_arith import ArithError, constant_literal, expression
-from regcopy_backend.cuda_types import (
-    INDEX_32,
-    INDEX_64,
-    PRELUDE,
-    RESERVED_NAMES,
-    CudaTypeError,
-    ctype,
+from regcopy_backend.cuda_names import c_identifier, function_c_names, unique_name
+from regcopy_backend.cuda_types import INDEX_32, INDEX_64, PRELUDE, CudaTypeError, ctype
+from regcopy_backend.kernel_info import LAUNCH, is_kernel, needs_index64, scalar_param
+from regcopy_backend.shared_memory import (
+    SharedMemoryError,
+    check_shared_limits,
+    shared_allocas,
+    shared_usage,
 )
-from regcopy_backend.kernel_info import LAUNCH, is_kernel, needs_index64
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.regcopy import (
     CopyOp,
     LaunchAttr,
     LayoutAttr,
     MemSpace,
+    MultipleOfOp,
     StorageOp,
     buffer_layout,
     memory_space,
 )
+
+DYN_SMEM = "rc_smem"
+"""The ``extern __shared__`` byte array holding a kernel's ``shared.dyn`` buffers."""
 
 
 class CudaEmitError(DiagnosticException):
@@ -68,7 +79,8 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 
 
 PURE_OPS: tuple[type[Operation], ...] = (
-    arith.ConstantOp, *ARITH_OPS, StorageOp, memref.AllocaOp, memref.LoadOp, vector.LoadOp,
+    arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
+    vector.LoadOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp,
 )
@@ -98,6 +110,8 @@ class CudaPrinter(BasePrinter):
     taken: set[str] = field(default_factory=set[str], init=False)
     unnamed: int = field(default=0, init=False)
     live: set[Operation] = field(default_factory=set[Operation], init=False)
+    function_names: dict[str, str] = field(default_factory=dict[str, str], init=False)
+    dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
 
     # ---- output helpers -----------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -114,27 +128,25 @@ class CudaPrinter(BasePrinter):
 
     # ---- names --------------------------------------------------------------------------
     def define(self, v: SSAValue, prefix: str = "v") -> str:
-        """Give ``v`` a fresh C name, from its name hint when it has one."""
+        """Give ``v`` a fresh C name, from its name hint when it has one (made a valid,
+        unreserved identifier by ``cuda_names.c_identifier``)."""
         if v.name_hint is None:
             name = f"{prefix}{self.unnamed}"
             while name in self.taken:
                 self.unnamed += 1
                 name = f"{prefix}{self.unnamed}"
             self.unnamed += 1
+            self.taken.add(name)
         else:
-            hint = re.sub(r"\W", "_", v.name_hint)
-            base = hint if hint[0].isalpha() or hint[0] == "_" else f"{prefix}{hint}"
-            name, k = base, 0
-            while name in self.taken or name in RESERVED_NAMES:
-                k += 1
-                name = f"{base}_{k}"
-        self.taken.add(name)
+            name = unique_name(c_identifier(v.name_hint, prefix), self.taken)
         self.names[v] = name
         return name
 
     def operand(self, v: SSAValue) -> Operand:
         """An index operand: the constant itself (so offsets fold) or the value's C text."""
         owner = v.owner
+        while isinstance(owner, MultipleOfOp):
+            owner = owner.value.owner
         if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
             return owner.value.value.data
         return self.val(v)
@@ -155,6 +167,7 @@ class CudaPrinter(BasePrinter):
     # ---- module and functions -----------------------------------------------------------
     def print_module(self, module: ModuleOp) -> None:
         self.print_string(PRELUDE)
+        self.function_names = function_c_names(module)
         for op in module.ops:
             if not isinstance(op, func.FuncOp):
                 raise UnsupportedOpError(op_error(op, "at module level is not supported by "
@@ -174,19 +187,44 @@ class CudaPrinter(BasePrinter):
         self.index_type = INDEX_64 if needs_index64(f) else INDEX_32
         self.live = live_ops(f)
         kernel = is_kernel(f)
-        params = ", ".join(self.param(arg, f, kernel) for arg in f.args)
+        self.plan_shared(f, kernel)
+        params = ", ".join(self.param(k, f, kernel) for k in range(len(f.args)))
         self.print_string("\n")
         if kernel:
             launch = cast(LaunchAttr, f.attributes[LAUNCH])
             head = f'extern "C" __global__ void __launch_bounds__({launch.block.data})'
         else:
             head = 'extern "C" __device__ void'
-        self.line(f"{head} {f.sym_name.data}({params}) {{")
+        name = self.function_names.get(f.sym_name.data) or c_identifier(f.sym_name.data, "k")
+        self.line(f"{head} {name}({params}) {{")
         with self.indented():
+            if self.dyn_offsets:
+                self.line(f"extern __shared__ __align__(128) unsigned char {DYN_SMEM}[];")
             self.print_block(f.body.block)
         self.line("}")
 
-    def param(self, arg: SSAValue, f: func.FuncOp, kernel: bool) -> str:
+    def plan_shared(self, f: func.FuncOp, kernel: bool) -> None:
+        """Check the kernel's shared memory against the limits and place its ``shared.dyn``
+        buffers (``shared_memory``: 128-byte aligned offsets into ``rc_smem``)."""
+        try:
+            usage = shared_usage(f)
+        except CudaTypeError as e:
+            raise self.fail(f, str(e)) from None
+        self.dyn_offsets = {op: b.offset for op, b in zip(shared_allocas(f), usage.buffers,
+                                                          strict=True)
+                            if b.offset is not None}
+        if self.dyn_offsets and not kernel:
+            op = next(iter(self.dyn_offsets))
+            raise self.fail(op, "allocates shared.dyn memory outside a kernel; allocate "
+                            "dynamic shared buffers in the kernel (the func.func with "
+                            "regcopy.launch)")
+        try:
+            check_shared_limits(f.sym_name.data, usage)
+        except SharedMemoryError as e:
+            raise self.fail(f, str(e)) from None
+
+    def param(self, k: int, f: func.FuncOp, kernel: bool) -> str:
+        arg = f.args[k]
         t = arg.type
         if isinstance(t, MemRefType):
             space = memory_space(cast(MemRefType, t))
@@ -194,6 +232,12 @@ class CudaPrinter(BasePrinter):
                 raise self.fail(f, f"kernel parameter {arg.name_hint or arg.index} is a "
                                 f"{space} buffer; kernel parameters must be global buffers")
             return f"{self.ctype(t, f)} __restrict__ {self.define(arg, 'arg')}"
+        if kernel:
+            try:
+                scalar = scalar_param(f, k, self.index_type)
+            except ValueError as e:
+                raise self.fail(f, str(e)) from None
+            return f"{scalar.ctype} {self.define(arg, 'arg')}"
         return f"{self.ctype(t, f)} {self.define(arg, 'arg')}"
 
     def print_block(self, block: Block) -> None:
@@ -225,8 +269,9 @@ class CudaPrinter(BasePrinter):
     @print_op.register
     def _(self, op: CopyOp) -> None:
         raise UnsupportedOpError(op_error(
-            op, "is not lowered; run lower-reg-copy before -t cuda (a copy that the register "
-            "dispatch rejects stays in the IR: lower-reg-copy{strict=true} says why)"))
+            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a copy that "
+            "the register dispatch rejects stays in the IR: lower-reg-copy{strict=true} says "
+            "why)"))
 
     @print_op.register
     def _(self, op: arith.ConstantOp) -> None:
@@ -311,7 +356,11 @@ class CudaPrinter(BasePrinter):
         elem = self.ctype(t.element_type, op)
         space = memory_space(t)
         name = self.define(op.memref, "buf")
-        if space in (MemSpace.SHARED, MemSpace.SHARED_DYN):
+        if space == MemSpace.SHARED_DYN:
+            offset = self.dyn_offsets[op]
+            self.line(f"{elem}* const {name} = reinterpret_cast<{elem}*>({DYN_SMEM} + "
+                      f"{offset});  // shared.dyn, {buffer_layout(t).span()} elements")
+        elif space == MemSpace.SHARED:
             self.line(f"__shared__ alignas(128) {elem} {name}[{buffer_layout(t).span()}];")
         elif space == MemSpace.LOCAL:
             regs = buffer_layout(t).storage().span()
@@ -323,6 +372,11 @@ class CudaPrinter(BasePrinter):
     @print_op.register
     def _(self, op: StorageOp) -> None:
         self.names[op.result] = self.val(op.buffer)
+
+    @print_op.register
+    def _(self, op: MultipleOfOp) -> None:
+        """A divisibility promise: the value itself."""
+        self.names[op.result] = self.val(op.value)
 
     def element(self, op: Operation, buf: SSAValue, indices: list[SSAValue]) -> str:
         """``name[offset]`` of the element at logical ``indices`` of ``buf``."""

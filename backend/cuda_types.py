@@ -127,17 +127,3 @@ def is_bit_pattern(t: Attribute) -> bool:
     """Whether ``t`` is stored as raw bits (16- and 8-bit floats)."""
     return isinstance(t, Float16Type | BFloat16Type | Float8E4M3FNType | Float8E5M2Type)
 
-
-# C++ keywords and the names the CUDA source may not shadow.
-RESERVED_NAMES = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
-co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
-extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq
-nullptr operator or or_eq private protected public register reinterpret_cast requires return
-short signed sizeof static static_assert static_cast struct switch template this thread_local
-throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
-xor xor_eq restrict main
-threadIdx blockIdx blockDim gridDim warpSize min max umin umax
-uint8_t uint16_t uint32_t uint2 uint4 rc_f16 rc_bf16 rc_f8e4m3 rc_f8e5m2
-""".split())

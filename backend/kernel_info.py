@@ -1,5 +1,6 @@
 """Facts about a kernel ``func.func`` that both the printer and the runner need: launch
-configuration, parameters, index width, and the alignment each global pointer must have."""
+configuration, C name, parameters (global buffers with the alignment each pointer must have;
+scalars with their C type and divisibility promise), index width and shared memory."""
 
 from __future__ import annotations
 
@@ -7,12 +8,25 @@ from dataclasses import dataclass
 from math import prod
 from typing import cast
 
+import numpy as np
 from xdsl.dialects import func, vector
-from xdsl.dialects.builtin import MemRefType, ModuleOp, VectorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 
-from regcopy_backend.cuda_types import element_bytes, vector_bytes
-from regcopy_dialect.regcopy import LaunchAttr, StorageOp, buffer_layout
+from regcopy_backend.cuda_names import function_c_name
+from regcopy_backend.cuda_types import INDEX_32, INDEX_64, ctype, element_bytes, vector_bytes
+from regcopy_backend.host_data import numpy_dtype
+from regcopy_backend.shared_memory import check_shared_limits, shared_usage
+from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
 
 LAUNCH = "regcopy.launch"
 INDEX64_THRESHOLD = 2**31
@@ -21,7 +35,7 @@ INDEX64_THRESHOLD = 2**31
 
 @dataclass(frozen=True)
 class KernelParam:
-    """One global-buffer parameter of a kernel."""
+    """A global-buffer parameter of a kernel (``T* __restrict__``)."""
 
     name: str
     type: MemRefType
@@ -37,21 +51,73 @@ class KernelParam:
         return buffer_layout(self.type).span()
 
 
+BufferParam = KernelParam
+
+
+@dataclass(frozen=True)
+class ScalarParam:
+    """An integer/``index`` (or f32/f64) parameter passed by value.
+
+    ``ctype`` is its printed C type (``index`` follows the kernel's index width), ``dtype`` the
+    numpy type the runner passes, ``divisibility`` the ``regcopy.divisibility`` promise (the
+    value is a multiple of it), if any."""
+
+    name: str
+    type: Attribute
+    ctype: str
+    dtype: np.dtype
+    divisibility: int | None = None
+
+    def check(self, value: int) -> str | None:
+        """Why ``value`` cannot be passed (out of range, breaks the promise), else None."""
+        if self.dtype.kind == "f":
+            return None
+        limits = np.iinfo(self.dtype)
+        if not limits.min <= value <= limits.max:
+            return (f"= {value} does not fit its type {self.type} ({self.ctype}, "
+                    f"{limits.min}..{limits.max})")
+        if self.divisibility is not None and value % self.divisibility:
+            return (f"= {value} breaks its promise {DIVISIBILITY} = {self.divisibility}")
+        return None
+
+
+Param = KernelParam | ScalarParam
+
+
 @dataclass(frozen=True)
 class KernelInfo:
-    """What it takes to launch one kernel."""
+    """What it takes to launch one kernel. ``name`` is the MLIR symbol, ``c_name`` the name of
+    the printed ``extern "C"`` function (they differ when the symbol is not a plain C name);
+    ``params`` are all parameters in order, buffers and scalars."""
 
     name: str
     block: int
     grid: tuple[int, ...]
-    params: tuple[KernelParam, ...]
+    params: tuple[Param, ...]
     index64: bool
     widest_vector: int  # bytes; 0 when the kernel has no vector access
+    c_name: str = ""
+    static_shared_bytes: int = 0
+    dynamic_shared_bytes: int = 0  # the launch's shmem_size (shared.dyn buffers)
 
     @property
     def grid3(self) -> tuple[int, int, int]:
         g = tuple(self.grid) + (1, 1, 1)
         return cast(tuple[int, int, int], g[:3])
+
+    @property
+    def buffers(self) -> tuple[KernelParam, ...]:
+        """The buffer parameters, in order (what ``RunResult.arrays`` holds)."""
+        return tuple(p for p in self.params if isinstance(p, KernelParam))
+
+    @property
+    def scalars(self) -> tuple[ScalarParam, ...]:
+        return tuple(p for p in self.params if isinstance(p, ScalarParam))
+
+    @property
+    def symbol(self) -> str:
+        """The name to look the compiled kernel up by."""
+        return self.c_name or self.name
 
 
 def is_kernel(op: Operation) -> bool:
@@ -103,27 +169,68 @@ def vector_accesses(f: func.FuncOp) -> list[tuple[SSAValue, int]]:
     return out
 
 
+def divisibility(f: func.FuncOp, k: int) -> int | None:
+    """The ``regcopy.divisibility`` promise on argument ``k`` of ``f``, if any."""
+    if f.arg_attrs is None:
+        return None
+    attr = f.arg_attrs.data[k].data.get(DIVISIBILITY)
+    if attr is None:
+        return None
+    if not isinstance(attr, IntegerAttr) or attr.value.data < 1:
+        raise ValueError(f"kernel @{f.sym_name.data} argument {k}: {DIVISIBILITY} must be an "
+                         f"integer >= 1 (e.g. {{{DIVISIBILITY} = 16 : i64}}), got {attr}")
+    return attr.value.data
+
+
+def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
+    """The scalar parameter ``k`` of kernel ``f`` (integer, ``index``, f32 or f64)."""
+    arg = f.args[k]
+    t = arg.type
+    name = arg.name_hint or f"arg{k}"
+    where = f"kernel @{f.sym_name.data} parameter %{name}"
+    if isinstance(t, IndexType):
+        dtype = np.dtype(np.int64 if index_type == INDEX_64 else np.int32)
+    elif isinstance(t, Float32Type | Float64Type) or (
+            isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64)):
+        dtype = numpy_dtype(t)
+    else:
+        raise ValueError(f"{where} is {t}; kernel parameters are global memrefs, integers "
+                         "(i8..i64), index, f32 or f64")
+    promise = divisibility(f, k)
+    if promise is not None and not isinstance(t, IndexType | IntegerType):
+        raise ValueError(f"{where}: {DIVISIBILITY} applies to integer and index arguments "
+                         f"only, not {t}")
+    return ScalarParam(name, t, ctype(t, index_type), dtype, promise)
+
+
 def kernel_info(f: func.FuncOp) -> KernelInfo:
-    """Launch facts of the kernel ``f`` (which must carry ``regcopy.launch``)."""
+    """Launch facts of the kernel ``f`` (which must carry ``regcopy.launch``); ``ValueError``
+    (``SharedMemoryError`` for shared memory over a limit) for a kernel that cannot run."""
     launch = f.attributes.get(LAUNCH)
     if not isinstance(launch, LaunchAttr):
         raise ValueError(f"func.func @{f.sym_name.data} has no {LAUNCH} attribute")
     widest: dict[SSAValue, int] = {}
     for buf, size in vector_accesses(f):
         widest[buf] = max(widest.get(buf, 0), size)
-    params: list[KernelParam] = []
+    index64 = needs_index64(f)
+    params: list[Param] = []
     for k, arg in enumerate(f.args):
         if not isinstance(arg.type, MemRefType):
-            raise ValueError(f"kernel @{f.sym_name.data} parameter {k} is {arg.type}; kernel "
-                             "parameters must be global memrefs")
+            params.append(scalar_param(f, k, INDEX_64 if index64 else INDEX_32))
+            continue
         t = cast(MemRefType, arg.type)
         align = max(element_bytes(t.element_type), widest.get(arg, 0))
         params.append(KernelParam(arg.name_hint or f"arg{k}", t, align))
+    usage = shared_usage(f)
+    check_shared_limits(f.sym_name.data, usage)
     return KernelInfo(
         name=f.sym_name.data,
         block=launch.block.data,
         grid=tuple(g.data for g in launch.grid),
         params=tuple(params),
-        index64=needs_index64(f),
+        index64=index64,
         widest_vector=max(widest.values(), default=0),
+        c_name=function_c_name(f),
+        static_shared_bytes=usage.static_bytes,
+        dynamic_shared_bytes=usage.dynamic_bytes,
     )

@@ -1,10 +1,13 @@
 """Run a printed kernel on the GPU through ``cuda.core`` with numpy arrays in and out (SPEC §5).
 
-``run_kernel(source, info, arrays)`` compiles the CUDA source with ``cuda.core.Program`` (NVRTC,
-the device's own ``sm_XX``), copies every array to device memory (``Device.allocate``, staged
-through pinned host memory), checks that every pointer is aligned for the widest vector the
-kernel uses (``check_alignment``, a pure function: a clear ``AlignmentError``, never a
-misaligned-address fault), launches with the grid/block of ``regcopy.launch`` and copies every
+``run_kernel(source, info, args)`` checks the arguments (``check_arguments``: one per parameter,
+arrays big enough, scalars in range and keeping their ``regcopy.divisibility`` promise; a
+one-line ``ArgumentError`` otherwise), compiles the CUDA source with ``cuda.core.Program``
+(NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C name, copies every array
+to device memory (``Device.allocate``, staged through pinned host memory), checks that every
+pointer is aligned for the widest vector the kernel uses (``check_alignment``, a pure function:
+a clear ``AlignmentError``, never a misaligned-address fault), sets and passes the kernel's
+dynamic shared memory, launches with the grid/block of ``regcopy.launch`` and copies every
 buffer back. Without a GPU or driver it raises ``NoGpuError`` with a one-line message.
 """
 
@@ -18,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from regcopy_backend.kernel_info import KernelInfo, KernelParam
+from regcopy_backend.kernel_info import KernelInfo, KernelParam, Param
 
 
 class NoGpuError(RuntimeError):
@@ -29,33 +32,80 @@ class AlignmentError(ValueError):
     """A global pointer is not aligned for the kernel's vector accesses."""
 
 
+class ArgumentError(ValueError):
+    """A launch argument does not fit its parameter (kind, size, range or divisibility
+    promise); the message is one line."""
+
+
 class LaunchError(RuntimeError):
     """Compiling, launching or copying failed on the GPU."""
 
 
-def check_alignment(kernel: str, params: Sequence[KernelParam],
-                    addresses: Sequence[int]) -> None:
-    """Raise ``AlignmentError`` unless each address is a multiple of its parameter's
-    alignment (element size, or the widest vector access made through it)."""
-    if len(params) != len(addresses):
-        raise AlignmentError(f"kernel {kernel} takes {len(params)} buffers, got "
+def check_alignment(kernel: str, params: Sequence[Param], addresses: Sequence[int]) -> None:
+    """Raise ``AlignmentError`` unless each address is a multiple of its buffer's alignment
+    (element size, or the widest vector access made through it). ``addresses`` holds one
+    pointer per *buffer* parameter of ``params``, in order (scalars are skipped)."""
+    buffers = [p for p in params if isinstance(p, KernelParam)]
+    if len(buffers) != len(addresses):
+        raise AlignmentError(f"kernel {kernel} takes {len(buffers)} buffers, got "
                              f"{len(addresses)} pointers")
-    for p, addr in zip(params, addresses, strict=True):
+    for p, addr in zip(buffers, addresses, strict=True):
         if addr % p.alignment:
             raise AlignmentError(
                 f"kernel {kernel}: buffer '{p.name}' at 0x{addr:x} is not {p.alignment}-byte "
                 f"aligned (its widest access is {p.alignment} bytes); refusing to launch")
 
 
-def check_arrays(info: KernelInfo, arrays: Sequence[np.ndarray]) -> None:
-    """Each host array must hold at least the elements its buffer spans."""
-    if len(arrays) != len(info.params):
-        raise ValueError(f"kernel {info.name} takes {len(info.params)} buffers, got "
-                         f"{len(arrays)} arrays")
-    for p, a in zip(info.params, arrays, strict=True):
-        if a.size < p.elements:
-            raise ValueError(f"kernel {info.name}: array for '{p.name}' has {a.size} "
-                             f"elements, the buffer spans {p.elements}")
+def check_arguments(info: KernelInfo, args: Sequence[Any]) -> None:
+    """Refuse (``ArgumentError``, one line) arguments that do not fit ``info.params``: one per
+    parameter, a numpy array holding at least the buffer's span for a buffer, a Python/numpy
+    integer in range for an integer/index scalar (a float for f32/f64), and a multiple of the
+    parameter's ``regcopy.divisibility`` promise where it has one."""
+    kernel = info.name
+    if len(args) != len(info.params):
+        raise ArgumentError(f"kernel {kernel} takes {len(info.params)} arguments "
+                            f"({_signature(info)}), got {len(args)}")
+    for p, a in zip(info.params, args, strict=True):
+        if isinstance(p, KernelParam):
+            if not isinstance(a, np.ndarray):
+                raise ArgumentError(f"kernel {kernel}: argument %{p.name} is a buffer; pass "
+                                    f"a numpy array, not {type(a).__name__}")
+            if a.size < p.elements:
+                raise ArgumentError(f"kernel {kernel}: array for '{p.name}' has {a.size} "
+                                    f"elements, the buffer spans {p.elements}")
+            continue
+        if p.dtype.kind == "f":
+            if not isinstance(a, int | float | np.integer | np.floating):
+                raise ArgumentError(f"kernel {kernel}: argument %{p.name} is {p.type}; "
+                                    f"pass a number, not {type(a).__name__}")
+            continue
+        if isinstance(a, bool) or not isinstance(a, int | np.integer):
+            raise ArgumentError(f"kernel {kernel}: argument %{p.name} is {p.type}; pass an "
+                                f"int, not {type(a).__name__}")
+        if (why := p.check(int(a))) is not None:
+            raise ArgumentError(f"kernel {kernel}: argument %{p.name} {why}; refusing to "
+                                "launch")
+
+
+def check_arrays(info: KernelInfo, arrays: Sequence[Any]) -> None:
+    """Former name of ``check_arguments`` (arguments in parameter order)."""
+    check_arguments(info, arrays)
+
+
+def _signature(info: KernelInfo) -> str:
+    return ", ".join(f"%{p.name}: {'buffer' if isinstance(p, KernelParam) else p.type}"
+                     for p in info.params)
+
+
+def check_shared_memory(info: KernelInfo, optin_limit: int, device: str) -> None:
+    """Refuse a kernel whose static + dynamic shared memory exceeds the device's per-block
+    opt-in limit (``max_shared_memory_per_block_optin``)."""
+    total = info.static_shared_bytes + info.dynamic_shared_bytes
+    if total > optin_limit:
+        raise LaunchError(
+            f"kernel {info.name} needs {total} bytes of shared memory per block "
+            f"({info.static_shared_bytes} static + {info.dynamic_shared_bytes} shared.dyn), "
+            f"over the {optin_limit}-byte per-block limit of {device}; refusing to launch")
 
 
 def cuda_core() -> Any:
@@ -98,7 +148,8 @@ class RunResult:
 
 
 def compile_kernel(dev: Any, source: str, name: str) -> Any:
-    """``cuda.core.Program`` -> cubin for the device's architecture -> the named kernel."""
+    """``cuda.core.Program`` -> cubin for the device's architecture -> the kernel whose C
+    name is ``name`` (``KernelInfo.symbol``: MLIR names may have been mangled)."""
     core = cuda_core()
     opts = core.ProgramOptions(arch=f"sm_{dev.arch}", std="c++17")
     try:
@@ -106,6 +157,31 @@ def compile_kernel(dev: Any, source: str, name: str) -> Any:
         return module.get_kernel(name)
     except Exception as e:  # noqa: BLE001 - surface the NVRTC/driver log as one error
         raise LaunchError(f"could not compile kernel {name}: {e}") from None
+
+
+def set_dynamic_shared_memory(dev: Any, kernel: Any, size: int) -> None:
+    """Allow ``kernel`` ``size`` bytes of dynamic shared memory (over the default 48 KiB):
+    ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` through ``cuKernelSetAttribute`` for a
+    library kernel (``CUkernel``, what ``cuda.core`` 1.x hands out), else
+    ``cuFuncSetAttribute``. ``cuda.core``'s kernel attributes are read-only."""
+    from cuda.bindings import driver
+
+    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    handle = kernel.handle
+    if isinstance(handle, driver.CUkernel):
+        device = driver.CUdevice(dev.device_id)
+        result = driver.cuKernelSetAttribute(attr, size, handle, device)
+    else:
+        result = driver.cuFuncSetAttribute(handle, attr, size)
+    (err, *_) = result if isinstance(result, tuple) else (result,)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise LaunchError(f"could not allow {size} bytes of dynamic shared memory: {err.name}")
+
+
+def scalar_value(p: Any, value: Any) -> Any:
+    """A scalar argument as the numpy scalar of its parameter's C type (``cuda.core`` passes
+    numpy scalars by their dtype; a plain Python int would go as a 64-bit ``intptr_t``)."""
+    return p.dtype.type(value)
 
 
 def _to_device(dev: Any, stream: Any, pinned_mr: Any, a: np.ndarray, shift: int) -> Any:
@@ -134,28 +210,46 @@ def _to_host(stream: Any, pinned_mr: Any, buf: Any, like: np.ndarray, shift: int
     return out
 
 
-def run_kernel(source: str, info: KernelInfo, arrays: Sequence[np.ndarray],
+def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
                offsets: Sequence[int] | None = None, kernel: Any = None) -> RunResult:
-    """Compile ``source`` (unless ``kernel`` is given), run ``info``'s kernel once on copies of
-    ``arrays`` and return every buffer after the launch. ``offsets`` (bytes, per buffer) shift
-    the pointers handed to the kernel; the alignment check then refuses misaligned ones."""
-    check_arrays(info, arrays)
+    """Compile ``source`` (unless ``kernel`` is given), run ``info``'s kernel once and return
+    every buffer after the launch.
+
+    ``args`` holds one argument per parameter, in order: a numpy array for a buffer (copied to
+    the device), a Python int for an integer/``index`` scalar (a number for f32/f64).
+    ``check_arguments`` refuses bad ones before anything is launched. ``offsets`` (bytes, one
+    per *buffer*) shift the pointers handed to the kernel; the alignment check then refuses
+    misaligned ones. The kernel is looked up by its C name (``info.symbol``). A kernel with
+    ``shared.dyn`` buffers gets its dynamic shared size set and passed at launch, after
+    checking it against the device's per-block opt-in limit. ``RunResult.arrays`` holds the
+    buffers only, in order (``info.buffers``)."""
+    check_arguments(info, args)
+    arrays = [a for p, a in zip(info.params, args, strict=True) if isinstance(p, KernelParam)]
     shifts = list(offsets) if offsets is not None else [0] * len(arrays)
     if len(shifts) != len(arrays) or min(shifts, default=0) < 0:
-        raise ValueError(f"need one non-negative byte offset per buffer, got {shifts}")
+        raise ArgumentError(f"need one non-negative byte offset per buffer ({len(arrays)}), "
+                            f"got {shifts}")
     dev = get_device()
     core = cuda_core()
+    check_shared_memory(info, int(dev.properties.max_shared_memory_per_block_optin),
+                        str(dev.name))
     stream = dev.create_stream()
     pinned = core.LegacyPinnedMemoryResource()
     if kernel is None:
-        kernel = compile_kernel(dev, source, info.name)
+        kernel = compile_kernel(dev, source, info.symbol)
+    if info.dynamic_shared_bytes:
+        set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
     bufs = [_to_device(dev, stream, pinned, a, s) for a, s in zip(arrays, shifts, strict=True)]
     try:
         ptrs = [int(b.handle) + s for b, s in zip(bufs, shifts, strict=True)]
         check_alignment(info.name, info.params, ptrs)
-        config = core.LaunchConfig(grid=info.grid3, block=info.block)
+        pointers = iter(ptrs)
+        launch_args = [next(pointers) if isinstance(p, KernelParam) else scalar_value(p, a)
+                       for p, a in zip(info.params, args, strict=True)]
+        config = core.LaunchConfig(grid=info.grid3, block=info.block,
+                                   shmem_size=info.dynamic_shared_bytes)
         start = time.perf_counter()
-        core.launch(stream, config, kernel, *ptrs)
+        core.launch(stream, config, kernel, *launch_args)
         stream.sync()
         seconds = time.perf_counter() - start
         outs = [_to_host(stream, pinned, b, a, s)

@@ -1,5 +1,5 @@
-"""The ``xdsl.universe`` entry point: makes the dialect, the pass and the CUDA target visible
-to stock ``xdsl-opt`` and any other ``xDSLOptMain``. Factories import lazily."""
+"""The ``xdsl.universe`` entry point: makes the dialect, the pass and the CUDA, PTX and SASS
+targets visible to stock ``xdsl-opt`` and any other ``xDSLOptMain``. Factories import lazily."""
 
 from __future__ import annotations
 
@@ -27,8 +27,20 @@ def get_cuda_target() -> type[Target]:
     return CudaTarget
 
 
+def get_ptx_target() -> type[Target]:
+    from regcopy_backend.targets import PtxTarget
+
+    return PtxTarget
+
+
+def get_sass_target() -> type[Target]:
+    from regcopy_backend.targets import SassTarget
+
+    return SassTarget
+
+
 REGCOPY_UNIVERSE = Universe(
     all_dialects={"regcopy": get_regcopy_dialect},
     all_passes={"lower-reg-copy": get_lower_reg_copy},
-    all_targets={"cuda": get_cuda_target},
+    all_targets={"cuda": get_cuda_target, "ptx": get_ptx_target, "sass": get_sass_target},
 )

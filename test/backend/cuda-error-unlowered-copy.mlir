@@ -1,5 +1,7 @@
-// -t cuda on a copy that was not lowered: one diagnostic naming the op, exit 1, no traceback.
+// -t cuda/ptx/sass on a copy that was not lowered: one diagnostic naming the op, exit 1, no traceback.
 // RUN: not regcopy-opt %s -t cuda 2>&1 | filecheck %s
+// RUN: not regcopy-opt %s -t ptx 2>&1 | filecheck %s
+// RUN: not regcopy-opt %s -t sass 2>&1 | filecheck %s
 
 func.func @k() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %S = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared>>

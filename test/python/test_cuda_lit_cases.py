@@ -1,5 +1,5 @@
-"""Every lowered case of the pass's lit tests (test/transforms/*.mlir, each `// -----` chunk)
-prints as CUDA that NVRTC compiles for sm_90 without warnings (but "set and never used": these
+"""Every lowered case of the pass's and the backend's lit tests (test/transforms/*.mlir and
+test/backend/*.mlir but the error tests, each `// -----` chunk) prints as CUDA that NVRTC compiles for sm_90 without warnings (but "set and never used": these
 kernels are copies alone), and its SASS uses no local
 memory. Chunks whose copies the dispatch rejects (the rejection tests) stay un-lowered and are
 not CUDA; they are counted, so the test cannot pass vacuously."""
@@ -18,9 +18,11 @@ from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
-TRANSFORMS = Path(__file__).resolve().parents[1] / "transforms"
+TEST = Path(__file__).resolve().parents[1]
+FILES = [*sorted((TEST / "transforms").glob("*.mlir")),
+         *sorted(p for p in (TEST / "backend").glob("*.mlir") if "error" not in p.name)]
 CHUNKS = [(path, k, chunk)
-          for path in sorted(TRANSFORMS.glob("*.mlir"))
+          for path in FILES
           for k, chunk in enumerate(path.read_text().split("// -----"))]
 
 

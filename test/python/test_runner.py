@@ -25,9 +25,11 @@ from regcopy_backend.host_data import as_float64, checksum, numpy_dtype, random_
 from regcopy_backend.kernel_info import KernelInfo, kernel_info, kernels
 from regcopy_backend.runner import (
     AlignmentError,
+    ArgumentError,
     NoGpuError,
     check_alignment,
-    check_arrays,
+    check_arguments,
+    check_shared_memory,
     gpu_available,
     run_kernel,
 )
@@ -78,12 +80,76 @@ def test_misaligned_pointer_is_refused() -> None:
         check_alignment(info.name, info.params, [0])
 
 
+def test_alignment_skips_scalar_parameters() -> None:
+    info = scalar_info()
+    check_alignment(info.name, info.params, [0x7F0000000004])
+    with pytest.raises(AlignmentError, match="takes 1 buffers"):
+        check_alignment(info.name, info.params, [0, 0])
+
+
 def test_array_sizes_are_checked() -> None:
     info = seed_info()
-    with pytest.raises(ValueError, match="takes 2 buffers"):
-        check_arrays(info, [np.zeros(256, np.float32)])
-    with pytest.raises(ValueError, match="spans 256"):
-        check_arrays(info, [np.zeros(256, np.float32), np.zeros(255, np.float32)])
+    with pytest.raises(ArgumentError, match="takes 2 arguments"):
+        check_arguments(info, [np.zeros(256, np.float32)])
+    with pytest.raises(ArgumentError, match="spans 256"):
+        check_arguments(info, [np.zeros(256, np.float32), np.zeros(255, np.float32)])
+    with pytest.raises(ArgumentError, match="argument %in is a buffer; pass a numpy array"):
+        check_arguments(info, [3, np.zeros(256, np.float32)])
+
+
+# ---- scalar arguments and their divisibility promises ---------------------------------------
+
+SCALARS = """func.func @gemm_tiles(%A: memref<4096xf32, #regcopy.mem<global>>,
+    %K: index {regcopy.divisibility = 64 : i64}, %n: i8, %m: ui16)
+    attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %i = arith.addi %t, %K : index
+  %v = memref.load %A[%i] : memref<4096xf32, #regcopy.mem<global>>
+  memref.store %v, %A[%t] : memref<4096xf32, #regcopy.mem<global>>
+  func.return
+}"""
+
+
+def scalar_info() -> KernelInfo:
+    (f,) = kernels(parse_and_lower(SCALARS, "scalars.mlir", passes=""))
+    return kernel_info(f)
+
+
+def test_scalar_arguments_are_checked_before_launch() -> None:
+    info = scalar_info()
+    a = np.zeros(4096, np.float32)
+    check_arguments(info, [a, 128, -128, 65535])
+    check_arguments(info, [a, np.int64(0), np.int8(5), 0])
+    with pytest.raises(ArgumentError) as err:
+        check_arguments(info, [a, 100, 0, 0])
+    assert str(err.value) == ("kernel gemm_tiles: argument %K = 100 breaks its promise "
+                              "regcopy.divisibility = 64; refusing to launch")
+    with pytest.raises(ArgumentError, match=r"%n = 128 does not fit its type i8 \(signed char"):
+        check_arguments(info, [a, 64, 128, 0])
+    with pytest.raises(ArgumentError, match="%m = -1 does not fit"):
+        check_arguments(info, [a, 64, 0, -1])
+    with pytest.raises(ArgumentError, match="%K = 4294967296 does not fit its type index"):
+        check_arguments(info, [a, 2**32, 0, 0])
+    with pytest.raises(ArgumentError, match="argument %K is index; pass an int, not float"):
+        check_arguments(info, [a, 64.0, 0, 0])
+    with pytest.raises(ArgumentError, match=r"takes 4 arguments \(%A: buffer, %K: index"):
+        check_arguments(info, [a])
+
+
+def test_run_kernel_refuses_a_broken_promise_before_looking_for_a_gpu() -> None:
+    with pytest.raises(ArgumentError, match="breaks its promise"):
+        run_kernel("", scalar_info(), [np.zeros(4096, np.float32), 65, 0, 0])
+
+
+def test_shared_memory_over_the_device_limit_is_refused() -> None:
+    path = REPO / "test" / "backend" / "cuda-shared-dyn-192k.mlir"
+    (f,) = kernels(parse_and_lower(path.read_text(), str(path)))
+    info = kernel_info(f)
+    assert (info.static_shared_bytes, info.dynamic_shared_bytes) == (0, 196608)
+    check_shared_memory(info, 232448, "H200")
+    with pytest.raises(Exception, match="196608 bytes of shared memory per block .* over "
+                       "the 101376-byte per-block limit of small GPU"):
+        check_shared_memory(info, 101376, "small GPU")
 
 
 # ---- host data -----------------------------------------------------------------------------
@@ -162,6 +228,40 @@ def test_regcopy_run_needs_a_kernel(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "no kernel" in proc.stderr
 
 
-def test_regcopy_run_check_is_not_implemented() -> None:
-    proc = _run(str(SEED), "--check")
-    assert proc.returncode == 1 and "--check is not implemented yet" in proc.stderr
+# ---- on the GPU (skipped with the reason elsewhere) -----------------------------------------
+
+HAS_GPU, WHY_NOT = gpu_available()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY_NOT)
+def test_192k_shared_dyn_kernel_runs_exactly() -> None:
+    """Two shared.dyn buffers (196608 bytes in all, T at byte 180224): the input tile goes
+    through T and through S's last 64 rows; both outputs equal the input bit for bit."""
+    from regcopy_backend.cuda import print_cuda
+
+    path = REPO / "test" / "backend" / "cuda-shared-dyn-192k.mlir"
+    module = parse_and_lower(path.read_text(), str(path))
+    (f,) = kernels(module)
+    info = kernel_info(f)
+    arrays = random_inputs(info, np.random.default_rng(5))
+    result = run_kernel(print_cuda(module), info, arrays)
+    assert np.array_equal(result.arrays[1].view(np.uint16), arrays[0].view(np.uint16))
+    assert np.array_equal(result.arrays[2].view(np.uint16), arrays[0].view(np.uint16))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY_NOT)
+def test_scalar_arguments_and_mangled_name_on_the_gpu() -> None:
+    """A kernel named @class (printed as k_class) with index/i8/ui16 scalars: A[t] = A[t + K]
+    for the 32 threads, so the first 32 elements become elements K..K+31."""
+    from regcopy_backend.cuda import print_cuda
+
+    module = parse_and_lower(SCALARS.replace("@gemm_tiles", "@class"), "s.mlir", passes="")
+    (f,) = kernels(module)
+    info = kernel_info(f)
+    assert info.c_name == "k_class"
+    a = np.arange(4096, dtype=np.float32)
+    result = run_kernel(print_cuda(module), info, [a, 192, -3, 7])
+    (out,) = result.arrays
+    assert np.array_equal(out[:32], a[192:224]) and np.array_equal(out[32:], a[32:])
