@@ -1,1 +1,21 @@
-"""regcopy's backend: the CUDA printer (``-t cuda``) and the cuda-python runner."""
+"""regcopy's backend: the CUDA printer (``-t cuda``) and the cuda-python runner.
+
+``to_cuda(module)`` prints a lowered module as CUDA C++ (``regcopy_backend.cuda.print_cuda``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+__all__ = ["to_cuda"]
+
+
+def to_cuda(module: ModuleOp) -> str:
+    """The CUDA C++ source of a lowered module: one ``extern "C" __global__`` function per
+    kernel. A ``regcopy.copy`` left in the module (not lowered) raises ``CudaEmitError``."""
+    from regcopy_backend.cuda import print_cuda
+
+    return print_cuda(module)

@@ -1,1 +1,40 @@
-"""regcopy's IR: the layout algebra (``layout``, pure Python) and the ``regcopy`` dialect."""
+"""regcopy's IR: the layout algebra (``layout``, pure Python) and the ``regcopy`` dialect.
+
+The Python API is importable from here (loaded on first use, so that ``regcopy_dialect.layout``
+stays importable without xDSL):
+
+* ``parse_layout(text)`` -> ``Layout``; ``regcopy_context()`` -> an xDSL ``Context`` with every
+  dialect a regcopy program uses; ``parse_module(text)``;
+* buffer types ``local_buffer_type``, ``shared_buffer_type``, ``global_buffer_type``,
+  ``buffer_type``; ``kernel(name, params, block=, grid=)`` (a context manager building a kernel
+  ``func.func``), ``copy(scope, src, dst, src_region=, dst_region=)``, ``module(*kernels)``;
+* ``layout_text(layout, shape)`` / ``layout_svg(layout, shape)``: pictures of a layout.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "Layout": "layout", "Iter": "layout", "Swizzle": "layout", "LayoutError": "layout",
+    "regcopy_context": "context",
+    "parse_layout": "builders", "LayoutSyntaxError": "builders", "parse_module": "builders",
+    "buffer_type": "builders", "local_buffer_type": "builders",
+    "shared_buffer_type": "builders", "global_buffer_type": "builders",
+    "kernel": "builders", "KernelBuilder": "builders", "copy": "builders", "module": "builders",
+    "element_type": "builders",
+    "layout_text": "viz", "layout_svg": "viz",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'regcopy_dialect' has no attribute {name!r}")
+    return getattr(import_module(f"regcopy_dialect.{_EXPORTS[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

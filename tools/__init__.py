@@ -1,1 +1,1 @@
-"""regcopy's command-line drivers: ``regcopy-opt`` and ``regcopy-run``."""
+"""regcopy's command-line drivers: ``regcopy-opt``, ``regcopy-run`` and ``regcopy-viz``."""

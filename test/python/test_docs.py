@@ -1,0 +1,225 @@
+"""Every code block of docs/*.md runs here (one pytest item per block).
+
+Conventions (an HTML comment on the line right before a fence sets directives for that block,
+comma-separated):
+
+* ```` ```mlir ````: parsed and verified. ``file: NAME`` saves it as NAME in the scratch
+  directory for later blocks of the same page; ``lower`` also runs ``lower-reg-copy{strict}``
+  on it; ``error: TEXT`` expects parsing/verification to fail with TEXT in the message.
+* ```` ```python ````: executed after the earlier python blocks of the same page, in one
+  namespace, in the scratch directory.
+* ```` ```sh ````: lines ``$ command`` are run with bash in the scratch directory (only
+  regcopy-opt, regcopy-viz, regcopy-run and xdsl-opt); a trailing ``# exit N`` gives the
+  expected exit status (default 0), ``# gpu`` means exit 0 with a GPU and 2 without. The other
+  lines are expected output: each must appear, in order, within a line of the command's
+  stdout + stderr (``...`` lines are skipped).
+* ```` ```text ```` blocks are prose (syntax summaries) and are not run.
+* ``pending: WHY``: the block needs a feature that is being built elsewhere; it is skipped
+  with that reason (and only such blocks are skipped).
+
+The scratch directory holds links to the repository's ``examples/`` and ``docs/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+TOOLS = ("regcopy-opt", "regcopy-viz", "regcopy-run", "xdsl-opt")
+FENCE = re.compile(r"^```(\w*)\s*$")
+DIRECTIVE = re.compile(r"^<!--\s*(.*?)\s*-->\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int
+    lang: str
+    text: str
+    directives: dict[str, str]
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}:{self.lang}"
+
+
+def parse_directives(comment: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in comment.split(","):
+        key, _, value = part.partition(":")
+        if key.strip():
+            out[key.strip()] = value.strip()
+    return out
+
+
+def blocks_of(page: Path) -> list[Block]:
+    lines = page.read_text().splitlines()
+    out: list[Block] = []
+    k = 0
+    while k < len(lines):
+        m = FENCE.match(lines[k])
+        if not m:
+            k += 1
+            continue
+        start, lang, body = k, m.group(1), []
+        k += 1
+        while k < len(lines) and lines[k].rstrip() != "```":
+            body.append(lines[k])
+            k += 1
+        d = DIRECTIVE.match(lines[start - 1]) if start else None
+        out.append(Block(page.name, start + 1, lang, "\n".join(body) + "\n",
+                         parse_directives(d.group(1)) if d else {}))
+        k += 1
+    return out
+
+
+PAGES = sorted(DOCS.glob("*.md"))
+BLOCKS = [b for p in PAGES for b in blocks_of(p)]
+RUN_LANGS = ("mlir", "python", "sh")
+
+
+def test_docs_exist_and_are_self_contained() -> None:
+    names = {p.name for p in PAGES}
+    assert {"ir.md", "layouts.md", "pass.md", "guide.md", "python.md"} <= names
+    for page in PAGES:
+        text = page.read_text()
+        for bad in ("../shared", "SPEC.md", "algorithm.md", "/work/"):
+            assert bad not in text, f"{page.name} refers to {bad}"
+        for link in re.findall(r"\]\(([^)#]+)", text):
+            if not link.startswith("http"):
+                assert (DOCS / link).exists(), f"{page.name}: broken link {link}"
+
+
+def test_every_block_has_a_known_language() -> None:
+    for b in BLOCKS:
+        assert b.lang in (*RUN_LANGS, "text"), f"{b.id}: fence language '{b.lang}'"
+
+
+def test_pending_blocks_are_few_and_say_why() -> None:
+    """Pending blocks wait for features being built elsewhere; each names the feature."""
+    pending = [b for b in BLOCKS if "pending" in b.directives]
+    assert len(pending) <= 10, [b.id for b in pending]
+    for b in pending:
+        assert b.lang in RUN_LANGS and b.directives["pending"], b.id
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    (tmp_path / "docs").symlink_to(DOCS)
+    return tmp_path
+
+
+def _save_files(page: str, where: Path) -> None:
+    for b in BLOCKS:
+        if b.page == page and "file" in b.directives:
+            (where / b.directives["file"]).write_text(b.text)
+
+
+def _run_mlir(b: Block) -> None:
+    from xdsl.parser import Parser
+
+    from regcopy_dialect.context import regcopy_context
+    from regcopy_dialect.diagnostics import first_invalid_op
+    from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+
+    ctx = regcopy_context()
+    try:
+        module = Parser(ctx, b.text, b.id).parse_module()
+        bad = first_invalid_op(module)
+        if bad is not None:
+            raise ValueError(f"{bad[0].name}: {bad[1]}")
+    except Exception as e:  # noqa: BLE001 - the block's expectation decides
+        if "error" in b.directives:
+            assert b.directives["error"] in str(e), str(e)
+            return
+        raise
+    assert "error" not in b.directives, f"{b.id} was expected to fail"
+    if "lower" in b.directives:
+        LowerRegCopyPass(strict=True).apply(ctx, module)
+        module.verify()
+        assert "regcopy.copy" not in str(module)
+
+
+def _run_python(b: Block, where: Path) -> None:
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    cwd = os.getcwd()
+    os.chdir(where)
+    try:
+        for earlier in BLOCKS:
+            if earlier.page != b.page or earlier.lang != "python" or \
+                    "pending" in earlier.directives:
+                continue
+            exec(compile(earlier.text, earlier.id, "exec"), namespace)  # noqa: S102
+            if earlier is b:
+                break
+    finally:
+        os.chdir(cwd)
+
+
+def _commands(b: Block) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for line in b.text.splitlines():
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif line.strip() and line.strip() != "...":
+            assert out, f"{b.id}: output line before any '$ command'"
+            out[-1][1].append(line.strip())
+    return out
+
+
+def _gpu() -> bool:
+    from regcopy_backend.runner import gpu_available
+
+    return gpu_available()[0]
+
+
+def _run_sh(b: Block, where: Path) -> None:
+    bindir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+           "NO_COLOR": "1", "COLUMNS": "120"}
+    for command, expected in _commands(b):
+        cmd, _, note = command.partition("#")
+        words = shlex.split(cmd)
+        assert words and words[0] in TOOLS, f"{b.id}: '{words[:1]}' is not one of {TOOLS}"
+        if "gpu" in note:
+            want = 0 if _gpu() else 2
+        else:
+            m = re.search(r"exit (\d+)", note)
+            want = int(m.group(1)) if m else 0
+        out = subprocess.run(["bash", "-c", cmd], cwd=where, env=env, capture_output=True,
+                             text=True, timeout=300)
+        text = out.stdout + out.stderr
+        assert out.returncode == want, f"{b.id}: `{cmd}` exited {out.returncode}:\n{text}"
+        assert "Traceback" not in text, f"{b.id}: `{cmd}` printed a traceback:\n{text}"
+        lines = text.splitlines()
+        k = 0
+        for exp in expected:
+            while k < len(lines) and exp not in lines[k]:
+                k += 1
+            assert k < len(lines), f"{b.id}: `{cmd}`: expected line not found in order: " \
+                                   f"{exp!r}\n--- output ---\n{text}"
+            k += 1
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in RUN_LANGS],
+                         ids=lambda b: b.id)
+def test_docs_block(block: Block, scratch: Path) -> None:
+    if "pending" in block.directives:
+        pytest.skip(f"pending: {block.directives['pending']}")
+    _save_files(block.page, scratch)
+    if block.lang == "mlir":
+        _run_mlir(block)
+    elif block.lang == "python":
+        _run_python(block, scratch)
+    else:
+        _run_sh(block, scratch)

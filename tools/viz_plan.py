@@ -1,0 +1,177 @@
+"""Pictures of a copy's plan (for ``regcopy-viz``): which round moves each element, one
+thread's transfers, and the shared-memory bank groups of one warp's transfer.
+
+The plan is the pass's own (``dispatch.accept`` + ``planning.plan_copy``), so the picture is
+what ``lower-reg-copy`` emits for the copy, before any lane rotation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from xdsl.ir import SSAValue
+
+from regcopy_dialect.diagnostics import op_text
+from regcopy_dialect.layout import Layout, Scope, fuse_thread_axes
+from regcopy_dialect.regcopy import CopyOp, MemSpace, element_bits, memory_space
+from regcopy_dialect.viz import Tile, grid_shape
+from regcopy_passes.dispatch import Accepted, Rejected, accept
+from regcopy_passes.divisibility import describe_value, divisibility
+from regcopy_passes.planning import CopyPlan, plan_copy, round_deltas, thread_base
+
+
+@dataclass(frozen=True)
+class CopyPicture:
+    """What ``regcopy-viz`` shows for one copy: summary lines and tiles."""
+
+    lines: tuple[str, ...]
+    tiles: tuple[Tile, ...]
+
+
+def plan_of(op: CopyOp, max_vector_bits: int = 128) -> tuple[Accepted, CopyPlan]:
+    """The pass's plan of ``op`` (raises ``Rejected`` with the dispatch's reason)."""
+    acc = accept(op)
+    syms = [s for side in (acc.r, acc.s) for s, _ in side.base.terms if isinstance(s, SSAValue)]
+    plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits, max_vector_bits,
+                     {s: divisibility(s) for s in syms}, {s: describe_value(s) for s in syms})
+    return acc, plan
+
+
+def _scope_owner(layout: Layout, scope: Scope, index: int) -> tuple[int, int]:
+    fused = fuse_thread_axes(layout, scope)
+    axes, slot = fused.apply(index)
+    return (axes.get(scope.fused_axis, 0) if scope.fused_axis else 0), slot
+
+
+def s_offset(plan: CopyPlan, t: int, f: int) -> tuple[int, int]:
+    """Thread ``t``'s S offset in round ``f`` (static part), before and after the swizzle."""
+    off = plan.s_base.const + thread_base(plan.thread_atoms, t)[0] + round_deltas(plan.outer, f)[0]
+    return off, plan.swizzle.apply(off) if plan.swizzle else off
+
+
+def r_offset(plan: CopyPlan, f: int) -> int:
+    return plan.r_base.const + round_deltas(plan.outer, f)[1]
+
+
+def round_tile(op: CopyOp, acc: Accepted, plan: CopyPlan, thread: int) -> Tile:
+    """The R region, each element labelled ``owner thread/round`` and coloured by round;
+    ``thread``'s elements framed (``*`` in text)."""
+    side = "dst" if acc.r_is_dst else "src"
+    sizes = [z for z in op.region(side)[1] if z != 1] or [1]
+    rows, cols = grid_shape(sizes)
+    round_of = {}
+    for f in range(plan.rounds):
+        for k in range(plan.n):
+            round_of[r_offset(plan, f) + k] = f
+    labels, keys, marked = [], [], set()
+    for index in range(acc.r.layout.size):
+        t, slot = _scope_owner(acc.r.layout, acc.scope, index)
+        f = round_of.get(acc.r.base.const + slot)
+        labels.append(f"{t}/{'?' if f is None else f}")
+        keys.append(f)
+        if t == thread:
+            marked.add(divmod(index, cols))
+    return Tile(f"R region {'x'.join(map(str, sizes))}: which round moves each element",
+                f"cell = owner thread/round; colour = round; framed (*) = thread {thread}",
+                tuple(tuple(labels[r * cols:(r + 1) * cols]) for r in range(rows)),
+                tuple(tuple(keys[r * cols:(r + 1) * cols]) for r in range(rows)),
+                tuple(map(str, range(rows))), tuple(map(str, range(cols))), frozenset(marked))
+
+
+def thread_lines(acc: Accepted, plan: CopyPlan, thread: int, max_rounds: int = 16) -> list[str]:
+    """``thread``'s transfers, one line a round (S offsets swizzled where S is)."""
+    _, owns = thread_base(plan.thread_atoms, thread)
+    if not owns:
+        return [f"thread {thread} owns nothing in this copy (guarded out)"]
+    dyn = " + dynamic offset" if plan.s_base.terms else ""
+    arrow = "->" if acc.r_is_dst else "<-"
+    out = [f"thread {thread}:"]
+    for f in range(min(plan.rounds, max_rounds)):
+        raw, phys = s_offset(plan, thread, f)
+        sw = f" (swizzled {phys})" if plan.swizzle else ""
+        r = r_offset(plan, f)
+        out.append(f"  round {f}: S[{raw} .. {raw + plan.n}){dyn}{sw} {arrow} "
+                   f"R[{r} .. {r + plan.n})")
+    if plan.rounds > max_rounds:
+        out.append(f"  ... {plan.rounds - max_rounds} more rounds")
+    return out
+
+
+def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, list[str]]:
+    """The 32 banks for each group of lanes served together (8 lanes for 128-bit accesses,
+    16 for 64-bit, 32 otherwise) in round ``f`` of warp ``warp``: each cell counts the distinct
+    4-byte words the group touches in that bank (more than 1 = a bank conflict). The number of
+    wavefronts of a group is its largest count; the ideal is bytes / 128 per group."""
+    nbytes = plan.n * acc.element_bits // 8
+    words = max(nbytes // 4, 1)
+    group = 8 if nbytes >= 16 else 16 if nbytes == 8 else 32
+    lanes = range(32 * warp, 32 * warp + 32) if acc.scope is not Scope.THREAD else range(1)
+    labels, keys, names, summary = [], [], [], []
+    total = ideal = 0
+    for g0 in range(0, len(lanes), group):
+        touched: dict[int, set[int]] = defaultdict(set)
+        active = 0
+        for t in lanes[g0:g0 + group]:
+            if t >= acc.threads or not thread_base(plan.thread_atoms, t)[1]:
+                continue
+            active += 1
+            byte = s_offset(plan, t, f)[1] * acc.element_bits // 8
+            for w in range(byte // 4, byte // 4 + words):
+                touched[w % 32].add(w)
+        counts = [len(touched[b]) for b in range(32)]
+        waves = max(counts, default=0)
+        want = -(-active * nbytes // 128) if active else 0
+        total, ideal = total + waves, ideal + want
+        names.append(f"{lanes[g0] % 32}-{lanes[g0] % 32 + group - 1}")
+        labels.append(tuple(str(c) if c else "." for c in counts))
+        keys.append(tuple(c if c else None for c in counts))
+        summary.append(f"  lanes {names[-1]}: {waves} wavefront(s), ideal {want}")
+    verdict = "no bank conflict" if total <= ideal else f"{total / max(ideal, 1):g}-way bank conflict"
+    head = (f"bank groups of warp {warp}, round {f} ({nbytes * 8}-bit accesses, {group} lanes "
+            f"served together): {total} wavefronts, ideal {ideal}: {verdict}")
+    tile = Tile(head, "row = lanes served together; column = bank; cell = distinct 4-byte "
+                "words touched in that bank",
+                tuple(labels), tuple(keys), tuple(names), tuple(map(str, range(32))))
+    return tile, [head, *summary]
+
+
+def shared_note(acc: Accepted, plan: CopyPlan) -> str | None:
+    """The bank model's own note (``shared_plan.plan_shared``), when it has one."""
+    try:
+        from regcopy_passes.shared_plan import plan_shared
+
+        return getattr(plan_shared(acc, plan, True), "note", None)
+    except Exception:  # noqa: BLE001 - the model is optional for a picture
+        return None
+
+
+def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_: int = 0,
+                 max_vector_bits: int = 128) -> CopyPicture:
+    """Everything ``regcopy-viz`` shows for the ``index``-th copy of a file."""
+    head = f"copy #{index}: {op_text(op)}"
+    try:
+        acc, plan = plan_of(op, max_vector_bits)
+    except Rejected as reason:
+        return CopyPicture((head, f"  not lowered by lower-reg-copy: {reason}"), ())
+    bits = plan.n * acc.element_bits
+    s_space = memory_space(op.src_type if acc.r_is_dst else op.dst_type)
+    lines = [head,
+             f"  plan: vec {plan.n} x {acc.element_bits}-bit ({bits} bits), {plan.rounds} "
+             f"round(s), {acc.registers} registers/thread, {acc.threads} threads in the "
+             f"{acc.scope.name.lower()}" + (", guarded" if plan.guarded else ""),
+             f"  direction: {'S -> R' if acc.r_is_dst else 'R -> S'}, S is {s_space}"]
+    if plan.narrowed_by:
+        lines.append(f"  narrowed: {plan.narrowed_by}")
+    lines += ["  " + x for x in thread_lines(acc, plan, thread)]
+    tiles = [round_tile(op, acc, plan, thread)]
+    if s_space in (MemSpace.SHARED, MemSpace.SHARED_DYN) and element_bits(op.src_type.element_type):
+        f = min(round_, plan.rounds - 1)
+        tile, bank_lines = bank_tile(acc, plan, min(warp, max(acc.threads // 32 - 1, 0)), f)
+        tiles.append(tile)
+        lines += ["  " + x for x in bank_lines]
+        if plan.s_base.terms:
+            lines.append("  (banks computed with the dynamic part of the S offset taken as 0)")
+        if (note := shared_note(acc, plan)) is not None:
+            lines.append(f"  bank model: {note}")
+    return CopyPicture(tuple(lines), tuple(tiles))
