@@ -4,14 +4,15 @@ Every ``regcopy.copy`` that ``dispatch.accept`` takes becomes, in place:
 hoisted thread-index and base-offset math, ``regcopy.storage`` views of both buffers, an
 optional ``scf.if`` guarding out threads that own nothing, and one ``scf.for`` over the rounds
 (omitted for one round) whose body computes the round's offsets and moves one
-``vector<n x T>`` with ``vector.load`` + ``vector.store``. Rejected copies stay as they are.
+``vector<n x T>`` with ``vector.load`` + ``vector.store``. Rejected copies stay as they are,
+each reported once: an error under ``strict``, a remark under ``remarks``, else a warning
+(unless ``warn-unlowered=false``).
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Hashable
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -23,38 +24,56 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import PassFailedException
 
-from regcopy_dialect.diagnostics import op_error, op_text
+from regcopy_dialect.diagnostics import (
+    Diagnostic,
+    Severity,
+    copy_label,
+    copy_labels,
+    emit,
+    op_error,
+    op_location,
+)
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.dispatch import Accepted, Rejected, accept
 from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_rounds import lower
+from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.planning import CopyPlan, plan_copy
-from regcopy_passes.shared_plan import plan_shared
+from regcopy_passes.shared_plan import SharedPlan, plan_shared
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
+CHOICES: dict[str, tuple[object, ...]] = {
+    "max_vector_bits": VECTOR_BITS,
+    "bank_rotation": ("auto", "off"),
+    "transfer": ("auto", "vector"),
+}
+MAX_LINE = 200
+"""The longest one-line ``not lowered`` diagnostic before its later clauses are wrapped."""
+
+__all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
 @dataclass(frozen=True)
 class LowerRegCopyPattern(RewritePattern):
-    """Rewrite one accepted ``regcopy.copy``; leave a rejected one (or fail under strict)."""
+    """Rewrite one accepted ``regcopy.copy``; report a rejected one (or fail under strict)."""
 
     max_vector_bits: int = 128
     strict: bool = False
     remarks: bool = False
     bank_rotation: str = "auto"
+    warn_unlowered: bool = True
+    labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str])
+    """Copy labels computed before any rewrite (``copy_labels``)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
         try:
             acc = accept(op)
         except Rejected as reason:
-            if self.remarks:
-                print(f"remark: {op_text(op)}: rejected: {reason}", file=sys.stderr)
-            if self.strict:
-                raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}")
-                                          ) from None
+            self._rejected(op, str(reason))
             return
         syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
         divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
@@ -63,41 +82,96 @@ class LowerRegCopyPattern(RewritePattern):
                          self.max_vector_bits, divisors, names)
         shared = plan_shared(acc, plan, rotate=self.bank_rotation == "auto")
         if self.remarks:
-            self._remark(op, acc, plan)
+            emit(_lowered_remark(op, self._label(op), acc, plan, shared))
         rewriter.replace(op, lower(op, acc, plan, shared), [])
 
-    def _remark(self, op: CopyOp, acc: Accepted, plan: CopyPlan) -> None:
-        bits = plan.n * acc.element_bits
-        line = (f"remark: {op_text(op)}: vec {plan.n} x {acc.element_bits}-bit ({bits} bits), "
-                f"rounds {plan.rounds}, registers/thread {acc.registers}, "
-                f"bytes/transfer {bits // 8}")
-        if plan.guarded:
-            line += ", guarded (some threads own nothing)"
-        if plan.narrowed_by:
-            line += f"; narrowed: {plan.narrowed_by}"
-        print(line, file=sys.stderr)
+    def _rejected(self, op: CopyOp, reason: str) -> None:
+        """Strict: an error. Otherwise one line: a remark under ``remarks``, else a warning."""
+        if self.strict:
+            raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}"))
+        severity: Severity | None = ("remark" if self.remarks
+                                     else "warning" if self.warn_unlowered else None)
+        if severity is not None:
+            emit(_not_lowered(op, self._label(op), severity, reason))
+
+    def _label(self, op: CopyOp) -> str:
+        return self.labels[op] if op in self.labels else copy_label(op)
+
+
+def _diagnostic(op: CopyOp, label: str, severity: Severity, message: str,
+                notes: tuple[str, ...] = ()) -> Diagnostic:
+    return Diagnostic(severity, message, label, op_location(op), notes)
+
+
+def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Diagnostic:
+    """``not lowered: <reason> [<copy>]``. A line over ``MAX_LINE`` characters keeps the
+    reason's first clause and moves the clauses after it (``; ``-separated, such as a fix
+    suggestion) to indented lines of their own."""
+    diag = _diagnostic(op, label, severity, f"not lowered: {reason}")
+    first, *rest = reason.split("; ")
+    if len(str(diag)) <= MAX_LINE or not rest:
+        return diag
+    return _diagnostic(op, label, severity, f"not lowered: {first}", tuple(rest))
+
+
+def _lowered_remark(op: CopyOp, label: str, acc: Accepted, plan: CopyPlan,
+                    shared: SharedPlan) -> Diagnostic:
+    """``vec <n> × <T> (<bits> bits), <r> rounds, <k> registers/thread[, guarded]``, then the
+    reasons a wider vector was refused and the shared-memory note, one per indented line."""
+    bits = plan.n * acc.element_bits
+    rounds = f"{plan.rounds} round{'s' if plan.rounds != 1 else ''}"
+    head = (f"vec {plan.n} × {op.src_type.element_type} ({bits} bits), {rounds}, "
+            f"{acc.registers} registers/thread")
+    if plan.guarded:
+        head += ", guarded"
+    notes: list[str] = []
+    if plan.narrowed_by:
+        notes.append(f"narrowed: {plan.narrowed_by}")
+    if shared.note is not None:
+        notes.append(shared.note)
+    return _diagnostic(op, label, "remark", head, tuple(notes))
 
 
 @dataclass(frozen=True)
 class LowerRegCopyPass(ModulePass):
-    """Lower every register copy the dispatch accepts (SPEC §3).
+    """Lower every register copy the dispatch accepts (SPEC §3, §8).
 
-    Options: ``max-vector-bits`` (8/16/32/64/128, default 128), ``strict`` (a rejected copy
-    is an error), ``remarks`` (one line per copy on stderr)."""
+    Options (``-p 'lower-reg-copy{strict max-vector-bits=64}'``; dashes or underscores; a bare
+    boolean means true):
+
+    * ``max-vector-bits`` (8/16/32/64/128, default 128): the widest transfer;
+    * ``strict`` (default false): a copy the dispatch rejects is an error;
+    * ``remarks`` (default false): one remark per copy on stderr (result, or why not lowered);
+    * ``warn-unlowered`` (default true): a warning per copy left in the IR;
+    * ``bank-rotation`` (``auto``/``off``): lane-rotated rounds for bank-conflicted transfers;
+    * ``transfer`` (``auto``/``vector``): ``auto`` allows ldmatrix/stmatrix where they fit
+      (none are emitted yet, so today ``auto`` equals ``vector``).
+    """
 
     name = "lower-reg-copy"
 
     max_vector_bits: int = 128
     strict: bool = False
     remarks: bool = False
+    warn_unlowered: bool = True
     bank_rotation: str = "auto"
     transfer: str = "auto"
 
+    def __post_init__(self) -> None:
+        for option, choices in CHOICES.items():
+            if (value := getattr(self, option)) not in choices:
+                raise PassOptionError(
+                    f"lower-reg-copy: {option.replace('_', '-')} must be one of "
+                    f"{', '.join(map(str, choices))}, got {value!r}")
+
+    @classmethod
+    def from_spec(cls, spec: ArgSpec) -> LowerRegCopyPass:
+        """``-p`` options: dashes or underscores, bare booleans, errors in dash spelling."""
+        if spec.name != cls.name:
+            return super().from_spec(spec)
+        return cls(**parse_options(cls, spec.parameters, CHOICES))
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        if self.max_vector_bits not in VECTOR_BITS:
-            raise PassFailedException(f"lower-reg-copy: max-vector-bits must be one of "
-                                      f"{', '.join(map(str, VECTOR_BITS))}, got "
-                                      f"{self.max_vector_bits}")
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
-                                      self.bank_rotation)
+                                      self.bank_rotation, self.warn_unlowered, copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

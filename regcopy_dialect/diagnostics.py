@@ -1,16 +1,29 @@
-"""One-line diagnostics that name an op and show its printed form (SPEC §6)."""
+"""Diagnostics: one-line errors that name an op, its printed form and, when the module came
+from a file, its ``file:line:col`` (SPEC §6); warnings and remarks with a short copy label.
+
+Warnings and remarks go to stderr unless a ``capture_diagnostics()`` block collects them
+(for pipelines that embed the pass and report, or silence, on their own).
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from io import StringIO
-from typing import cast
+from typing import Literal, cast
 
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.regcopy import is_regcopy_buffer, verify_buffer
+from regcopy_dialect.regcopy import CopyOp, is_regcopy_buffer, verify_buffer
+
+Severity = Literal["error", "warning", "remark"]
 
 
 def op_text(op: Operation) -> str:
@@ -26,9 +39,103 @@ def op_text(op: Operation) -> str:
     return first + (" ... }" if first.endswith("{") else "")
 
 
+def op_location(op: Operation) -> str | None:
+    """``file:line:col`` of ``op`` when it was parsed from a file (or spelled ``loc(...)``)."""
+    loc = op.location
+    if not isinstance(loc, FileLineColLoc):
+        return None
+    return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+
+
 def op_error(op: Operation, message: str) -> str:
-    """``'<op name>' op <message>`` followed by the op as printed."""
-    return f"'{op.name}' op {message}\n  at: {op_text(op)}"
+    """``'<op name>' op <message>``, the op as printed and, when known, ``--> file:line:col``."""
+    text = f"'{op.name}' op {message}\n  at: {op_text(op)}"
+    if (where := op_location(op)) is not None:
+        text += f"\n  --> {where}"
+    return text
+
+
+def _enclosing_func(op: Operation) -> func.FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _names(op: CopyOp) -> str | None:
+    src, dst = op.src.name_hint, op.dst.name_hint
+    return f"%{src} -> %{dst}" if src is not None and dst is not None else None
+
+
+def copy_labels(root: Operation) -> dict[CopyOp, str]:
+    """A short, distinct name for each copy under ``root``: ``copy %A -> %R in @k`` when its
+    buffers have names that no other copy of ``@k`` shares, else ``copy #2 in @k`` (its 1-based
+    ordinal among the copies of ``@k``, names appended when known: ``copy #2 %A -> %R in @k``).
+    Compute them before rewriting, so that lowering one copy does not rename another."""
+    by_scope: dict[Operation | None, list[CopyOp]] = {}
+    for op in root.walk():
+        if isinstance(op, CopyOp):
+            by_scope.setdefault(_enclosing_func(op), []).append(op)
+    labels: dict[CopyOp, str] = {}
+    for scope, copies in by_scope.items():
+        where = f" in @{scope.sym_name.data}" if isinstance(scope, func.FuncOp) else ""
+        names = [_names(c) for c in copies]
+        for ordinal, (op, name) in enumerate(zip(copies, names, strict=True), 1):
+            if name is not None and names.count(name) == 1:
+                labels[op] = f"copy {name}{where}"
+            else:
+                labels[op] = f"copy #{ordinal}{f' {name}' if name else ''}{where}"
+    return labels
+
+
+def copy_label(op: CopyOp) -> str:
+    """``op``'s label among the copies of its top-level op (see ``copy_labels``)."""
+    return copy_labels(op.get_toplevel_object())[op]  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A warning or remark about one op: ``<where>: <severity>: <message> [<label>]`` and
+    indented ``notes`` on the following lines."""
+
+    severity: Severity
+    message: str
+    label: str
+    location: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        head = f"{self.severity}: {self.message} [{self.label}]"
+        if self.location is not None:
+            head = f"{self.location}: {head}"
+        return "\n".join([head, *(f"  {n}" for n in self.notes)])
+
+
+_sink: ContextVar[list[Diagnostic] | None] = ContextVar("regcopy_diagnostics", default=None)
+
+
+@contextmanager
+def capture_diagnostics() -> Iterator[list[Diagnostic]]:
+    """Collect the warnings and remarks emitted inside the block instead of printing them::
+
+        with capture_diagnostics() as diags:
+            PassPipeline((LowerRegCopyPass(),)).apply(ctx, module)
+        left = [d for d in diags if d.severity == "warning"]
+    """
+    collected: list[Diagnostic] = []
+    token = _sink.set(collected)
+    try:
+        yield collected
+    finally:
+        _sink.reset(token)
+
+
+def emit(diag: Diagnostic) -> None:
+    """Print ``diag`` to stderr, or hand it to the innermost ``capture_diagnostics()``."""
+    if (sink := _sink.get()) is not None:
+        sink.append(diag)
+        return
+    print(diag, file=sys.stderr)
 
 
 def _verify_buffers(op: Operation) -> None:

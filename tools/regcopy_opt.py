@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.source import parse_located
 from regcopy_tools.universe import REGCOPY_UNIVERSE
 
 
@@ -34,6 +35,7 @@ class RegcopyOptMain(xDSLOptMain):
 
     def __init__(self, args: Sequence[str] | None = None):
         self._buffer = _Buffer()
+        self._chunk_offset = 0
         super().__init__(description="regcopy modular optimizer driver", args=args)
 
     def register_all_dialects(self) -> None:
@@ -41,6 +43,16 @@ class RegcopyOptMain(xDSLOptMain):
         for name, factory in REGCOPY_UNIVERSE.all_dialects.items():
             if name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self) -> None:
+        """The MLIR frontend records each op's ``file:line:col`` (``regcopy_dialect.source``)."""
+        super().register_all_frontends()
+
+        def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            return parse_located(self.ctx, io.read(), self.get_input_name(), self._chunk_offset,
+                                 not self.args.no_implicit_module)
+
+        self.available_frontends["mlir"] = parse_mlir
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
@@ -64,6 +76,7 @@ class RegcopyOptMain(xDSLOptMain):
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str,
                     start_offset: int = 0) -> ModuleOp | None:
+        self._chunk_offset = start_offset
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None and not self.args.disable_verify and not self.args.verify_diagnostics:
             if (bad := first_invalid_op(module)) is not None:

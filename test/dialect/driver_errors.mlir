@@ -1,6 +1,7 @@
 // The plain regcopy-opt driver on bad input (SPEC §6): exactly one diagnostic on stderr, starting
-// `regcopy-opt: error:`, with file:line:col for a parse error and the op's name and printed form
-// for a verifier error; no Python traceback; exit code 1; nothing written to stdout or to -o.
+// `regcopy-opt: error:`, with file:line:col for a parse error, and the op's name, printed form
+// and file:line:col (`  --> file:line:col`) for a verifier error; no Python traceback; exit
+// code 1; nothing written to stdout or to -o.
 //
 // RUN: sh -c 'regcopy-opt %S/Inputs/parse_error.mlir; echo "exit=$?"' 2>&1 | filecheck %s --check-prefix=PARSE
 // PARSE-NOT:  Traceback
@@ -16,6 +17,7 @@
 // VERIFY-NOT:  Traceback
 // VERIFY:      {{^}}regcopy-opt: error: 'regcopy.copy' op does not verify: src and dst element types differ: f16 vs f32{{$}}
 // VERIFY-NEXT: {{^}}  at: regcopy.copy warp %A -> %R : memref<32x8xf16, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>{{$}}
+// VERIFY-NEXT: {{^}}  --> {{.*}}Inputs/verify_error.mlir:5:3{{$}}
 // VERIFY-NOT:  regcopy-opt: error
 // VERIFY-NOT:  region sizes differ
 // VERIFY-NOT:  Traceback
@@ -52,3 +54,24 @@
 // RUN: regcopy-opt %S/Inputs/parse_error.mlir --parsing-diagnostics | filecheck %s --check-prefix=PDIAG
 // PDIAG:     {{.*}}Inputs/parse_error.mlir:4:68
 // PDIAG:     unknown thread axis '@lane'
+
+// Pass options (SPEC §8): a bare boolean is true, dashes or underscores, and a bad option is one
+// diagnostic in the dash spelling that names the valid options or values.
+// RUN: regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{strict remarks max_vector_bits=64 bank-rotation=off transfer=vector}' 2>&1 >/dev/null | filecheck %s --check-prefix=OPTS
+// OPTS: seed_demo.mlir:{{[0-9]+}}:3: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread [copy %A -> %R in @seed_demo]
+// RUN: regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{strict=true max-vector-bits=32}' | filecheck %s --check-prefix=V32
+// V32: vector.load {{.*}} vector<1xf32>
+// RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{vectorbits=64}' 2>&1 | filecheck %s --check-prefix=BADOPT
+// BADOPT:      {{^}}regcopy-opt: error: lower-reg-copy: unknown option 'vectorbits' (did you mean max-vector-bits?); the options are max-vector-bits, strict, remarks, warn-unlowered, bank-rotation, transfer{{$}}
+// BADOPT-NOT:  {{.}}
+// RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{strict=yes}' 2>&1 | filecheck %s --check-prefix=BADBOOL
+// BADBOOL:     {{^}}regcopy-opt: error: lower-reg-copy: option strict expects true or false (or bare strict for true), got 'yes'{{$}}
+// RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{bank_rotation=on}' 2>&1 | filecheck %s --check-prefix=BADBANK
+// BADBANK:     {{^}}regcopy-opt: error: lower-reg-copy: bank-rotation must be one of auto, off, got 'on'{{$}}
+// RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{transfer=ldmatrix}' 2>&1 | filecheck %s --check-prefix=BADXFER
+// BADXFER:     {{^}}regcopy-opt: error: lower-reg-copy: transfer must be one of auto, vector, got 'ldmatrix'{{$}}
+// RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{max-vector-bits=48}' 2>&1 | filecheck %s --check-prefix=BADBITS
+// BADBITS:     {{^}}regcopy-opt: error: lower-reg-copy: max-vector-bits must be one of 8, 16, 32, 64, 128, got 48{{$}}
+// Stock xdsl-opt parses the options the same way (its own error path prints a traceback).
+// RUN: xdsl-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{strict remarks max-vector-bits=64}' 2>&1 >/dev/null | filecheck %s --check-prefix=XOPTS
+// XOPTS: {{^}}remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread [copy %A -> %R in @seed_demo]

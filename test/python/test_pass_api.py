@@ -15,8 +15,10 @@ from xdsl.universe import Universe
 from xdsl.utils.exceptions import PassFailedException
 
 from regcopy_dialect.context import regcopy_context
+from regcopy_dialect.diagnostics import capture_diagnostics
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+from regcopy_dialect.source import parse_located
+from regcopy_passes.lower_reg_copy import LowerRegCopyPass, PassOptionError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -69,9 +71,8 @@ func.func @f() {
 
 
 def test_bad_max_vector_bits() -> None:
-    ctx, module = _parse((EXAMPLES / "seed_demo.mlir").read_text())
     with pytest.raises(PassFailedException, match="max-vector-bits must be one of"):
-        LowerRegCopyPass(max_vector_bits=48).apply(ctx, module)
+        LowerRegCopyPass(max_vector_bits=48)
 
 
 def test_sub_byte_copy_is_rejected_by_the_dispatch_too() -> None:
@@ -96,3 +97,106 @@ def test_no_dangling_uses_after_lowering() -> None:
     for op in module.walk():
         for result in op.results:
             assert all(use.operation in in_module for use in result.uses), op.name
+
+
+UNLOWERED = """
+func.func @f() {
+  %S = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %S -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}"""
+
+
+def _spec(text: str) -> LowerRegCopyPass:
+    passes = Universe.get_multiverse().all_passes
+    (p,) = PassPipeline.parse_spec(passes, text).passes
+    assert isinstance(p, LowerRegCopyPass)
+    return p
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("lower-reg-copy{strict}", LowerRegCopyPass(strict=True)),
+    ("lower-reg-copy{strict remarks}", LowerRegCopyPass(strict=True, remarks=True)),
+    ("lower-reg-copy{strict=false}", LowerRegCopyPass()),
+    ("lower-reg-copy{max-vector-bits=64 warn-unlowered=false}",
+     LowerRegCopyPass(max_vector_bits=64, warn_unlowered=False)),
+    ("lower-reg-copy{max_vector_bits=32 bank_rotation=off transfer=vector}",
+     LowerRegCopyPass(max_vector_bits=32, bank_rotation="off", transfer="vector")),
+])
+def test_options_bare_booleans_dashes_and_underscores(text: str,
+                                                      expected: LowerRegCopyPass) -> None:
+    assert _spec(text) == expected
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("lower-reg-copy{vector-bits=64}", "unknown option 'vector-bits' (did you mean "
+     "max-vector-bits?); the options are max-vector-bits, strict, remarks, warn-unlowered, "
+     "bank-rotation, transfer"),
+    ("lower-reg-copy{remarks=1}", "option remarks expects true or false"),
+    ("lower-reg-copy{max-vector-bits}", "option max-vector-bits needs a value"),
+    ("lower-reg-copy{max-vector-bits=auto}", "max-vector-bits expects one of 8, 16, 32, 64, 128"),
+    ("lower-reg-copy{bank-rotation=on}", "bank-rotation must be one of auto, off, got 'on'"),
+    ("lower-reg-copy{transfer=ldmatrix}", "transfer must be one of auto, vector"),
+])
+def test_option_errors_use_dash_spellings(text: str, message: str) -> None:
+    with pytest.raises(PassOptionError) as info:
+        _spec(text)
+    assert message in str(info.value)
+    assert not any(u in str(info.value) for u in ("max_vector", "warn_unlowered", "bank_rot"))
+    assert isinstance(info.value, ValueError)  # what xDSL's own option errors are
+
+
+def test_unlowered_copy_warns_once_with_location_and_label() -> None:
+    ctx = regcopy_context()
+    module = parse_located(ctx, UNLOWERED, "k.mlir", line_offset=10)
+    with capture_diagnostics() as diags:
+        LowerRegCopyPass().apply(ctx, module)
+    assert [str(d) for d in diags] == [
+        "k.mlir:15:3: warning: not lowered: the enclosing func.func has no regcopy.launch, so "
+        "the active threads are unknown [copy %S -> %R in @f]"]
+
+
+def test_warnings_can_be_silenced_or_become_remarks() -> None:
+    ctx, module = _parse(UNLOWERED)
+    with capture_diagnostics() as diags:
+        LowerRegCopyPass(warn_unlowered=False).apply(ctx, module)
+    assert diags == []
+    with capture_diagnostics() as diags:
+        LowerRegCopyPass(remarks=True).apply(ctx, module)
+    assert [(d.severity, d.message.split(":")[0]) for d in diags] == [("remark", "not lowered")]
+
+
+def test_uncaptured_warning_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    ctx, module = _parse(UNLOWERED)
+    LowerRegCopyPass().apply(ctx, module)
+    err = capsys.readouterr().err
+    assert err.startswith("warning: not lowered: the enclosing func.func has no regcopy.launch")
+    assert err.count("\n") == 1
+
+
+def test_remark_leads_with_result_and_labels_python_built_ir() -> None:
+    """IR built in Python has no names and no file: copies are told apart by ordinal."""
+    ctx, module = _parse((EXAMPLES / "seed_demo.mlir").read_text())
+    for op in module.walk():
+        for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            v.name_hint = None
+        op.location = builtin.UnknownLoc()
+    with capture_diagnostics() as diags:
+        LowerRegCopyPass(remarks=True).apply(ctx, module)
+    assert [str(d) for d in diags] == [
+        "remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy #1 in @seed_demo]",
+        "remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy #2 in @seed_demo]"]
+
+
+def test_narrowed_remark_keeps_first_line_short() -> None:
+    ctx = regcopy_context()
+    text = (EXAMPLES.parent / "test" / "transforms" / "lower-reg-copy-worked.mlir").read_text()
+    chunk = text.split("// -----")[1]
+    module = parse_located(ctx, chunk, "w.mlir")
+    with capture_diagnostics() as diags:
+        LowerRegCopyPass(remarks=True).apply(ctx, module)
+    (d,) = diags
+    assert d.message == "vec 2 × f32 (64 bits), 4 rounds, 16 registers/thread"
+    assert d.notes == ("narrowed: 4-wide refused: S base offset 2 is not a multiple of 4",)
+    assert all(len(line) < 200 for line in str(d).splitlines())

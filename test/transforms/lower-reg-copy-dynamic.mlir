@@ -24,7 +24,7 @@ func.func @block_row(%B: memref<64x1024xf32, #regcopy.mem<global>>) attributes {
 // CHECK-NEXT:      %[[OFF:.*]] = arith.addi %[[BASE]], %[[DS]] : index
 // CHECK-NEXT:      %[[V:.*]] = vector.load %{{.*}}[%[[OFF]]] : memref<65536xf32, #regcopy.mem<global>>, vector<4xf32>
 // CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[DR]]] : memref<32xf32, #regcopy.mem<local>>, vector<4xf32>
-// REMARK: regcopy.copy cta %B[%row, 0] [8, 1024] {{.*}}: vec 4 x 32-bit (128 bits), rounds 8, registers/thread 32, bytes/transfer 16
+// REMARK: remark: vec 4 × f32 (128 bits), 8 rounds, 32 registers/thread
 
 // -----
 
@@ -40,7 +40,8 @@ func.func @unknown_col(%B: memref<64x1024xf32, #regcopy.mem<global>>, %k: index)
 // CHECK-NEXT:    %[[T:.*]] = arith.muli %[[LANE]], %[[C1024]] : index
 // CHECK-NEXT:    %[[BASE:.*]] = arith.addi %k, %[[T]] : index
 // CHECK:         vector.load {{.*}} vector<1xf32>
-// REMARK: vec 1 x 32-bit (32 bits), rounds 8, registers/thread 8, bytes/transfer 4; narrowed: 4-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 4
+// REMARK: remark: vec 1 × f32 (32 bits), 8 rounds, 8 registers/thread
+// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 4
 
 // -----
 
@@ -56,7 +57,8 @@ func.func @even_col(%B: memref<64x1024xf32, #regcopy.mem<global>>, %k: index) at
 }
 // CHECK-LABEL: func.func @even_col
 // CHECK:         vector.load {{.*}} vector<2xf32>
-// REMARK: vec 2 x 32-bit (64 bits), rounds 4, registers/thread 8, bytes/transfer 8; narrowed: 4-wide refused: S offset %col (provably a multiple of 2) times stride 1 is not a multiple of 4
+// REMARK: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread
+// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S offset %col (provably a multiple of 2) times stride 1 is not a multiple of 4
 
 // -----
 
@@ -70,4 +72,4 @@ func.func @shifted_col(%B: memref<64x1024xf32, #regcopy.mem<global>>, %k: index)
 }
 // CHECK-LABEL: func.func @shifted_col
 // CHECK:         vector.load {{.*}} vector<4xf32>
-// REMARK: vec 4 x 32-bit (128 bits), rounds 2, registers/thread 8, bytes/transfer 16
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread

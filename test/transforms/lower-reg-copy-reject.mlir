@@ -13,7 +13,7 @@ func.func @block_too_small() attributes {regcopy.launch = #regcopy.launch<block 
 }
 // CHECK: 'regcopy.copy' op rejected by lower-reg-copy: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
 // CHECK-NEXT: at: regcopy.copy warpgroup %S -> %R
-// REMARK: rejected: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
+// REMARK: remark: not lowered: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
 // KEEP: regcopy.copy warpgroup %S -> %R
 
 // -----
@@ -26,7 +26,7 @@ func.func @no_launch() {
   func.return
 }
 // CHECK: rejected by lower-reg-copy: the enclosing func.func has no regcopy.launch, so the active threads are unknown
-// REMARK: rejected: the enclosing func.func has no regcopy.launch
+// REMARK: remark: not lowered: the enclosing func.func has no regcopy.launch
 // KEEP: regcopy.copy warp %S -> %R
 
 // -----
@@ -44,7 +44,7 @@ func.func @divergent() attributes {regcopy.launch = #regcopy.launch<block = 32, 
   func.return
 }
 // CHECK: rejected by lower-reg-copy: the copy is nested in a 'scf.if' whose condition depends on a thread id: not all threads of the scope are active
-// REMARK: rejected: the copy is nested in a 'scf.if' whose condition depends on a thread id
+// REMARK: remark: not lowered: the copy is nested in a 'scf.if' whose condition depends on a thread id
 // KEEP: regcopy.copy warp %S -> %R
 
 // -----
@@ -57,7 +57,7 @@ func.func @shared_to_shared() attributes {regcopy.launch = #regcopy.launch<block
   func.return
 }
 // CHECK: rejected by lower-reg-copy: memory pair shared -> shared.dyn: exactly one side must be local
-// REMARK: rejected: memory pair shared -> shared.dyn: exactly one side must be local
+// REMARK: remark: not lowered: memory pair shared -> shared.dyn: exactly one side must be local
 // KEEP: regcopy.copy warp %A -> %B
 
 // -----
@@ -69,7 +69,7 @@ func.func @local_to_local() attributes {regcopy.launch = #regcopy.launch<block =
   func.return
 }
 // CHECK: rejected by lower-reg-copy: memory pair local -> local: exactly one side must be local
-// REMARK: rejected: memory pair local -> local
+// REMARK: remark: not lowered: memory pair local -> local
 
 // -----
 
@@ -80,7 +80,7 @@ func.func @axis_too_wide(%B: memref<32x8xf32, #regcopy.mem<global>>) attributes 
   func.return
 }
 // CHECK: rejected by lower-reg-copy: R thread axis 'tx' has scope cta, wider than exec scope warp
-// REMARK: rejected: R thread axis 'tx' has scope cta, wider than exec scope warp
+// REMARK: remark: not lowered: R thread axis 'tx' has scope cta, wider than exec scope warp
 
 // -----
 
@@ -91,7 +91,7 @@ func.func @thread_scope_axis(%B: memref<32x8xf32, #regcopy.mem<global>>) attribu
   func.return
 }
 // CHECK: rejected by lower-reg-copy: R thread axis 'laneid' under exec scope thread, which admits none
-// REMARK: rejected: R thread axis 'laneid' under exec scope thread, which admits none
+// REMARK: remark: not lowered: R thread axis 'laneid' under exec scope thread, which admits none
 
 // -----
 
@@ -103,7 +103,7 @@ func.func @region_in_thread_dim(%B: memref<16x8xf32, #regcopy.mem<global>>) attr
   func.return
 }
 // CHECK: rejected by lower-reg-copy: R layout (16,8):(1@laneid,1) (region pins laneid = 16) is replicated: 4 threads of the warpgroup own the same element
-// REMARK: rejected: R layout (16,8):(1@laneid,1) (region pins laneid = 16) is replicated: 4 threads of the warpgroup own the same element
+// REMARK: remark: not lowered: R layout (16,8):(1@laneid,1) (region pins laneid = 16) is replicated: 4 threads of the warpgroup own the same element
 
 // -----
 
@@ -114,7 +114,7 @@ func.func @no_owner(%B: memref<128xf32, #regcopy.mem<global>>) attributes {regco
   func.return
 }
 // CHECK: rejected by lower-reg-copy: R layout 128:1@tx has elements owned by no thread of the cta
-// REMARK: rejected: R layout 128:1@tx has elements owned by no thread of the cta
+// REMARK: remark: not lowered: R layout 128:1@tx has elements owned by no thread of the cta
 
 // -----
 
@@ -126,4 +126,4 @@ func.func @undecodable(%B: memref<6x8xf32, #regcopy.mem<global>>) attributes {re
   func.return
 }
 // CHECK: rejected by lower-reg-copy: R thread map (2,3,8):(5@laneid,3@laneid,1): the owner threads {0, 3, 5, 6, 8, 11} cannot be decoded from the thread index by division and remainder
-// REMARK: rejected: R thread map
+// REMARK: remark: not lowered: R thread map

@@ -16,7 +16,8 @@ func.func @b1_misaligned() attributes {regcopy.launch = #regcopy.launch<block = 
 // CHECK-NEXT:    arith.muli %[[LANE]], %[[C10]] : index
 // CHECK:         vector.load {{.*}} vector<2xf32>
 // CHECK-NOT:     vector<4xf32>
-// REMARK: vec 2 x 32-bit (64 bits), rounds 4, {{.*}}; narrowed: 4-wide refused: S stride 10 multiplied by a thread coordinate is not a multiple of 4
+// REMARK: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread
+// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S stride 10 multiplied by a thread coordinate is not a multiple of 4
 
 // -----
 
@@ -35,7 +36,8 @@ func.func @b2_register_gaps() attributes {regcopy.launch = #regcopy.launch<block
 // CHECK-NEXT:      %[[SOFF:.*]] = arith.addi %{{.*}}, %[[F]] : index
 // CHECK-NEXT:      %[[V:.*]] = vector.load %{{.*}}[%[[DR]]] : memref<15xf32, #regcopy.mem<local>>, vector<1xf32>
 // CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[SOFF]]] : memref<256xf32, #regcopy.mem<shared>>, vector<1xf32>
-// REMARK: vec 1 x 32-bit (32 bits), rounds 8, registers/thread 15, bytes/transfer 4; narrowed: 4-wide refused: R registers are not contiguous over 4 elements (register gaps)
+// REMARK: remark: vec 1 × f32 (32 bits), 8 rounds, 15 registers/thread
+// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: R registers are not contiguous over 4 elements (register gaps)
 
 // -----
 
@@ -58,7 +60,7 @@ func.func @b3_thread_stride() attributes {regcopy.launch = #regcopy.launch<block
 // CHECK-NEXT:    scf.if %[[OWNED]] {
 // CHECK-NEXT:      scf.for
 // CHECK:             vector.store {{.*}} vector<4xf32>
-// REMARK: vec 4 x 32-bit (128 bits), rounds 2, registers/thread 8, bytes/transfer 16, guarded (some threads own nothing)
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread, guarded
 
 // -----
 
@@ -77,7 +79,7 @@ func.func @b4_partial_coverage() attributes {regcopy.launch = #regcopy.launch<bl
 // CHECK:         %[[OWNED:.*]] = arith.cmpi eq, %[[ROW]], %[[LANE]] : index
 // CHECK-NEXT:    scf.if %[[OWNED]] {
 // CHECK:             vector.store {{.*}} : memref<128xf32, #regcopy.mem<shared>>, vector<4xf32>
-// REMARK: vec 4 x 32-bit (128 bits), rounds 2, registers/thread 8, bytes/transfer 16, guarded (some threads own nothing)
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread, guarded
 
 // -----
 
@@ -92,4 +94,4 @@ func.func @b5_replicated() attributes {regcopy.launch = #regcopy.launch<block = 
 }
 // CHECK-LABEL: func.func @b5_replicated
 // CHECK:         regcopy.copy warpgroup %S -> %R
-// REMARK: rejected: R layout (32,8):(1@laneid,1) is replicated: 4 threads of the warpgroup own the same element
+// REMARK: remark: not lowered: R layout (32,8):(1@laneid,1) is replicated: 4 threads of the warpgroup own the same element

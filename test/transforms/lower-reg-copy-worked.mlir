@@ -23,7 +23,7 @@ func.func @thread_3d(%S: memref<4x16x16xf16, #regcopy.mem<global>>) attributes {
 // CHECK-NEXT:      %[[V:.*]] = vector.load %[[SS]][%[[OFF]]] : memref<1024xf16, #regcopy.mem<global>>, vector<8xf16>
 // CHECK-NEXT:      vector.store %[[V]], %[[RS]][%[[DR]]] : memref<64xf16, #regcopy.mem<local>>, vector<8xf16>
 // CHECK-NEXT:    }
-// REMARK: regcopy.copy thread {{.*}}: vec 8 x 16-bit (128 bits), rounds 8, registers/thread 64, bytes/transfer 16
+// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:9:3: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %S -> %R in @thread_3d]
 
 // -----
 
@@ -45,7 +45,8 @@ func.func @sliced_cols(%S: memref<32x16xf32, #regcopy.mem<global>>) attributes {
 // CHECK-NEXT:      %[[ROFF:.*]] = arith.addi %[[C2]], %[[D]] : index
 // CHECK-NEXT:      vector.load %{{.*}}[%[[SOFF]]] : memref<512xf32, #regcopy.mem<global>>, vector<2xf32>
 // CHECK-NEXT:      vector.store %{{.*}}, %{{.*}}[%[[ROFF]]] : memref<16xf32, #regcopy.mem<local>>, vector<2xf32>
-// REMARK: vec 2 x 32-bit (64 bits), rounds 4, registers/thread 16, bytes/transfer 8; narrowed: 4-wide refused: S base offset 2 is not a multiple of 4
+// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:33:3: remark: vec 2 × f32 (64 bits), 4 rounds, 16 registers/thread [copy %S -> %R in @sliced_cols]
+// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S base offset 2 is not a multiple of 4
 
 // -----
 
@@ -75,4 +76,4 @@ func.func @swizzled() attributes {regcopy.launch = #regcopy.launch<block = 128, 
 // CHECK-NEXT:      %[[P:.*]] = arith.ori %[[HI]], %[[LO]] : index
 // CHECK-NEXT:      %[[V:.*]] = vector.load %{{.*}}[%[[P]]] : memref<8192xf16, #regcopy.mem<shared>>, vector<8xf16>
 // CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[D]]] : memref<64xf16, #regcopy.mem<local>>, vector<8xf16>
-// REMARK: regcopy.copy warpgroup {{.*}}: vec 8 x 16-bit (128 bits), rounds 8, registers/thread 64, bytes/transfer 16
+// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:58:3: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %S -> %R in @swizzled]

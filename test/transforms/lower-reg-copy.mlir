@@ -28,7 +28,7 @@ func.func @s2r_f32_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: vec 4 x 32-bit (128 bits), rounds 2, registers/thread 8, bytes/transfer 16
+// REMARK: {{^.*}}/lower-reg-copy.mlir:10:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %S -> %R in @s2r_f32_k8]
 // -----
 
 func.func @s2r_f32_k16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -55,7 +55,7 @@ func.func @s2r_f32_k16() attributes {regcopy.launch = #regcopy.launch<block = 32
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: vec 4 x 32-bit (128 bits), rounds 4, registers/thread 16, bytes/transfer 16
+// REMARK: {{^.*}}/lower-reg-copy.mlir:37:3: remark: vec 4 × f32 (128 bits), 4 rounds, 16 registers/thread [copy %S -> %R in @s2r_f32_k16]
 // -----
 
 func.func @s2r_f16_k8() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -76,7 +76,7 @@ func.func @s2r_f16_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // CHECK-NEXT:    vector.store %[[V]], %[[RS]][%{{.*}}] : memref<8xf16, #regcopy.mem<local>>, vector<8xf16>
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: vec 8 x 16-bit (128 bits), rounds 1, registers/thread 8, bytes/transfer 16
+// REMARK: {{^.*}}/lower-reg-copy.mlir:64:3: remark: vec 8 × f16 (128 bits), 1 round, 8 registers/thread [copy %S -> %R in @s2r_f16_k8]
 // -----
 
 func.func @s2r_f16_k16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -103,4 +103,4 @@ func.func @s2r_f16_k16() attributes {regcopy.launch = #regcopy.launch<block = 32
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: vec 8 x 16-bit (128 bits), rounds 2, registers/thread 16, bytes/transfer 16
+// REMARK: {{^.*}}/lower-reg-copy.mlir:85:3: remark: vec 8 × f16 (128 bits), 2 rounds, 16 registers/thread [copy %S -> %R in @s2r_f16_k16]
