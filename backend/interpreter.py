@@ -78,7 +78,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interp_arith import ExtraArithFunctions
+from regcopy_backend.interp_arith import ExtraArithFunctions, FastIntArithFunctions
 from regcopy_backend.interp_buffers import (
     Buffer,
     CopyTable,
@@ -409,6 +409,7 @@ def make_interpreter(module: ModuleOp) -> Interpreter:
     for fns in (BuiltinFunctions(), ArithFunctions(), FuncFunctions(), ScfFunctions(),
                 MemRefFunctions(), ExtraArithFunctions()):
         interp.register_implementations(fns)
+    interp.register_implementations(FastIntArithFunctions(), override=True)
     interp.register_implementations(RegcopyFunctions(), override=True)
     return interp
 
