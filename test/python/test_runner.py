@@ -161,7 +161,3 @@ def test_regcopy_run_needs_a_kernel(tmp_path: Path) -> None:
     proc = _run(str(empty))
     assert proc.returncode == 1 and "no kernel" in proc.stderr
 
-
-def test_regcopy_run_check_is_not_implemented() -> None:
-    proc = _run(str(SEED), "--check")
-    assert proc.returncode == 1 and "--check is not implemented yet" in proc.stderr
