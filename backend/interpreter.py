@@ -1,12 +1,10 @@
-"""CPU reference execution of regcopy IR, one GPU thread at a time (xDSL interpreter).
+"""CPU reference execution of regcopy IR (xDSL interpreter), barrier-faithful.
 
 xDSL's interpreter runs ``func``, ``arith``, ``scf`` and a little of ``memref``; this module
 adds what regcopy kernels need beyond that (xdsl-notes.md §6):
 
 * ``gpu.thread_id``/``block_id``/``block_dim``/``grid_dim``/``global_id``/``lane_id`` and
-  ``gpu.barrier`` (a no-op: threads run one after another, so a kernel whose threads
-  communicate through shared memory between barriers is *not* simulated faithfully; a single
-  copy is, since it needs no barrier);
+  ``gpu.barrier`` (``__syncthreads()``: see *Barriers* below);
 * ``memref.alloca`` of ``shared``/``shared.dyn`` (one buffer per CTA, shared by its threads)
   and ``local`` buffers (one register file per thread, ``buffer_layout(t).storage().span()``
   slots);
@@ -14,23 +12,30 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
   physical offset, swizzle included; on a ``local`` buffer the register slot, executed by the
   owner thread);
 * ``regcopy.storage`` (a flat 1-D view sharing the buffer's storage), ``vector.load`` and
-  ``vector.store`` (bounds- and alignment-checked), the unsigned/min/max ``arith`` ops xDSL
-  lacks;
+  ``vector.store`` (bounds- and alignment-checked), ``regcopy.multiple_of`` (the value; a
+  value that breaks the promise is an error), the unsigned/min/max ``arith`` ops xDSL lacks
+  (``interp_arith``);
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
   lowering can be compared element by element.
 
-A buffer is a ``Buffer``: its memref type and a flat Python list of its physical span. Copies
-never reinterpret bits (a ``vector<n x T>`` moves ``n`` elements of ``T``), so holding the
-elements as plain Python values is exact, and any value (ints, floats, tags) can be used to
-trace where each element went.
+Buffers are ``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of
+its physical span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints
+(``index``/integer scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
+
+**Barriers.** A kernel without ``gpu.barrier`` runs one thread after another (fast, exact: its
+threads cannot observe each other's order). A kernel with a barrier runs each CTA in barrier
+phases: every thread of the CTA is a Python thread with its own xDSL ``Interpreter`` (its own
+SSA environment, sharing the CTA's allocations), and ``gpu.barrier`` waits until every live
+thread of the CTA arrives (``cta_barrier``). Threads that exchange data through shared memory
+between barriers are thus simulated faithfully; CTAs still run one after another.
 
 Typical use (e.g. ``regcopy-run --check``)::
 
     interp = make_interpreter(module)                 # xDSL built-ins + RegcopyFunctions
     a = Buffer.from_logical(a_type, array.ravel().tolist())
     out = Buffer.new(out_type)
-    launch(interp, "kernel", (a, out))                # every thread of every block, in order
+    launch(interp, "kernel", (a, out, 512))           # buffers and scalars, in parameter order
     result = out.to_logical()
 
 ``gpu_state(interp).buffer_for(alloca_op, block_id, tid)`` presets or inspects a shared
@@ -39,20 +44,21 @@ buffer or one thread's registers; ``check_alignment``/``check_ownership`` turn t
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from itertools import product
-from math import prod
 from typing import Any, cast
 
-from xdsl.dialects import arith, func, gpu, memref, vector
+from xdsl.dialects import func, gpu, memref, vector
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
-    NoneAttr,
     VectorType,
 )
 from xdsl.interpreter import (
@@ -71,17 +77,33 @@ from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_dialect.layout import Layout
+from regcopy_backend.cta_barrier import CtaBarrier, run_cta
+from regcopy_backend.interp_arith import ExtraArithFunctions, FastIntArithFunctions
+from regcopy_backend.interp_buffers import (
+    Buffer,
+    CopyTable,
+    copy_table,
+    is_local,
+    layout_of,
+    ravel,
+    region_indices,
+    storage_size,
+    unravel,
+)
 from regcopy_dialect.regcopy import (
+    DIVISIBILITY,
     CopyOp,
     LaunchAttr,
     LayoutAttr,
-    MemSpace,
+    MultipleOfOp,
     StorageOp,
-    buffer_layout,
     element_bits,
-    memory_space,
 )
+
+__all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", "ThreadState",
+           "copy_table", "gpu_state", "is_local", "launch", "launch_config", "layout_of",
+           "make_interpreter", "ravel", "region_indices", "set_thread", "storage_size",
+           "threads_of", "unravel"]
 
 Dim3 = tuple[int, int, int]
 
@@ -121,121 +143,12 @@ class ThreadState:
         return AXIS_VALUE[name](self.linear_tid)
 
 
-# --------------------------------------------------------------------------------------------
-# Buffers
-# --------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=None)
-def layout_of(t: MemRefType) -> Layout:
-    """The layout that maps a logical index of ``t`` to its element (row-major by default)."""
-    if not isinstance(t.layout, LayoutAttr | NoneAttr):
-        raise InterpretationError(f"memref layout {t.layout} is not supported by the regcopy "
-                                  "interpreter (use a #regcopy.layout or none)")
-    return buffer_layout(t)
-
-
-def is_local(t: MemRefType) -> bool:
-    return memory_space(t) == MemSpace.LOCAL
-
-
-def storage_size(t: MemRefType) -> int:
-    """Elements of physical storage: one thread's registers for ``local``, else the span."""
-    lay = layout_of(t)
-    return lay.storage().span() if is_local(t) else lay.span()
-
-
-def ravel(index: Sequence[int], shape: Sequence[int]) -> int:
-    """Row-major flat index of ``index`` in ``shape``; raises when out of bounds."""
-    flat = 0
-    for i, n in zip(index, shape, strict=True):
-        if not 0 <= i < n:
-            raise InterpretationError(f"index {list(index)} is out of bounds of shape "
-                                      f"{list(shape)}")
-        flat = flat * n + i
-    return flat
-
-
-def unravel(flat: int, shape: Sequence[int]) -> tuple[int, ...]:
-    """Inverse of ``ravel``."""
-    out: list[int] = []
-    for n in reversed(shape):
-        out.append(flat % n)
-        flat //= n
-    return tuple(reversed(out))
-
-
-@dataclass(eq=False)
-class Buffer:
-    """A memref value: its type and a flat list of its physical storage.
-
-    For a ``local`` buffer the storage is *one thread's* registers (thread axes dropped); the
-    buffer a thread sees is its own register file. Views made by ``regcopy.storage`` share the
-    list with the buffer they view."""
-
-    type: MemRefType
-    storage: list[Any]
-
-    @staticmethod
-    def new(t: MemRefType, fill: Any = 0) -> Buffer:
-        """A buffer of type ``t`` whose every physical element is ``fill``."""
-        return Buffer(t, [fill] * storage_size(t))
-
-    @staticmethod
-    def from_logical(t: MemRefType, values: Sequence[Any], fill: Any = 0) -> Buffer:
-        """A non-local buffer holding ``values`` in logical row-major order."""
-        buf = Buffer.new(t, fill)
-        shape = t.get_shape()
-        for flat, v in enumerate(values):
-            buf.write(unravel(flat, shape), v)
-        return buf
-
-    def to_logical(self) -> list[Any]:
-        """The elements in logical row-major order (non-local buffers)."""
-        shape = self.type.get_shape()
-        return [self.read(unravel(flat, shape)) for flat in range(prod(shape))]
-
-    @property
-    def layout(self) -> Layout:
-        return layout_of(self.type)
-
-    @property
-    def local(self) -> bool:
-        return is_local(self.type)
-
-    def locate(self, index: Sequence[int]) -> tuple[dict[str, int], int]:
-        """``logical index -> (owner thread-axis values, physical offset)``."""
-        return self.layout.apply(ravel(index, self.type.get_shape()))
-
-    def offset(self, index: Sequence[int]) -> int:
-        _, off = self.locate(index)
-        if not 0 <= off < len(self.storage):
-            raise InterpretationError(f"physical offset {off} of index {list(index)} is outside "
-                                      f"the {len(self.storage)}-element storage of {self.type}")
-        return off
-
-    def read(self, index: Sequence[int]) -> Any:
-        return self.storage[self.offset(index)]
-
-    def write(self, index: Sequence[int], value: Any) -> None:
-        self.storage[self.offset(index)] = value
-
 
 # --------------------------------------------------------------------------------------------
 # Interpreter-side state: the current thread and the allocations
 # --------------------------------------------------------------------------------------------
 
 AllocKey = tuple[Operation, Dim3, int | None]
-
-
-@dataclass(frozen=True)
-class CopyTable:
-    """Where each region element of a copy lives: per owner key (R's thread-axis values, in
-    ``axes`` order) the ``(R offset, S offset)`` pairs. For a copy without a local side, R is
-    the destination and every thread owns everything."""
-
-    axes: tuple[str, ...]
-    owned: dict[tuple[int, ...], list[tuple[int, int]]]
 
 
 @dataclass
@@ -247,7 +160,10 @@ class GpuState:
     physical offset is not a multiple of its element count an error (buffers are 16-byte
     aligned on the GPU, so that is exactly a misaligned vector access). ``check_ownership``
     makes a ``memref.load/store`` of a local element the thread does not own an error (it is
-    undefined behaviour in CUDA terms)."""
+    undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
+    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another).
+    The per-thread states of a phased CTA share ``allocations``, ``copy_tables`` and ``lock``
+    with the launching interpreter's state (``for_thread``)."""
 
     thread: ThreadState = field(default_factory=ThreadState)
     allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
@@ -256,6 +172,12 @@ class GpuState:
     check_ownership: bool = True
     copy_tables: dict[tuple[Any, ...], CopyTable] = field(
         default_factory=dict[tuple[Any, ...], CopyTable])
+    barrier: CtaBarrier | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def for_thread(self, thread: ThreadState, barrier: CtaBarrier | None) -> GpuState:
+        """A state for one thread of a phased CTA sharing this state's memory and checks."""
+        return replace(self, thread=thread, barrier=barrier)
 
     def buffer_for(self, op: Operation, block_id: Dim3 = (0, 0, 0),
                    tid: int | None = None) -> Buffer:
@@ -263,9 +185,10 @@ class GpuState:
         buffers), created filled with ``fill`` on first use. Use it to preset or inspect."""
         t = cast(MemRefType, op.results[0].type)
         key = (op, block_id, tid if is_local(t) else None)
-        if key not in self.allocations:
-            self.allocations[key] = Buffer.new(t, self.fill)
-        return self.allocations[key]
+        with self.lock:  # the threads of a phased CTA allocate the same shared buffer
+            if key not in self.allocations:
+                self.allocations[key] = Buffer.new(t, self.fill)
+            return self.allocations[key]
 
 
 def gpu_state(interp: Interpreter) -> GpuState:
@@ -282,27 +205,6 @@ def set_thread(interp: Interpreter, thread: ThreadState) -> None:
 # Reference semantics of regcopy.copy
 # --------------------------------------------------------------------------------------------
 
-
-def region_indices(offsets: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
-    """The logical indices of a region, row-major over its sizes."""
-    for rel in product(*(range(z) for z in sizes)):
-        yield tuple(o + r for o, r in zip(offsets, rel, strict=True))
-
-
-def copy_table(r_type: MemRefType, r_region: tuple[Sequence[int], Sequence[int]],
-               s_type: MemRefType, s_region: tuple[Sequence[int], Sequence[int]]) -> CopyTable:
-    """Map every logical element of the two regions (the l-th of each, row-major) to its
-    owner key, R offset and S offset, straight from the unsliced layouts."""
-    r_lay, s_lay = layout_of(r_type), layout_of(s_type)
-    axes = tuple(dict.fromkeys(i.axis for i in r_lay.thread_iters if i.axis is not None))
-    owned: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    r_shape, s_shape = r_type.get_shape(), s_type.get_shape()
-    for r_idx, s_idx in zip(region_indices(*r_region), region_indices(*s_region), strict=True):
-        r_axes, r_off = r_lay.apply(ravel(r_idx, r_shape))
-        _, s_off = s_lay.apply(ravel(s_idx, s_shape))
-        key = tuple(r_axes.get(a, 0) for a in axes)
-        owned.setdefault(key, []).append((r_off, s_off))
-    return CopyTable(axes, owned)
 
 
 def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]
@@ -342,22 +244,6 @@ def run_reference_copy(state: GpuState, op: CopyOp, src: Buffer, dst: Buffer,
 def _dim(op: Operation) -> int:
     return "xyz".index(cast(Any, op).dimension.data.value)
 
-
-def _unsigned(v: int, bits: int) -> int:
-    return v & ((1 << bits) - 1)
-
-
-def _bits(interp: Interpreter, op: Operation) -> int:
-    t = op.results[0].type
-    if isinstance(t, IndexType):
-        return interp.index_bitwidth
-    assert isinstance(t, IntegerType)
-    return t.width.data
-
-
-def _signed(v: int, bits: int) -> int:
-    v = _unsigned(v, bits)
-    return v - (1 << bits) if v >> (bits - 1) else v
 
 
 def _vector_offsets(interp: Interpreter, op: Operation, buf: Buffer, indices: Sequence[int],
@@ -418,6 +304,8 @@ class RegcopyFunctions(InterpreterFunctions):
 
     @impl(gpu.BarrierOp)
     def run_barrier(self, interp: Interpreter, op: gpu.BarrierOp, args: PythonValues):
+        if (barrier := gpu_state(interp).barrier) is not None:
+            barrier.wait()
         return ()
 
     # ---- memref ----
@@ -472,6 +360,17 @@ class RegcopyFunctions(InterpreterFunctions):
                                       f"{storage_size(view.type)}")
         return (view,)
 
+    @impl(MultipleOfOp)
+    def run_multiple_of(self, interp: Interpreter, op: MultipleOfOp, args: PythonValues):
+        (value,) = args
+        if value % op.divisor_value:
+            th = gpu_state(interp).thread
+            raise InterpretationError(
+                f"regcopy.multiple_of: the value {value} is not a multiple of "
+                f"{op.divisor_value} (thread {th.linear_tid} of block {th.block_id}); the "
+                "promise is broken")
+        return (value,)
+
     @impl(CopyOp)
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src, dst, *dyn = args
@@ -495,51 +394,6 @@ class RegcopyFunctions(InterpreterFunctions):
         buf.storage[first:first + n] = list(vec)
         return ()
 
-    # ---- arith ops the built-in interpreter lacks ----
-    @impl(arith.DivUIOp)
-    def run_divui(self, interp: Interpreter, op: arith.DivUIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(_unsigned(args[0], b) // _unsigned(args[1], b), b),)
-
-    @impl(arith.RemUIOp)
-    def run_remui(self, interp: Interpreter, op: arith.RemUIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(_unsigned(args[0], b) % _unsigned(args[1], b), b),)
-
-    @impl(arith.CeilDivUIOp)
-    def run_ceildivui(self, interp: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(-(-_unsigned(args[0], b) // _unsigned(args[1], b)), b),)
-
-    @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(self, interp: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(-(-_signed(args[0], b) // _signed(args[1], b)), b),)
-
-    @impl(arith.ShRUIOp)
-    def run_shrui(self, interp: Interpreter, op: arith.ShRUIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(_unsigned(args[0], b) >> args[1], b),)
-
-    @impl(arith.MinUIOp)
-    def run_minui(self, interp: Interpreter, op: arith.MinUIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(min(_unsigned(args[0], b), _unsigned(args[1], b)), b),)
-
-    @impl(arith.MaxUIOp)
-    def run_maxui(self, interp: Interpreter, op: arith.MaxUIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (_signed(max(_unsigned(args[0], b), _unsigned(args[1], b)), b),)
-
-    @impl(arith.MinSIOp)
-    def run_minsi(self, interp: Interpreter, op: arith.MinSIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (min(_signed(args[0], b), _signed(args[1], b)),)
-
-    @impl(arith.MaxSIOp)
-    def run_maxsi(self, interp: Interpreter, op: arith.MaxSIOp, args: PythonValues):
-        b = _bits(interp, op)
-        return (max(_signed(args[0], b), _signed(args[1], b)),)
 
 
 # --------------------------------------------------------------------------------------------
@@ -548,21 +402,32 @@ class RegcopyFunctions(InterpreterFunctions):
 
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
-    """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions and
-    ``RegcopyFunctions`` (which overrides ``memref.load/store`` to honour layouts)."""
+    """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
+    ``ExtraArithFunctions`` and ``RegcopyFunctions`` (which overrides ``memref.load/store`` to
+    honour layouts)."""
     interp = Interpreter(module, index_bitwidth=64)
     for fns in (BuiltinFunctions(), ArithFunctions(), FuncFunctions(), ScfFunctions(),
-                MemRefFunctions()):
+                MemRefFunctions(), ExtraArithFunctions()):
         interp.register_implementations(fns)
+    interp.register_implementations(FastIntArithFunctions(), override=True)
     interp.register_implementations(RegcopyFunctions(), override=True)
     return interp
 
 
+def kernel_func(interp: Interpreter, kernel: str) -> func.FuncOp:
+    """The ``func.func`` named ``kernel``; ``InterpretationError`` when there is none."""
+    try:
+        fn = interp.get_op_for_symbol(kernel)
+    except Exception:  # noqa: BLE001 - xDSL raises a bare InterpretationError or KeyError
+        fn = None
+    if not isinstance(fn, func.FuncOp):
+        raise InterpretationError(f"no kernel func.func @{kernel} in the module")
+    return fn
+
+
 def launch_config(interp: Interpreter, kernel: str) -> tuple[int, Dim3]:
     """``(block, grid)`` from the kernel's ``regcopy.launch``."""
-    fn = interp.get_op_for_symbol(kernel)
-    assert isinstance(fn, func.FuncOp)
-    launch = fn.attributes.get("regcopy.launch")
+    launch = kernel_func(interp, kernel).attributes.get("regcopy.launch")
     if not isinstance(launch, LaunchAttr):
         raise InterpretationError(f"kernel @{kernel} has no regcopy.launch attribute")
     grid = [g.data for g in launch.grid] + [1, 1]
@@ -576,14 +441,78 @@ def threads_of(block: int, grid: Dim3) -> Iterator[ThreadState]:
             yield ThreadState((t, 0, 0), (bx, by, bz), (block, 1, 1), grid)
 
 
+def divisibility_promise(fn: func.FuncOp, k: int) -> int | None:
+    """N of argument ``k``'s ``{regcopy.divisibility = N : i64}`` (None without one)."""
+    if not isinstance(fn.arg_attrs, ArrayAttr) or k >= len(fn.arg_attrs.data):
+        return None
+    attrs = fn.arg_attrs.data[k]
+    if not isinstance(attrs, DictionaryAttr):
+        return None
+    n = attrs.data.get(DIVISIBILITY)
+    return n.value.data if isinstance(n, IntegerAttr) else None
+
+
+def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
+    """Buffers for memref parameters, ints for ``index``/integer ones, and every scalar keeps
+    its divisibility promise; else an ``InterpretationError`` naming the parameter."""
+    name = fn.sym_name.data
+    params = fn.function_type.inputs.data
+    if len(args) != len(params):
+        raise InterpretationError(f"kernel @{name} takes {len(params)} arguments, got "
+                                  f"{len(args)}")
+    for k, (t, a) in enumerate(zip(params, args, strict=True)):
+        arg = fn.args[k].name_hint or f"arg{k}"
+        if isinstance(t, IndexType | IntegerType):
+            if not isinstance(a, int) or isinstance(a, bool):
+                raise InterpretationError(f"kernel @{name}: argument %{arg} is {t}; pass a "
+                                          f"Python int, not {type(a).__name__}")
+            if (n := divisibility_promise(fn, k)) is not None and a % n:
+                raise InterpretationError(
+                    f"kernel @{name}: argument %{arg} = {a} breaks its promise "
+                    f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")
+
+
+def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
+    """Whether ``fn`` (or, when it calls functions, the module) holds a ``gpu.barrier``."""
+    scope = interp.module if any(isinstance(op, func.CallOp) for op in fn.walk()) else fn
+    return any(isinstance(op, gpu.BarrierOp) for op in scope.walk())
+
+
+def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str,
+                args: tuple[Any, ...], cta: Sequence[ThreadState]) -> None:
+    """Run the threads of one CTA concurrently (``workers[k]`` runs ``cta[k]``), each
+    ``gpu.barrier`` synchronising them; the first error of any thread is raised."""
+    state = gpu_state(interp)
+
+    def body(k: int, barrier: CtaBarrier) -> None:
+        w = workers[k]
+        w.set_data(RegcopyFunctions, "gpu", state.for_thread(cta[k], barrier))
+        w.call_op(kernel, args)
+
+    run_cta(len(cta), body)
+
+
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
            threads: Sequence[int] | None = None) -> None:
-    """Run ``kernel`` once per thread of its ``regcopy.launch`` (or only the CTA-local
-    ``threads`` given), one thread after another. Barriers are no-ops."""
+    """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
+    ``threads`` given) with ``args`` (``Buffer``s and Python ints, in parameter order).
+
+    Without ``gpu.barrier`` the threads run one after another; with one, each CTA runs in
+    barrier phases (module docstring), CTAs one after another."""
+    fn = kernel_func(interp, kernel)
+    check_arguments(fn, args)
     block, grid = launch_config(interp, kernel)
     wanted = None if threads is None else set(threads)
+    ctas: dict[Dim3, list[ThreadState]] = {}
     for th in threads_of(block, grid):
-        if wanted is not None and th.linear_tid not in wanted:
-            continue
-        set_thread(interp, th)
-        interp.call_op(kernel, tuple(args))
+        if wanted is None or th.linear_tid in wanted:
+            ctas.setdefault(th.block_id, []).append(th)
+    if not has_barrier(fn, interp):
+        for cta in ctas.values():
+            for th in cta:
+                set_thread(interp, th)
+                interp.call_op(kernel, tuple(args))
+        return
+    workers = [make_interpreter(interp.module) for _ in range(block)]
+    for cta in ctas.values():
+        _run_phased(interp, workers, kernel, tuple(args), cta)

@@ -1,40 +1,71 @@
-"""``regcopy-run``: lower, print, compile and run the kernels of an input file on the GPU.
+"""``regcopy-run``: lower, print, compile and run the kernels of an input file.
 
-    regcopy-run in.mlir [-p passes] [--seed N] [--print-cuda]
+    regcopy-run in.mlir [-p passes] [--seed N] [--arg NAME=VALUE ...] [--print-cuda]
+                        [--compile-only | --check]
 
-Parses ``in.mlir``, runs ``-p`` passes then ``lower-reg-copy`` (unless ``-p`` already names it),
-prints the kernels as CUDA (``-t cuda``), compiles them with NVRTC, runs every kernel
-``func.func`` once on deterministic random inputs (``numpy.random.default_rng(seed)``, values
-exactly representable in the element type) and prints one checksum line per global buffer:
+Parses ``in.mlir``, runs ``-p`` passes then ``lower-reg-copy{strict=true}`` (unless ``-p``
+already names it: a copy the pass rejects is an error with its reason, since it cannot run),
+prints the kernels as CUDA (``-t cuda``) and compiles them with NVRTC for sm_90. Then:
 
-    <kernel>.<buffer> <type>[<shape>] sum=<float64 sum> sha256=<16 hex digits>
+* default: runs every kernel ``func.func`` once on the GPU on deterministic random inputs
+  (``numpy.random.default_rng(seed)``, values exactly representable in the element type) and
+  prints one checksum line per global buffer:
+  ``<kernel>.<buffer> <type>[<shape>] sum=<float64 sum> sha256=<16 hex digits>``;
+* ``--compile-only``: no GPU needed; one line per kernel: registers, stack/spills, shared
+  memory (ptxas), and the SASS memory instructions by kind and width;
+* ``--check``: runs the *un-lowered* IR on the CPU interpreter (the reference: every
+  ``regcopy.copy`` moves its elements directly) on the same inputs and compares every buffer
+  bit for bit with the GPU run, one line per buffer (``equal`` or the first mismatch). Without
+  a GPU the lowered IR runs on the CPU interpreter in the GPU's place, and a line on stderr
+  says that the GPU part was skipped.
 
-Exit codes: 0 ran; 1 bad input or a failed compile/launch (one diagnostic, no traceback);
-2 no CUDA GPU (``regcopy-run: no CUDA GPU available (...)`` on stderr).
+Scalar (``index``/integer/float) kernel parameters take their value from ``--arg NAME=VALUE``
+(required: there is no default; a value that breaks the parameter's
+``{regcopy.divisibility = N}`` promise is refused).
+
+Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);
+1 bad input or a failed compile/launch (one diagnostic, no traceback); 2 no CUDA GPU for a
+plain run (``regcopy-run: no CUDA GPU available (...)`` on stderr); 3 ``--check`` found a
+mismatch.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from regcopy_backend.cpu_run import run_on_cpu
 from regcopy_backend.cuda import print_cuda
 from regcopy_backend.host_data import checksum, random_values
 from regcopy_backend.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.nvrtc import Compiled, NvrtcError, compile_cuda
+from regcopy_backend.nvrtc import Compiled, NvdisasmError, NvrtcError, compile_cuda, disassemble
 from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.regcopy import CopyOp
+from regcopy_tools.run_report import (
+    ArgumentSpecError,
+    HostArg,
+    host_arguments,
+    mismatch,
+    parse_arg_specs,
+    ptxas_resources,
+    sass_memory_ops,
+    unknown_args,
+)
 from regcopy_tools.universe import REGCOPY_UNIVERSE
 
 LOWER = "lower-reg-copy"
@@ -76,8 +107,8 @@ def pipeline_spec(passes: str) -> str:
     return passes if LOWER in names else ",".join(p for p in (passes, LOWER) if p)
 
 
-def parse_and_lower(text: str, filename: str, passes: str = "") -> ModuleOp:
-    """Parse, verify, and run the pipeline; ``RunInputError`` with one diagnostic on failure."""
+def parse_module(text: str, filename: str) -> tuple[Context, ModuleOp]:
+    """Parse and verify; ``RunInputError`` with one diagnostic on failure."""
     ctx = build_context()
     try:
         module = Parser(ctx, text, filename).parse_module()
@@ -86,6 +117,12 @@ def parse_and_lower(text: str, filename: str, passes: str = "") -> ModuleOp:
     if (bad := first_invalid_op(module)) is not None:
         op, err = bad
         raise RunInputError(op_error(op, f"does not verify: {err}"))
+    return ctx, module
+
+
+def parse_and_lower(text: str, filename: str, passes: str = "") -> ModuleOp:
+    """Parse, verify, and run the pipeline; ``RunInputError`` with one diagnostic on failure."""
+    ctx, module = parse_module(text, filename)
     available = dict(Universe.get_multiverse().all_passes)
     available.update(REGCOPY_UNIVERSE.all_passes)
     try:
@@ -99,9 +136,25 @@ def parse_and_lower(text: str, filename: str, passes: str = "") -> ModuleOp:
     return module
 
 
+def rejection(text: str, filename: str, passes: str) -> str:
+    """Why ``lower-reg-copy`` leaves a copy: the error of the same pipeline run strict."""
+    strict = ",".join(p for p in (passes, f"{LOWER}{{strict=true}}") if p)
+    try:
+        parse_and_lower(text, filename, strict)
+    except RunInputError as e:
+        return str(e)
+    return "lower-reg-copy left a regcopy.copy in the IR"
+
+
 def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> Prepared:
-    """Lower, print and NVRTC-compile; no GPU needed."""
+    """Lower, print and NVRTC-compile; no GPU needed. A copy left unlowered is an error that
+    carries the pass's reason (regcopy-run can only run lowered kernels)."""
     module = parse_and_lower(text, filename, passes)
+    if any(isinstance(op, CopyOp) for op in module.walk()):
+        raise RunInputError(
+            rejection(text, filename, "" if LOWER in passes else passes)
+            + f"\n(regcopy-run runs lowered kernels only; `regcopy-opt -p "
+            f"'lower-reg-copy{{remarks=true}}' {filename}` shows the plan of every copy)")
     try:
         source = print_cuda(module)
     except DiagnosticException as e:
@@ -118,10 +171,15 @@ def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> 
     return Prepared(module, source, compiled, infos)
 
 
+def buffer_params(info: KernelInfo) -> list[Any]:
+    """The buffer parameters of ``info`` (``RunResult.arrays`` holds one array per buffer)."""
+    return [p for p in info.params if isinstance(getattr(p, "type", None), MemRefType)]
+
+
 def random_inputs(info: KernelInfo, rng: np.random.Generator) -> list[np.ndarray]:
     """One deterministic random array per buffer of ``info`` (its layout's whole span)."""
     out: list[np.ndarray] = []
-    for p in info.params:
+    for p in buffer_params(info):
         values = random_values(p.type.element_type, p.elements, rng)
         out.append(values.reshape(p.shape) if p.elements == int(np.prod(p.shape)) else values)
     return out
@@ -130,12 +188,51 @@ def random_inputs(info: KernelInfo, rng: np.random.Generator) -> list[np.ndarray
 def checksum_lines(info: KernelInfo, arrays: Sequence[np.ndarray]) -> list[str]:
     """``<kernel>.<buffer> <type>[<shape>] sum=... sha256=...`` per buffer."""
     lines: list[str] = []
-    for p, a in zip(info.params, arrays, strict=True):
+    for p, a in zip(buffer_params(info), arrays, strict=True):
         total, digest = checksum(a, p.type.element_type)
-        shape = "x".join(str(d) for d in p.shape)
-        lines.append(f"{info.name}.{p.name} {p.type.element_type}[{shape}] sum={total!r} "
-                     f"sha256={digest}")
+        lines.append(f"{buffer_title(info, p)} sum={total!r} sha256={digest}")
     return lines
+
+
+def buffer_title(info: KernelInfo, p: Any) -> str:
+    shape = "x".join(str(d) for d in p.shape)
+    return f"{info.name}.{p.name} {p.type.element_type}[{shape}]"
+
+
+def compile_summary(prepared: Prepared, arch: str = "sm_90") -> list[str]:
+    """One line per kernel: ptxas resources and the SASS memory instructions (no GPU)."""
+    verbose = compile_cuda(prepared.source, arch=arch, options=("--ptxas-options=-v",))
+    resources = ptxas_resources(verbose.log)
+    try:
+        sass: str | None = disassemble(prepared.compiled.cubin)
+    except NvdisasmError:
+        sass = None
+    lines: list[str] = []
+    for info in prepared.kernels:
+        symbol = getattr(info, "symbol", info.name)
+        r = resources.get(symbol)
+        parts = [f"{info.name}: compiled for {arch}"]
+        if r is not None:
+            parts.append(f"{r.registers} registers, {r.stack_bytes} bytes stack, spills "
+                         f"{r.spill_stores}/{r.spill_loads} bytes (stores/loads), "
+                         f"{r.shared_bytes} bytes static shared")
+        dyn = getattr(info, "dynamic_shared_bytes", 0)
+        parts.append(f"{dyn} bytes dynamic shared")
+        if sass is not None:
+            ops = sass_memory_ops(kernel_sass(sass, symbol))
+            listed = " ".join(f"{op}*{n}" for op, n in sorted(ops.items())) or "none"
+            local = sum(n for op, n in ops.items() if op.startswith(("LDL", "STL")))
+            parts.append(f"SASS memory ops: {listed} ({local} LDL/STL)")
+        lines.append("; ".join(parts))
+    return lines
+
+
+def kernel_sass(sass: str, symbol: str) -> str:
+    """The part of an nvdisasm listing that belongs to function ``symbol``."""
+    sections = re.split(r"(?m)^\s*\.section\s+\.text\.", sass)
+    mine = [sec for sec in sections[1:] if sec.startswith((symbol + ",", symbol + " ",
+                                                             symbol + "\n"))]
+    return mine[0] if mine else sass
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -143,18 +240,38 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("input", help="input .mlir file")
     ap.add_argument("-p", "--passes", default="", help="passes to run before lower-reg-copy")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    ap.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                    help="value of a scalar kernel parameter (repeatable; required for each)")
     ap.add_argument("--print-cuda", action="store_true", help="print the CUDA source first")
-    ap.add_argument("--check", action="store_true",
-                    help="compare with a CPU reference run (not implemented yet)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--compile-only", action="store_true",
+                      help="compile with NVRTC and report resources; no GPU needed")
+    mode.add_argument("--check", action="store_true",
+                      help="compare with a CPU run of the un-lowered IR (without a GPU: the "
+                           "lowered IR on the CPU)")
     return ap.parse_args(argv)
+
+
+def kernel_funcs(prepared: Prepared) -> list[func.FuncOp]:
+    by_name = {f.sym_name.data: f for f in kernels(prepared.module)}
+    return [by_name[info.name] for info in prepared.kernels]
+
+
+def check_kernel(info: KernelInfo, args: list[HostArg], reference: ModuleOp,
+                 candidate: list[np.ndarray], label: str) -> list[str]:
+    """Compare ``candidate`` (one array per buffer) with the CPU reference run."""
+    want = run_on_cpu(reference, info.name, args)
+    lines: list[str] = []
+    for p, got, ref in zip(buffer_params(info), candidate, want, strict=True):
+        problem = mismatch(got, ref, label, "reference")
+        lines.append(f"{buffer_title(info, p)} " + (f"MISMATCH: {problem}" if problem
+                                                     else f"equal ({ref.size} elements)"))
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
     from regcopy_backend.runner import NoGpuError, get_device, run_kernel
 
-    if args.check:
-        print("regcopy-run: error: --check is not implemented yet", file=sys.stderr)
-        return 1
     try:
         text = Path(args.input).read_text()
     except OSError as e:
@@ -162,16 +279,48 @@ def run(args: argparse.Namespace) -> int:
     prepared = prepare(text, args.input, args.passes)
     if args.print_cuda:
         print(prepared.source)
+    if args.compile_only:
+        print("\n".join(compile_summary(prepared)))
+        return 0
+    try:
+        scalars = parse_arg_specs(args.arg)
+        fns = kernel_funcs(prepared)
+        if unknown := unknown_args(fns, scalars):
+            raise ArgumentSpecError(f"--arg {', '.join(unknown)}: no kernel has a scalar "
+                                    f"parameter of that name")
+    except ArgumentSpecError as e:
+        raise RunInputError(str(e)) from None
+    gpu = True
     try:
         get_device()
     except NoGpuError as e:
-        print(f"regcopy-run: {e}", file=sys.stderr)
-        return 2
+        if not args.check:
+            print(f"regcopy-run: {e}", file=sys.stderr)
+            return 2
+        gpu = False
+        print(f"regcopy-run: {e}: GPU run skipped; comparing the lowered IR, run on the CPU "
+              "interpreter, with the reference instead", file=sys.stderr)
+    reference = parse_module(text, args.input)[1] if args.check else None
     rng = np.random.default_rng(args.seed)
-    for info in prepared.kernels:
-        result = run_kernel(prepared.source, info, random_inputs(info, rng))
-        print("\n".join(checksum_lines(info, result.arrays)))
-    return 0
+    failed = False
+    for info, fn in zip(prepared.kernels, kernel_funcs(prepared), strict=True):
+        try:
+            host = host_arguments(fn, rng, scalars)
+        except ArgumentSpecError as e:
+            raise RunInputError(str(e)) from None
+        if gpu:
+            arrays = run_kernel(prepared.source, info, host).arrays
+            label = "gpu"
+        else:
+            arrays = run_on_cpu(prepared.module, info.name, host)
+            label = "lowered"
+        if reference is None:
+            print("\n".join(checksum_lines(info, arrays)))
+            continue
+        lines = check_kernel(info, host, reference, arrays, label)
+        failed = failed or any("MISMATCH" in ln for ln in lines)
+        print("\n".join(lines))
+    return 3 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,4 +1,5 @@
-"""The GPU test cases: kernels under test/gpu/kernels/ (and examples/cta_tile.mlir), their
+"""The GPU test cases: kernels under test/gpu/kernels/ (and examples/cta_tile.mlir,
+examples/gemm/gemm_tiles.mlir), their
 numpy expectations from the copy semantics, and the lowering plan each copy must get.
 
 Used by test/gpu/run_all.py (the whole GPU run, one table) and test/python/test_gpu.py (pytest).
@@ -86,6 +87,54 @@ def _b4(a: Arrays) -> dict[int, np.ndarray]:
     return {2: out}
 
 
+def _reversed_blocks(a: Arrays) -> dict[int, np.ndarray]:
+    """shared_dyn_192k: out[32b + i] = in[32(11 - b) + i]."""
+    return {1: a[0].reshape(12, 32, 128)[::-1].reshape(384, 128)}
+
+
+def mma_fragments(a: np.ndarray, b: np.ndarray, grid_m: int, grid_n: int, k_tiles: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """What examples/gemm/gemm_tiles.mlir writes to ``fragA``/``fragB``, straight from the
+    PTX ISA's mma.m16n8k16 f16 fragment tables (not from the kernel's layouts).
+
+    CTA (y, x), K tile t, thread = 32 warp + lane (warp = 4 wm + wn; g = lane / 4,
+    c = lane % 4). A register 32 mi + 8 ki + r (r = 4 kh + 2 h + p) holds
+    A[128 y + 64 wm + 16 mi + g + 8 h, 64 t + 16 ki + 2 c + 8 kh + p]; B register
+    16 ni + 4 ki + r (r = 2 kh + p) holds B[128 x + 32 wn + 8 ni + g, 64 t + 16 ki + 2 c + 8 kh + p]
+    (B is N x K row-major)."""
+    y, x, t, tid = np.ix_(range(grid_m), range(grid_n), range(k_tiles), range(256))
+    warp, lane = tid // 32, tid % 32
+    g, c = lane // 4, lane % 4
+    y, x, t, warp, g, c = (v[..., None] for v in (y, x, t, warp, g, c))
+    reg = np.arange(128)
+    mi, ki, r = reg // 32, (reg // 8) % 4, reg % 8
+    h, p, kh = (r >> 1) & 1, r & 1, r >> 2
+    rows = 128 * y + 64 * (warp // 4) + 16 * mi + g + 8 * h
+    cols = 64 * t + 16 * ki + 2 * c + 8 * kh + p
+    frag_a = a[rows, cols]
+    reg = np.arange(64)
+    ni, ki, r = reg // 16, (reg // 4) % 4, reg % 4
+    p, kh = r & 1, r >> 1
+    n = 128 * x + 32 * (warp % 4) + 8 * ni + g
+    k = 64 * t + 16 * ki + 2 * c + 8 * kh + p
+    frag_b = b[n, k]
+    return frag_a, frag_b
+
+
+def _gemm(a: Arrays) -> dict[int, np.ndarray]:
+    grid_m, grid_n, k_tiles = a[2].shape[:3]
+    frag_a, frag_b = mma_fragments(a[0], a[1], grid_m, grid_n, k_tiles)
+    return {2: frag_a, 3: frag_b}
+
+
+GEMM = EXAMPLES / "gemm" / "gemm_tiles.mlir"
+GEMM_PLAN = ((8, 16), (8, 16), (8, 16), (8, 16), (2, 256), (2, 128), (8, 64), (8, 32))
+"""gemm_tiles, per vector.load in IR order (rounds x 4 K tiles): A and B global -> registers
+(128-bit, once the divisibility analysis follows the K-loop IV), registers -> shared (128-bit),
+shared -> the A and B fragments (32-bit: a fragment's register pairs are 4 bytes apart in
+K), and the two loops writing the fragments out."""
+
+
 CASES: tuple[GpuCase, ...] = (
     _seed("f32", 8, 4, 2),
     _seed("f32", 16, 4, 4),
@@ -105,6 +154,16 @@ CASES: tuple[GpuCase, ...] = (
     GpuCase("b4_partial", KERNELS / "b4_partial.mlir", _b4, ((4, 2),), may_reject=True),
     GpuCase("cta_tile", EXAMPLES / "cta_tile.mlir", lambda a: {1: a[0]}, ((4, 8), (4, 8))),
 )
+
+DYNAMIC_SHARED_CASES: tuple[GpuCase, ...] = (
+    GpuCase("shared_dyn_192k", KERNELS / "shared_dyn_192k.mlir", _reversed_blocks,
+            ((4, 48), (4, 48), (4, 48), (4, 48))),
+    GpuCase("gemm_tiles", GEMM, _gemm, GEMM_PLAN),
+)
+"""Kernels over 48 KiB of ``shared.dyn`` (they need the CUDA target's ``extern __shared__``
+carving and the runner's dynamic shared size). ``ALL_CASES`` is what the GPU run checks."""
+
+ALL_CASES: tuple[GpuCase, ...] = (*CASES, *DYNAMIC_SHARED_CASES)
 
 ALIGNMENT_CASE = GpuCase("align_refusal(cta_tile,B+8B)", EXAMPLES / "cta_tile.mlir",
                          lambda a: {1: a[0]}, ((4, 8), (4, 8)), offsets=(8, 0))

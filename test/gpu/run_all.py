@@ -4,8 +4,8 @@
     python test/gpu/run_all.py [--seed N] [--only NAME ...] [--no-sanitizer] [--dry-run]
 
 For every case of test/gpu/cases.py (the four seed-table rows, the worked examples of
-algorithm.md §4, the B1-B4 programs of §5, examples/cta_tile.mlir, and a misaligned launch that
-must be refused): lower with lower-reg-copy, print CUDA, compile with NVRTC, check the plan
+algorithm.md §4, the B1-B4 programs of §5, examples/cta_tile.mlir, a 192 KiB shared.dyn kernel,
+the GEMM example examples/gemm/gemm_tiles.mlir, and a misaligned launch that must be refused): lower with lower-reg-copy, print CUDA, compile with NVRTC, check the plan
 (vector width x rounds per copy) and that the SASS has no LDL/STL, run on the GPU with
 deterministic random inputs and compare every buffer with the numpy expectation. Then, when
 compute-sanitizer is found, the same run again under ``compute-sanitizer --tool memcheck``.
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cases import (  # noqa: E402
     ALIGNMENT_CASE,
-    CASES,
+    ALL_CASES,
     CaseResult,
     GpuCase,
     analyse_case,
@@ -105,7 +105,7 @@ def run_sanitizer(args: argparse.Namespace) -> bool:
 
 
 def selected(only: list[str] | None) -> list[GpuCase]:
-    cases = [*CASES, ALIGNMENT_CASE]
+    cases = [*ALL_CASES, ALIGNMENT_CASE]
     if not only:
         return cases
     return [c for c in cases if any(o in c.name for o in only)]

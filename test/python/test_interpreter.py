@@ -346,3 +346,121 @@ def test_reference_copy_uses_the_executing_thread() -> None:
     interp.call_op("kernel", (a, out))
     got = out.to_logical()
     assert [i for i, v in enumerate(got) if v != -1.0] == [*range(40, 48), *range(296, 304)]
+
+
+# --------------------------------------------------------------------------------------------
+# Barrier phases, scalar arguments, regcopy.multiple_of
+# --------------------------------------------------------------------------------------------
+
+ROTATE = """
+func.func @kernel(%out: memref<2x64xindex, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 64, grid = [2]>} {
+  %S = memref.alloca() : memref<64xindex, #regcopy.mem<shared>>
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %b = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1000 = arith.constant 1000 : index
+  %hi = arith.muli %b, %c1000 : index
+  %mine = arith.addi %hi, %t : index
+  memref.store %mine, %S[%t] : memref<64xindex, #regcopy.mem<shared>>
+  "gpu.barrier"() : () -> ()
+  %t1 = arith.addi %t, %c1 : index
+  %next = arith.remsi %t1, %c64 : index
+  %v = memref.load %S[%next] : memref<64xindex, #regcopy.mem<shared>>
+  "gpu.barrier"() : () -> ()
+  memref.store %t, %S[%next] : memref<64xindex, #regcopy.mem<shared>>
+  "gpu.barrier"() : () -> ()
+  %w = memref.load %S[%t] : memref<64xindex, #regcopy.mem<shared>>
+  %sum = arith.addi %v, %w : index
+  memref.store %sum, %out[%b, %t] : memref<2x64xindex, #regcopy.mem<global>>
+  func.return
+}
+"""
+
+
+def test_barrier_phases_exchange_through_shared_memory() -> None:
+    """Thread t writes S[t], barrier, reads S[(t+1) % 64]; then writes its id to S[(t+1) % 64]
+    and reads S[t] (written by thread t-1): the neighbours' values, in both CTAs. Run one
+    thread after another, every thread but the last would read a stale S[t+1]."""
+    module = parse(ROTATE)
+    out = Buffer.new(arg_types(module)[0], -1)
+    launch(make_interpreter(module), "kernel", (out,))
+    want = [1000 * b + (t + 1) % 64 + (t - 1) % 64 for b in range(2) for t in range(64)]
+    assert out.storage == want
+
+
+EARLY_EXIT = """
+func.func @kernel(%out: memref<32xindex, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<32xindex, #regcopy.mem<shared>>
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  memref.store %t, %S[%t] : memref<32xindex, #regcopy.mem<shared>>
+  %low = arith.cmpi ult, %t, %c16 : index
+  scf.if %low {
+    "gpu.barrier"() : () -> ()
+    %n = arith.addi %t, %c1 : index
+    %v = memref.load %S[%n] : memref<32xindex, #regcopy.mem<shared>>
+    memref.store %v, %out[%t] : memref<32xindex, #regcopy.mem<global>>
+  }
+  func.return
+}
+"""
+
+
+def test_threads_that_return_leave_the_barrier() -> None:
+    """Threads 16..31 return without reaching the barrier: the others are not blocked."""
+    module = parse(EARLY_EXIT)
+    out = Buffer.new(arg_types(module)[0], -1)
+    launch(make_interpreter(module), "kernel", (out,))
+    assert out.storage == [t + 1 for t in range(16)] + [-1] * 16
+
+
+def test_an_error_in_one_thread_of_a_phased_cta_is_raised() -> None:
+    """Thread 63 reads S[64] (no wrap-around) while the others wait at the barrier."""
+    bad = ROTATE.replace("%next = arith.remsi %t1, %c64", "%next = arith.minsi %t1, %c64")
+    module = parse(bad)
+    out = Buffer.new(arg_types(module)[0], -1)
+    with pytest.raises(Exception, match="out of bounds"):
+        launch(make_interpreter(module), "kernel", (out,))
+
+
+SCALAR = """
+func.func @kernel(%out: memref<64xindex, #regcopy.mem<global>>,
+                  %k: index {regcopy.divisibility = 16 : i64}, %j: index)
+    attributes {regcopy.launch = #regcopy.launch<block = 4, grid = [1]>} {
+  %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %c8 = arith.constant 8 : index
+  %sum = arith.addi %k, %j : index
+  %v = regcopy.multiple_of %sum, 8 : index
+  %i = arith.addi %t, %c8 : index
+  memref.store %v, %out[%i] : memref<64xindex, #regcopy.mem<global>>
+  func.return
+}
+"""
+
+
+def test_scalar_arguments_and_multiple_of() -> None:
+    module = parse(SCALAR)
+    out = Buffer.new(arg_types(module)[0], 0)
+    launch(make_interpreter(module), "kernel", (out, 32, 8))
+    assert out.storage[8:12] == [40] * 4 and out.storage.count(0) == 60
+
+
+def test_a_broken_divisibility_promise_is_refused() -> None:
+    module = parse(SCALAR)
+    out = Buffer.new(arg_types(module)[0], 0)
+    with pytest.raises(Exception, match=r"argument %k = 24 breaks its promise"):
+        launch(make_interpreter(module), "kernel", (out, 24, 8))
+    with pytest.raises(Exception, match=r"takes 3 arguments, got 2"):
+        launch(make_interpreter(module), "kernel", (out, 32))
+
+
+def test_a_broken_multiple_of_is_an_error() -> None:
+    module = parse(SCALAR)
+    out = Buffer.new(arg_types(module)[0], 0)
+    with pytest.raises(Exception, match="36 is not a multiple of 8"):
+        launch(make_interpreter(module), "kernel", (out, 32, 4))

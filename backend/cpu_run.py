@@ -1,0 +1,60 @@
+"""Run a lowered (or un-lowered) kernel on the CPU interpreter with host arrays in and out.
+
+``run_on_cpu(module, kernel, args)`` takes the same arguments as the GPU runner
+(``runner.run_kernel``): in kernel-parameter order, a numpy array per global buffer (its
+physical memory: the buffer layout's whole span, as the GPU sees it) and a Python int per
+``index``/integer scalar. It returns a copy of every buffer after the launch. Elements move
+as Python values (raw bits for bf16/fp8), so the result is bit-exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+
+from regcopy_backend.interp_buffers import Buffer, storage_size
+from regcopy_backend.interpreter import launch, make_interpreter
+
+HostArg = np.ndarray | int
+
+
+def kernel_by_name(module: ModuleOp, name: str) -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    raise ValueError(f"no func.func @{name} in the module")
+
+
+def to_buffer(t: MemRefType, a: np.ndarray) -> Buffer:
+    """The interpreter buffer holding the first ``storage_size(t)`` elements of ``a``."""
+    n = storage_size(t)
+    flat = np.ascontiguousarray(a).reshape(-1)
+    if flat.size < n:
+        raise ValueError(f"array of {flat.size} elements for {t}, which spans {n}")
+    return Buffer(t, flat[:n].tolist())
+
+
+def from_buffer(buf: Buffer, like: np.ndarray) -> np.ndarray:
+    """``like`` with its first elements replaced by the buffer's storage."""
+    out = np.ascontiguousarray(like).copy().reshape(-1)
+    out[:len(buf.storage)] = np.array(buf.storage, dtype=out.dtype)
+    return out.reshape(like.shape)
+
+
+def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg]) -> list[np.ndarray]:
+    """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped)."""
+    fn = kernel_by_name(module, kernel)
+    types = fn.function_type.inputs.data
+    if len(types) != len(args):
+        raise ValueError(f"kernel @{kernel} takes {len(types)} arguments, got {len(args)}")
+    values: list[Buffer | int] = []
+    for t, a in zip(types, args, strict=True):
+        values.append(to_buffer(cast(MemRefType, t), a) if isinstance(t, MemRefType)
+                      else int(a))
+    launch(make_interpreter(module), kernel, values)
+    return [from_buffer(v, a) for v, a in zip(values, args, strict=True)
+            if isinstance(v, Buffer) and isinstance(a, np.ndarray)]

@@ -1,0 +1,154 @@
+"""Buffers of the CPU interpreter and the ownership table of a reference ``regcopy.copy``.
+
+A buffer is a ``Buffer``: its memref type and a flat Python list of its physical span (for
+``local``: one thread's registers). Copies never reinterpret bits, so holding elements as plain
+Python values is exact, and any value (ints, floats, tags) traces where each element went.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from math import prod
+from typing import Any
+
+from xdsl.dialects.builtin import MemRefType, NoneAttr
+from xdsl.utils.exceptions import InterpretationError
+
+from regcopy_dialect.layout import Layout
+from regcopy_dialect.regcopy import LayoutAttr, MemSpace, buffer_layout, memory_space
+
+# --------------------------------------------------------------------------------------------
+# Buffers
+# --------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def layout_of(t: MemRefType) -> Layout:
+    """The layout that maps a logical index of ``t`` to its element (row-major by default)."""
+    if not isinstance(t.layout, LayoutAttr | NoneAttr):
+        raise InterpretationError(f"memref layout {t.layout} is not supported by the regcopy "
+                                  "interpreter (use a #regcopy.layout or none)")
+    return buffer_layout(t)
+
+
+def is_local(t: MemRefType) -> bool:
+    return memory_space(t) == MemSpace.LOCAL
+
+
+def storage_size(t: MemRefType) -> int:
+    """Elements of physical storage: one thread's registers for ``local``, else the span."""
+    lay = layout_of(t)
+    return lay.storage().span() if is_local(t) else lay.span()
+
+
+def ravel(index: Sequence[int], shape: Sequence[int]) -> int:
+    """Row-major flat index of ``index`` in ``shape``; raises when out of bounds."""
+    flat = 0
+    for i, n in zip(index, shape, strict=True):
+        if not 0 <= i < n:
+            raise InterpretationError(f"index {list(index)} is out of bounds of shape "
+                                      f"{list(shape)}")
+        flat = flat * n + i
+    return flat
+
+
+def unravel(flat: int, shape: Sequence[int]) -> tuple[int, ...]:
+    """Inverse of ``ravel``."""
+    out: list[int] = []
+    for n in reversed(shape):
+        out.append(flat % n)
+        flat //= n
+    return tuple(reversed(out))
+
+
+@dataclass(eq=False)
+class Buffer:
+    """A memref value: its type and a flat list of its physical storage.
+
+    For a ``local`` buffer the storage is *one thread's* registers (thread axes dropped); the
+    buffer a thread sees is its own register file. Views made by ``regcopy.storage`` share the
+    list with the buffer they view."""
+
+    type: MemRefType
+    storage: list[Any]
+
+    @staticmethod
+    def new(t: MemRefType, fill: Any = 0) -> Buffer:
+        """A buffer of type ``t`` whose every physical element is ``fill``."""
+        return Buffer(t, [fill] * storage_size(t))
+
+    @staticmethod
+    def from_logical(t: MemRefType, values: Sequence[Any], fill: Any = 0) -> Buffer:
+        """A non-local buffer holding ``values`` in logical row-major order."""
+        buf = Buffer.new(t, fill)
+        shape = t.get_shape()
+        for flat, v in enumerate(values):
+            buf.write(unravel(flat, shape), v)
+        return buf
+
+    def to_logical(self) -> list[Any]:
+        """The elements in logical row-major order (non-local buffers)."""
+        shape = self.type.get_shape()
+        return [self.read(unravel(flat, shape)) for flat in range(prod(shape))]
+
+    @property
+    def layout(self) -> Layout:
+        return layout_of(self.type)
+
+    @property
+    def local(self) -> bool:
+        return is_local(self.type)
+
+    def locate(self, index: Sequence[int]) -> tuple[dict[str, int], int]:
+        """``logical index -> (owner thread-axis values, physical offset)``."""
+        return self.layout.apply(ravel(index, self.type.get_shape()))
+
+    def offset(self, index: Sequence[int]) -> int:
+        _, off = self.locate(index)
+        if not 0 <= off < len(self.storage):
+            raise InterpretationError(f"physical offset {off} of index {list(index)} is outside "
+                                      f"the {len(self.storage)}-element storage of {self.type}")
+        return off
+
+    def read(self, index: Sequence[int]) -> Any:
+        return self.storage[self.offset(index)]
+
+    def write(self, index: Sequence[int], value: Any) -> None:
+        self.storage[self.offset(index)] = value
+
+
+@dataclass(frozen=True)
+class CopyTable:
+    """Where each region element of a copy lives: per owner key (R's thread-axis values, in
+    ``axes`` order) the ``(R offset, S offset)`` pairs. For a copy without a local side, R is
+    the destination and every thread owns everything."""
+
+    axes: tuple[str, ...]
+    owned: dict[tuple[int, ...], list[tuple[int, int]]]
+
+
+
+def region_indices(offsets: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """The logical indices of a region, row-major over its sizes."""
+    for rel in product(*(range(z) for z in sizes)):
+        yield tuple(o + r for o, r in zip(offsets, rel, strict=True))
+
+
+def copy_table(r_type: MemRefType, r_region: tuple[Sequence[int], Sequence[int]],
+               s_type: MemRefType, s_region: tuple[Sequence[int], Sequence[int]]) -> CopyTable:
+    """Map every logical element of the two regions (the l-th of each, row-major) to its
+    owner key, R offset and S offset, straight from the unsliced layouts."""
+    r_lay, s_lay = layout_of(r_type), layout_of(s_type)
+    axes = tuple(dict.fromkeys(i.axis for i in r_lay.thread_iters if i.axis is not None))
+    owned: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    r_shape, s_shape = r_type.get_shape(), s_type.get_shape()
+    for r_idx, s_idx in zip(region_indices(*r_region), region_indices(*s_region), strict=True):
+        r_axes, r_off = r_lay.apply(ravel(r_idx, r_shape))
+        _, s_off = s_lay.apply(ravel(s_idx, s_shape))
+        key = tuple(r_axes.get(a, 0) for a in axes)
+        owned.setdefault(key, []).append((r_off, s_off))
+    return CopyTable(axes, owned)
+

@@ -1,0 +1,156 @@
+"""The pieces of ``regcopy-run`` that need no GPU: host arguments of a kernel (deterministic
+random buffers, scalars from ``--arg``), bit-exact comparison of two runs, and the summary of a
+compiled kernel (ptxas resources and SASS memory instructions)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
+
+from regcopy_backend.host_data import random_values
+from regcopy_dialect.regcopy import DIVISIBILITY, buffer_layout
+
+HostArg = np.ndarray | int | float
+
+
+class ArgumentSpecError(ValueError):
+    """A ``--arg`` is malformed, unknown, missing or breaks its parameter's promise."""
+
+
+def parse_arg_specs(specs: Sequence[str]) -> dict[str, str]:
+    """``["K=512", "n=3"]`` -> ``{"K": "512", "n": "3"}`` (a leading ``%`` is dropped)."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        name = name.strip().lstrip("%")
+        if not sep or not name or not value.strip():
+            raise ArgumentSpecError(f"--arg {spec!r}: expected NAME=VALUE, e.g. --arg K=512")
+        out[name] = value.strip()
+    return out
+
+
+def param_name(fn: func.FuncOp, k: int) -> str:
+    return fn.args[k].name_hint or f"arg{k}"
+
+
+def promise(fn: func.FuncOp, k: int) -> int | None:
+    """The ``regcopy.divisibility`` promise of argument ``k`` (None without one)."""
+    if fn.arg_attrs is None:
+        return None
+    attr = fn.arg_attrs.data[k].data.get(DIVISIBILITY)
+    value = getattr(getattr(attr, "value", None), "data", None)
+    return value if isinstance(value, int) else None
+
+
+def _scalar(fn: func.FuncOp, k: int, text: str) -> int | float:
+    t, name = fn.args[k].type, param_name(fn, k)
+    try:
+        value: int | float = float(text) if isinstance(t, Float32Type | Float64Type) \
+            else int(text, 0)
+    except ValueError:
+        raise ArgumentSpecError(f"--arg {name}={text}: %{name} is {t}; give a number") from None
+    if isinstance(value, int) and (n := promise(fn, k)) is not None and value % n:
+        raise ArgumentSpecError(f"--arg {name}={text}: %{name} promises {DIVISIBILITY} = {n}; "
+                                f"give a multiple of {n}")
+    return value
+
+
+def scalar_params(fn: func.FuncOp) -> list[int]:
+    """Indices of the scalar (non-memref) parameters of ``fn``."""
+    return [k for k, a in enumerate(fn.args) if not isinstance(a.type, MemRefType)]
+
+
+def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
+                   scalars: Mapping[str, str]) -> list[HostArg]:
+    """One argument per parameter of ``fn``, in order: a random array per buffer (its layout's
+    whole span, values exact in the element type) and the ``--arg`` value per scalar."""
+    missing = [k for k in scalar_params(fn) if param_name(fn, k) not in scalars]
+    if missing:
+        need = ", ".join(f"%{param_name(fn, k)}: {fn.args[k].type}"
+                         + (f" (a multiple of {n})" if (n := promise(fn, k)) else "")
+                         for k in missing)
+        example = " ".join(f"--arg {param_name(fn, k)}=..." for k in missing)
+        raise ArgumentSpecError(f"kernel @{fn.sym_name.data} needs a value for each scalar "
+                                f"parameter: {need}; pass {example}")
+    out: list[HostArg] = []
+    for k, arg in enumerate(fn.args):
+        if not isinstance(arg.type, MemRefType):
+            out.append(_scalar(fn, k, scalars[param_name(fn, k)]))
+            continue
+        t = cast(MemRefType, arg.type)
+        span = buffer_layout(t).span()
+        values = random_values(t.element_type, span, rng)
+        shape = tuple(t.get_shape())
+        out.append(values.reshape(shape) if span == int(np.prod(shape)) else values)
+    return out
+
+
+def unknown_args(fns: Sequence[func.FuncOp], scalars: Mapping[str, str]) -> list[str]:
+    """``--arg`` names that are no scalar parameter of any kernel."""
+    known = {param_name(f, k) for f in fns for k in scalar_params(f)}
+    return sorted(set(scalars) - known)
+
+
+# ---- comparing two runs ----------------------------------------------------------------------
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """A bit-exact view (so that -0.0 != 0.0 and NaN payloads compare)."""
+    a = np.ascontiguousarray(a)
+    return a.view(f"u{a.itemsize}") if a.dtype.kind == "f" else a
+
+
+def mismatch(got: np.ndarray, want: np.ndarray, got_name: str, want_name: str) -> str | None:
+    """None when bit-identical, else ``n of N elements differ, first at (i, j): ...``."""
+    got = got.reshape(want.shape)
+    bad = _bits(got) != _bits(want)
+    if not bad.any():
+        return None
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    return (f"{int(bad.sum())} of {bad.size} elements differ, first at {first}: "
+            f"{got_name} {got[first]}, {want_name} {want[first]}")
+
+
+# ---- what a compiled kernel uses ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resources:
+    """ptxas's account of one kernel (``--ptxas-options=-v``)."""
+
+    registers: int
+    shared_bytes: int
+    stack_bytes: int
+    spill_stores: int
+    spill_loads: int
+
+
+def ptxas_resources(log: str) -> dict[str, Resources]:
+    """Per function name, the resources ptxas reports in a verbose NVRTC log."""
+    out: dict[str, Resources] = {}
+    for block in re.split(r"Compiling entry function ", log)[1:]:
+        name = block.split("'")[1]
+
+        def num(pattern: str, text: str = block) -> int:
+            m = re.search(pattern, text)
+            return int(m.group(1)) if m else 0
+
+        out[name] = Resources(num(r"Used (\d+) registers"), num(r"(\d+) bytes smem"),
+                              num(r"(\d+) bytes stack frame"), num(r"(\d+) bytes spill stores"),
+                              num(r"(\d+) bytes spill loads"))
+    return out
+
+
+SASS_MEMORY = re.compile(r"\b((?:LDG|STG|LDS|STS|LDL|STL|LDSM|STSM)(?:\.[A-Z0-9_]+)*)")
+
+
+def sass_memory_ops(sass: str) -> Counter[str]:
+    """Memory instructions of a SASS listing by kind and width (``LDG.E.128`` ...)."""
+    return Counter(SASS_MEMORY.findall(sass))
