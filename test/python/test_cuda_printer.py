@@ -554,3 +554,21 @@ def test_shared_over_227k_is_refused() -> None:
     assert "over the 232448-byte per-block limit of sm_90" in message
     with pytest.raises(SharedMemoryError, match="233472 bytes"):
         kernel_info(kernels(lower_text(text))[0])
+
+
+def test_every_reserved_name_is_mangled_to_compile() -> None:
+    """One module with a kernel named after each reserved name (keywords, CUDA built-ins,
+    the printer's own names) and a parameter named likewise: NVRTC compiles it cleanly."""
+    from regcopy_backend.cuda_names import RESERVED_NAMES
+
+    names = sorted(RESERVED_NAMES)
+    text = "\n".join(
+        f'func.func @"{n}"(%{n}: memref<8xf32, #regcopy.mem<global>>, %{n}_: index) {LAUNCH}'
+        f" {{\n  %c0 = arith.constant 0 : index\n  %i = arith.addi %{n}_, %c0 : index\n"
+        f"  %v = memref.load %{n}[%i] : memref<8xf32, #regcopy.mem<global>>\n"
+        f"  memref.store %v, %{n}[%c0] : memref<8xf32, #regcopy.mem<global>>\n  func.return\n}}"
+        for n in names)
+    source = print_cuda(lower_text(text))
+    compiled = compile_cuda(source)
+    assert compiled.log == "", compiled.log
+    assert compiled.ptx.count(".entry ") == len(names) > 300

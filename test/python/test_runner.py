@@ -3,6 +3,7 @@ pointers before launch, kernel facts, host data, and ``regcopy-run``'s behaviour
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -226,6 +227,88 @@ def test_regcopy_run_needs_a_kernel(tmp_path: Path) -> None:
     empty.write_text("func.func @helper() {\n  func.return\n}\n")
     proc = _run(str(empty))
     assert proc.returncode == 1 and "no kernel" in proc.stderr
+
+
+def test_dynamic_shared_size_goes_through_the_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library kernel (CUkernel) gets cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, n,
+    kernel, device); a CUfunction gets cuFuncSetAttribute; a driver error is a LaunchError."""
+    from types import SimpleNamespace
+
+    from cuda.bindings import driver
+
+    from regcopy_backend.runner import LaunchError, set_dynamic_shared_memory
+
+    calls: list[tuple[str, object, int]] = []
+    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
+    def kernel_set(a: object, n: int, k: object, d: object) -> tuple[driver.CUresult]:
+        calls.append(("kernel", a, n))
+        assert isinstance(k, driver.CUkernel) and int(d) == 3
+        return (driver.CUresult.CUDA_SUCCESS,)
+
+    def func_set(f: object, a: object, n: int) -> tuple[driver.CUresult]:
+        calls.append(("func", a, n))
+        return (driver.CUresult.CUDA_ERROR_INVALID_VALUE,)
+
+    monkeypatch.setattr(driver, "cuKernelSetAttribute", kernel_set)
+    monkeypatch.setattr(driver, "cuFuncSetAttribute", func_set)
+    dev = SimpleNamespace(device_id=3)
+    set_dynamic_shared_memory(dev, SimpleNamespace(handle=driver.CUkernel(0)), 196608)
+    with pytest.raises(LaunchError, match="196608 bytes of dynamic shared memory"):
+        set_dynamic_shared_memory(dev, SimpleNamespace(handle=driver.CUfunction(0)), 196608)
+    assert calls == [("kernel", attr, 196608), ("func", attr, 196608)]
+
+
+def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a stand-in for cuda.core: the kernel is looked up by its C name, buffers become
+    pointers and scalars numpy scalars of their C type, in parameter order; the dynamic shared
+    size is set and passed as shmem_size; only buffers come back."""
+    from types import SimpleNamespace
+
+    import regcopy_backend.runner as runner
+
+    seen: dict[str, object] = {}
+
+    class Buffer:
+        def __init__(self, handle: int) -> None:
+            self.handle = handle
+
+        def close(self, stream: object) -> None:
+            pass
+
+    class Core:
+        LegacyPinnedMemoryResource = staticmethod(lambda: None)
+
+        @staticmethod
+        def LaunchConfig(**kw: object) -> dict[str, object]:  # noqa: N802 - cuda.core's name
+            return kw
+
+        @staticmethod
+        def launch(stream: object, config: object, kernel: object, *args: object) -> None:
+            seen.update(config=config, kernel=kernel, args=args)
+
+    stream = SimpleNamespace(sync=lambda: None)
+    dev = SimpleNamespace(properties=SimpleNamespace(max_shared_memory_per_block_optin=232448),
+                          name="fake", create_stream=lambda: stream)
+    monkeypatch.setattr(runner, "get_device", lambda: dev)
+    monkeypatch.setattr(runner, "cuda_core", lambda: Core)
+    monkeypatch.setattr(runner, "compile_kernel", lambda d, src, name: f"kernel:{name}")
+    monkeypatch.setattr(runner, "set_dynamic_shared_memory",
+                        lambda d, k, n: seen.update(dyn=(k, n)))
+    handles = iter([0x1000, 0x2000])
+    monkeypatch.setattr(runner, "_to_device", lambda d, st, mr, a, sh: Buffer(next(handles)))
+    monkeypatch.setattr(runner, "_to_host", lambda st, mr, b, a, sh: a + b.handle)
+    module = parse_and_lower(SCALARS.replace("@gemm_tiles", "@class").replace(
+        "%m: ui16", "%m: ui16, %B: memref<8xi64, #regcopy.mem<global>>"), "s.mlir", passes="")
+    info = dataclasses.replace(kernel_info(kernels(module)[0]), dynamic_shared_bytes=4096)
+    a, b = np.zeros(4096, np.float32), np.zeros(8, np.int64)
+    result = run_kernel("src", info, [a, 192, -3, 7, b])
+    assert seen["kernel"] == "kernel:k_class" and seen["dyn"] == ("kernel:k_class", 4096)
+    assert seen["config"] == {"grid": (1, 1, 1), "block": 32, "shmem_size": 4096}
+    args = seen["args"]
+    assert args[0] == 0x1000 and args[4] == 0x2000
+    assert [(type(x), x) for x in args[1:4]] == [(np.int32, 192), (np.int8, -3), (np.uint16, 7)]
+    assert [r[0] for r in result.arrays] == [0x1000, 0x2000]
 
 
 # ---- on the GPU (skipped with the reason elsewhere) -----------------------------------------
