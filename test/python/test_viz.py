@@ -3,6 +3,9 @@ well-formedness, copy plans and bank groups, and one-line errors."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -12,6 +15,7 @@ import pytest
 
 from regcopy_dialect import layout_svg, layout_text, parse_layout
 from regcopy_dialect.viz import layout_tile, owners, render_text
+from regcopy_tools.regcopy_viz import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -19,8 +23,28 @@ MMA_A = "(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)"
 
 
 def _viz(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "regcopy_tools.regcopy_viz", *args],
-                          capture_output=True, text=True, cwd=ROOT)
+    """Run ``regcopy-viz`` in this process (its ``main``), from the repository root."""
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as e:
+                code = int(e.code or 0)
+    finally:
+        os.chdir(cwd)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
+def test_console_script_runs() -> None:
+    out = subprocess.run([sys.executable, "-m", "regcopy_tools.regcopy_viz",
+                          str(EXAMPLES / "seed_demo.mlir"), "--copy", "1"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "R -> S, S is shared" in out.stdout
 
 
 def test_mma_a_fragment_owners_match_the_ptx_formula() -> None:
