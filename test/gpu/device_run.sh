@@ -4,7 +4,12 @@
 # Wheels carried in .whl/ (xdsl and its pure-Python needs; .whl/cuda/ holds cuda-core and
 # cuda-bindings, used only when the machine's own cuda.core does not import) are installed
 # into /tmp/site. Then: the GPU case table (test/gpu/run_all.py, with compute-sanitizer
-# memcheck), the GPU-marked pytest tests, `regcopy-run` on the seed demo, and the benchmark.
+# memcheck), the GPU-marked pytest tests, `regcopy-run --check` (GPU vs the CPU interpreter)
+# on the seed demo, the GEMM example and the 192 KiB shared.dyn kernel, `regcopy-run
+# --compile-only` on the GEMM example, and the benchmarks (bench/bench_copy.py,
+# bench/bench_shared.py when present).
+# Exit status: 0 when every step passed, else 1 (each step's output is in $out, and the exit
+# status of each step in $out/summary.txt).
 set -uo pipefail
 out=${OUT:-/tmp/regcopy-gpu}
 mkdir -p "$out"
@@ -20,12 +25,41 @@ fi
 nvidia-smi -L
 python3 -c "import cuda.core, cuda.bindings, xdsl, numpy; print('cuda.core', cuda.core.__version__, '| cuda.bindings', cuda.bindings.__version__, '| numpy', numpy.__version__)"
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >"$out/install.txt" 2>&1 \
-    || echo "editable install failed (see install.txt); regcopy-run via python -m"
-echo "== test/gpu/run_all.py"
-python3 test/gpu/run_all.py 2>&1 | tee "$out/run_all.txt"
-echo "== pytest -m gpu"
-python3 -m pytest -q -m gpu -p no:cacheprovider test/python/test_gpu.py 2>&1 | tee "$out/pytest_gpu.txt"
-echo "== regcopy-run examples/seed_demo.mlir"
-regcopy-run examples/seed_demo.mlir 2>&1 | tee "$out/regcopy_run.txt"
-echo "== bench/bench_copy.py"
-python3 bench/bench_copy.py 2>&1 | tee "$out/bench.txt"
+    || echo "editable install failed (see install.txt); regcopy-run from the checkout"
+status=0
+step() {  # step NAME FILE CMD...: run CMD, tee its output to $out/FILE, remember a failure
+    local name=$1 file=$2
+    shift 2
+    echo "== $name"
+    "$@" 2>&1 | tee "$out/$file"
+    local rc=${PIPESTATUS[0]}
+    echo "$name: exit $rc" >>"$out/summary.txt"
+    [[ $rc -eq 0 ]] || status=1
+}
+run() {  # regcopy-run from the editable install, else from the checkout
+    if command -v regcopy-run >/dev/null; then
+        regcopy-run "$@"
+    else
+        python3 -c 'import sys; sys.path.insert(0, "test/gpu"); from cases import bootstrap; bootstrap(); from regcopy_tools.regcopy_run import main; main()' "$@"
+    fi
+}
+: >"$out/summary.txt"
+step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -m gpu -p no:cacheprovider test/python/test_gpu.py
+step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
+step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
+step "regcopy-run --compile-only examples/gemm/gemm_tiles.mlir" compile_gemm.txt \
+    run --compile-only examples/gemm/gemm_tiles.mlir
+step "regcopy-run --check test/gpu/kernels/shared_dyn_192k.mlir" check_shared_dyn.txt \
+    run --check test/gpu/kernels/shared_dyn_192k.mlir
+for bench in bench/bench_copy.py bench/bench_shared.py; do
+    if [[ -f $bench ]]; then
+        step "$bench" "$(basename "$bench" .py).txt" python3 "$bench"
+    fi
+done
+# last: the CPU reference of the full GEMM example takes about 3 minutes
+step "regcopy-run --check examples/gemm/gemm_tiles.mlir" check_gemm.txt \
+    run --check examples/gemm/gemm_tiles.mlir
+echo "== summary"
+cat "$out/summary.txt"
+exit $status
