@@ -7,7 +7,7 @@ Python values is exact, and any value (ints, floats, tags) traces where each ele
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -15,10 +15,11 @@ from math import prod
 from typing import Any
 
 from xdsl.dialects.builtin import MemRefType, NoneAttr
+from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.layout import Layout
-from regcopy_dialect.regcopy import LayoutAttr, MemSpace, buffer_layout, memory_space
+from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout, memory_space
 
 # --------------------------------------------------------------------------------------------
 # Buffers
@@ -152,3 +153,36 @@ def copy_table(r_type: MemRefType, r_region: tuple[Sequence[int], Sequence[int]]
         owned.setdefault(key, []).append((r_off, s_off))
     return CopyTable(axes, owned)
 
+
+
+# ---- reference semantics of regcopy.copy ---------------------------------------------------
+
+
+def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]
+                    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    offsets, sizes = op.region(side)
+    dyn = iter(dynamic)
+    return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
+
+
+def run_reference_copy(axis: Callable[[str], int], tables: dict[tuple[Any, ...], CopyTable],
+                       op: CopyOp, src: Buffer, dst: Buffer, src_dyn: Sequence[int],
+                       dst_dyn: Sequence[int]) -> None:
+    """The executing thread (whose thread-axis values ``axis`` gives) moves every region
+    element it owns by R's thread axes; ``tables`` caches each region's ``CopyTable``."""
+    src_region = _runtime_region(op, "src", src_dyn)
+    dst_region = _runtime_region(op, "dst", dst_dyn)
+    if src.local and dst.local:
+        raise InterpretationError("regcopy.copy between two local buffers is not supported")
+    r_is_dst = dst.local or not src.local
+    r, s = (dst, src) if r_is_dst else (src, dst)
+    r_region, s_region = (dst_region, src_region) if r_is_dst else (src_region, dst_region)
+    key = (op, r_region, s_region)
+    if (table := tables.get(key)) is None:
+        table = tables[key] = copy_table(r.type, r_region, s.type, s_region)
+    mine = tuple(axis(a) for a in table.axes)
+    for r_off, s_off in table.owned.get(mine, ()):
+        if r_is_dst:
+            r.storage[r_off] = s.storage[s_off]
+        else:
+            s.storage[s_off] = r.storage[r_off]

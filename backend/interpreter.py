@@ -74,7 +74,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.memref import MemRefFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.interpreters.shaped_array import ShapedArray
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.cta_barrier import CtaBarrier, run_cta
@@ -83,6 +83,7 @@ from regcopy_backend.interp_buffers import (
     Buffer,
     CopyTable,
     copy_table,
+    run_reference_copy,
     is_local,
     layout_of,
     ravel,
@@ -199,41 +200,6 @@ def gpu_state(interp: Interpreter) -> GpuState:
 def set_thread(interp: Interpreter, thread: ThreadState) -> None:
     """Make ``thread`` the thread that the next ops execute as."""
     gpu_state(interp).thread = thread
-
-
-# --------------------------------------------------------------------------------------------
-# Reference semantics of regcopy.copy
-# --------------------------------------------------------------------------------------------
-
-
-
-def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]
-                    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    offsets, sizes = op.region(side)
-    dyn = iter(dynamic)
-    return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
-
-
-def run_reference_copy(state: GpuState, op: CopyOp, src: Buffer, dst: Buffer,
-                       src_dyn: Sequence[int], dst_dyn: Sequence[int]) -> None:
-    """The executing thread moves every region element it owns (see the module docstring)."""
-    src_region = _runtime_region(op, "src", src_dyn)
-    dst_region = _runtime_region(op, "dst", dst_dyn)
-    if src.local and dst.local:
-        raise InterpretationError("regcopy.copy between two local buffers is not supported")
-    r_is_dst = dst.local or not src.local
-    r, s = (dst, src) if r_is_dst else (src, dst)
-    r_region, s_region = (dst_region, src_region) if r_is_dst else (src_region, dst_region)
-    key = (op, r_region, s_region)
-    if (table := state.copy_tables.get(key)) is None:
-        table = copy_table(r.type, r_region, s.type, s_region)
-        state.copy_tables[key] = table
-    mine = tuple(state.thread.axis(a) for a in table.axes)
-    for r_off, s_off in table.owned.get(mine, ()):
-        if r_is_dst:
-            r.storage[r_off] = s.storage[s_off]
-        else:
-            s.storage[s_off] = r.storage[r_off]
 
 
 # --------------------------------------------------------------------------------------------
@@ -375,7 +341,9 @@ class RegcopyFunctions(InterpreterFunctions):
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src, dst, *dyn = args
         n_src = len(op.src_offsets)
-        run_reference_copy(gpu_state(interp), op, src, dst, dyn[:n_src], dyn[n_src:])
+        state = gpu_state(interp)
+        run_reference_copy(state.thread.axis, state.copy_tables, op, src, dst, dyn[:n_src],
+                           dyn[n_src:])
         return ()
 
     # ---- vector ----
