@@ -1,5 +1,5 @@
 """The GPU test cases: kernels under test/gpu/kernels/ (and examples/cta_tile.mlir,
-examples/gemm/gemm_tiles.mlir), their
+examples/gemm_tiles.mlir), their
 numpy expectations from the copy semantics, and the lowering plan each copy must get.
 
 Used by test/gpu/run_all.py (the whole GPU run, one table) and test/python/test_gpu.py (pytest).
@@ -94,7 +94,7 @@ def _reversed_blocks(a: Arrays) -> dict[int, np.ndarray]:
 
 def mma_fragments(a: np.ndarray, b: np.ndarray, grid_m: int, grid_n: int, k_tiles: int
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """What examples/gemm/gemm_tiles.mlir writes to ``fragA``/``fragB``, straight from the
+    """What examples/gemm_tiles.mlir writes to ``fragA``/``fragB``, straight from the
     PTX ISA's mma.m16n8k16 f16 fragment tables (not from the kernel's layouts).
 
     CTA (y, x), K tile t, thread = 32 warp + lane (warp = 4 wm + wn; g = lane / 4,
@@ -127,7 +127,7 @@ def _gemm(a: Arrays) -> dict[int, np.ndarray]:
     return {2: frag_a, 3: frag_b}
 
 
-GEMM = EXAMPLES / "gemm" / "gemm_tiles.mlir"
+GEMM = EXAMPLES / "gemm_tiles.mlir"
 GEMM_PLAN = ((8, 16), (8, 16), (8, 16), (8, 16), (2, 256), (2, 128), (8, 64), (8, 32))
 """gemm_tiles, per vector.load in IR order (rounds x 4 K tiles): A and B global -> registers
 (128-bit, once the divisibility analysis follows the K-loop IV), registers -> shared (128-bit),

@@ -48,8 +48,8 @@ step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
 step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -m gpu -p no:cacheprovider test/python/test_gpu.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
-step "regcopy-run --compile-only examples/gemm/gemm_tiles.mlir" compile_gemm.txt \
-    run --compile-only examples/gemm/gemm_tiles.mlir
+step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
+    run --compile-only examples/gemm_tiles.mlir
 step "regcopy-run --check test/gpu/kernels/shared_dyn_192k.mlir" check_shared_dyn.txt \
     run --check test/gpu/kernels/shared_dyn_192k.mlir
 for bench in bench/bench_copy.py bench/bench_shared.py; do
@@ -58,8 +58,8 @@ for bench in bench/bench_copy.py bench/bench_shared.py; do
     fi
 done
 # last: the CPU reference of the full GEMM example takes about 3 minutes
-step "regcopy-run --check examples/gemm/gemm_tiles.mlir" check_gemm.txt \
-    run --check examples/gemm/gemm_tiles.mlir
+step "regcopy-run --check examples/gemm_tiles.mlir" check_gemm.txt \
+    run --check examples/gemm_tiles.mlir
 echo "== summary"
 cat "$out/summary.txt"
 exit $status

@@ -1,4 +1,4 @@
-"""The GEMM-shaped example (examples/gemm/gemm_tiles.mlir) and the 192 KiB shared.dyn kernel:
+"""The GEMM-shaped example (examples/gemm_tiles.mlir) and the 192 KiB shared.dyn kernel:
 they lower, and they run exactly on the CPU interpreter (barrier phases: the warps read what
 other threads wrote to shared memory) against numpy expectations computed independently
 (the PTX ISA's mma.m16n8k16 fragment tables). The GPU runs them in test_gpu.py/run_all.py."""
@@ -70,14 +70,6 @@ def test_shared_dyn_192k_runs_exactly_on_the_cpu() -> None:
     assert np.array_equal(out, _reversed_blocks([a, out])[1])
 
 
-def _dynamic_shared_supported() -> bool:
-    module = parse_and_lower(DYNAMIC_SHARED_CASES[0].path.read_text(), "probe.mlir")
-    return "extern __shared__" in print_cuda(module)
-
-
-@pytest.mark.skipif(not _dynamic_shared_supported(),
-                    reason="the CUDA target does not carve shared.dyn out of extern __shared__ "
-                           "yet (backend helper's change)")
 @pytest.mark.parametrize("case", DYNAMIC_SHARED_CASES, ids=lambda c: c.name)
 def test_dynamic_shared_kernels_compile_without_local_memory(case: object) -> None:
     path = case.path  # type: ignore[attr-defined]

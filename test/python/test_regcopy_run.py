@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from regcopy_backend.kernel_info import KernelInfo
 from regcopy_backend.runner import gpu_available
 from regcopy_tools.regcopy_run import check_kernel, parse_module, prepare
 from regcopy_tools.run_report import (
@@ -25,7 +24,6 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SEED = REPO / "examples" / "seed_demo.mlir"
 HAS_GPU, WHY = gpu_available()
-SCALARS_IN_KERNEL_INFO = hasattr(KernelInfo, "scalars")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -135,8 +133,6 @@ def test_host_arguments_take_scalars_from_arg_specs() -> None:
         parse_arg_specs(["row"])
 
 
-@pytest.mark.skipif(not SCALARS_IN_KERNEL_INFO,
-                    reason="scalar kernel parameters need KernelInfo.scalars (backend helper)")
 def test_check_with_a_scalar_argument(tmp_path: Path) -> None:
     path = tmp_path / "scalar.mlir"
     path.write_text(SCALAR)
