@@ -45,7 +45,7 @@ run() {  # regcopy-run from the editable install, else from the checkout
 }
 : >"$out/summary.txt"
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -m gpu -p no:cacheprovider test/python/test_gpu.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_runner.py test/python/test_docs.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
