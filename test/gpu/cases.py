@@ -118,7 +118,11 @@ def mma_fragments(a: np.ndarray, b: np.ndarray, grid_m: int, grid_n: int, k_tile
     n = 128 * x + 32 * (warp % 4) + 8 * ni + g
     k = 64 * t + 16 * ki + 2 * c + 8 * kh + p
     frag_b = b[n, k]
-    return frag_a, frag_b
+    # A fragments do not depend on the CTA's column x, B fragments not on its row y: broadcast
+    # both over the whole grid
+    shape = (grid_m, grid_n, k_tiles, 256)
+    return (np.broadcast_to(frag_a, (*shape, 128)).copy(),
+            np.broadcast_to(frag_b, (*shape, 64)).copy())
 
 
 def _gemm(a: Arrays) -> dict[int, np.ndarray]:
@@ -303,7 +307,7 @@ def run_case(case: GpuCase, seed: int = 0) -> CaseResult:
         result.details.append(str(e))
         return result
     result.seconds = run.seconds
-    problems = compare(case, [p.name for p in info.params], before, run.arrays)
+    problems = compare(case, [p.name for p in info.buffers], before, run.arrays)
     if case.offsets is not None:
         problems.insert(0, "misaligned launch was not refused")
     result.details.extend(problems)
