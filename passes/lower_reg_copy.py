@@ -65,7 +65,8 @@ class LowerRegCopyPattern(RewritePattern):
     remarks: bool = False
     bank_rotation: str = "auto"
     warn_unlowered: bool = True
-    labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str])
+    labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
+                                         compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
 
     @op_type_rewrite_pattern

@@ -19,6 +19,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 
 
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
@@ -37,6 +38,7 @@ class LocatingParser(Parser):
         self.lexer._unescaped_characters_regex = STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
         text = self.lexer.input.content
         self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self._text_len = len(text)
         self._line_offset = line_offset
         self._file = StringAttr(name)
 
@@ -46,9 +48,20 @@ class LocatingParser(Parser):
         col = pos - self._line_starts[line - 1] + 1
         return FileLineColLoc(self._file, IntAttr(line + self._line_offset), IntAttr(col))
 
+    def _line_end(self, pos: int) -> int:
+        line = bisect_right(self._line_starts, pos)
+        return self._line_starts[line] - 1 if line < len(self._line_starts) else self._text_len
+
     def parse_operation(self) -> Operation:
+        """Also turns a ``VerifyException``/``ValueError`` raised while the op is built (xDSL
+        checks attribute values there, e.g. ``arith.constant 8 : i1``) into a ``ParseError``
+        at the op, instead of a message with no location."""
         start = self._current_token.span.start
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (VerifyException, ValueError) as e:
+            end = min(self.pos, self._line_end(start))
+            self.raise_error(str(e.args[0]) if e.args else type(e).__name__, start, end)
         if isinstance(op.location, UnknownLoc):
             op.location = self._location(start)
         return op

@@ -340,6 +340,8 @@ class Report:
     outcomes: Counter[str]
     failures: dict[str, tuple[int, int, Outcome]]
     """First (mutant, run, outcome) per distinct failure signature."""
+    failure_runs: Counter[str]
+    """Failed runs per signature."""
 
     @property
     def ok(self) -> bool:
@@ -353,6 +355,7 @@ def fuzz(count: int, seed: int = 0, jobs: int = 1, timeout: float = 20.0,
     todo = [(seed, i, timeout) for i in (indices if indices is not None else range(count))]
     outcomes: Counter[str] = Counter()
     failures: dict[str, tuple[int, int, Outcome]] = {}
+    failure_runs: Counter[str] = Counter()
     if jobs > 1:
         with Pool(jobs, _init_worker, (str(root), memory_gib)) as pool:
             results = pool.imap_unordered(_work, todo, chunksize=8)
@@ -366,7 +369,8 @@ def fuzz(count: int, seed: int = 0, jobs: int = 1, timeout: float = 20.0,
             outcomes[f"diagnostic: {outcome.signature}"] += 1
         if outcome.kind not in ACCEPTABLE:
             failures.setdefault(outcome.signature, (index, run, outcome))
-    return Report(len(todo), outcomes, failures)
+            failure_runs[outcome.signature] += 1
+    return Report(len(todo), outcomes, failures, failure_runs)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -389,7 +393,8 @@ def main(argv: Sequence[str] | None = None) -> None:
           + ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items())))
     seeds = Seeds.load(args.root)
     for signature, (index, run, outcome) in sorted(report.failures.items()):
-        print(f"FAIL [{outcome.kind}] {signature}: mutant {index}, regcopy-opt "
+        print(f"FAIL [{outcome.kind}] {signature} ({report.failure_runs[signature]} runs): "
+              f"first mutant {index}, regcopy-opt "
               f"{' '.join(RUNS[run])}\n  {outcome.detail}")
         if args.save is not None:
             args.save.mkdir(parents=True, exist_ok=True)

@@ -102,3 +102,19 @@ def test_locations_print_with_debuginfo() -> None:
     out = StringIO()
     Printer(stream=out, print_debuginfo=True).print_op(module)
     assert 'loc("k.mlir":4:3)' in out.getvalue()
+
+
+@pytest.mark.parametrize(("line", "where", "message"), [
+    ("%c = arith.constant 8 : i1", "k.mlir:7:3", "Integer value 8 is out of range for type i1"),
+    ("%c = arith.constant 1 : f32\n  %d = arith.addi %c, %c : tensor<2xf32>", "k.mlir:8:3",
+     "Unexpected attribute f32"),
+])
+def test_errors_while_building_an_op_become_located_parse_errors(line: str, where: str,
+                                                                 message: str) -> None:
+    """xDSL checks some attribute values while it builds an op (a ValueError or a
+    VerifyException with no location); the locating parser reports them at the op."""
+    text = TEXT.replace("  func.return", f"  {line}\n  func.return")
+    with pytest.raises(ParseError) as info:
+        parse_located(regcopy_context(), text, "k.mlir")
+    assert str(info.value).startswith(f"{where}\n")
+    assert message in str(info.value)

@@ -200,3 +200,16 @@ def test_narrowed_remark_keeps_first_line_short() -> None:
     assert d.message == "vec 2 × f32 (64 bits), 4 rounds, 16 registers/thread"
     assert d.notes == ("narrowed: 4-wide refused: S base offset 2 is not a multiple of 4",)
     assert all(len(line) < 200 for line in str(d).splitlines())
+
+
+def test_long_rejection_moves_later_clauses_to_indented_lines() -> None:
+    from regcopy_passes.lower_reg_copy import _not_lowered
+
+    ctx, module = _parse(UNLOWERED)
+    (op,) = [c for c in module.walk() if isinstance(c, CopyOp)]
+    short = _not_lowered(op, "copy %S -> %R in @f", "warning", "too wide; use a pitch of 72")
+    assert str(short) == "warning: not lowered: too wide; use a pitch of 72 [copy %S -> %R in @f]"
+    reason = "S stride 65 times a thread coordinate is not a multiple of 8 " + "x" * 120
+    long = _not_lowered(op, "copy %S -> %R in @f", "warning", f"{reason}; a pitch of 72 fixes it")
+    assert str(long).splitlines() == [f"warning: not lowered: {reason} [copy %S -> %R in @f]",
+                                      "  a pitch of 72 fixes it"]
