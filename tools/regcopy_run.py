@@ -41,21 +41,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.parser import Parser
-from xdsl.passes import PassPipeline
-from xdsl.universe import Universe
-from xdsl.utils.exceptions import DiagnosticException, ParseError
-
 from regcopy_backend.cpu_run import run_on_cpu
 from regcopy_backend.cuda import print_cuda
 from regcopy_backend.host_data import checksum, random_values
 from regcopy_backend.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.nvrtc import Compiled, NvdisasmError, NvrtcError, compile_cuda, disassemble
-from regcopy_dialect.diagnostics import first_invalid_op, op_error
-from regcopy_dialect.regcopy import CopyOp
+from regcopy_backend.nvrtc import (
+    Compiled,
+    NvdisasmError,
+    NvrtcError,
+    compile_cuda,
+    disassemble,
+)
 from regcopy_tools.run_report import (
     ArgumentSpecError,
     HostArg,
@@ -67,6 +63,16 @@ from regcopy_tools.run_report import (
     unknown_args,
 )
 from regcopy_tools.universe import REGCOPY_UNIVERSE
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.universe import Universe
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.regcopy import CopyOp
+from regcopy_dialect.source import parse_located
 
 LOWER = "lower-reg-copy"
 
@@ -111,7 +117,7 @@ def parse_module(text: str, filename: str) -> tuple[Context, ModuleOp]:
     """Parse and verify; ``RunInputError`` with one diagnostic on failure."""
     ctx = build_context()
     try:
-        module = Parser(ctx, text, filename).parse_module()
+        module = parse_located(ctx, text, filename)
     except ParseError as e:
         raise RunInputError(str(e)) from None
     if (bad := first_invalid_op(module)) is not None:

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from regcopy_dialect.diagnostics import first_invalid_op, op_error
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, element_bits, memory_space
+from regcopy_dialect.source import parse_located
 from regcopy_dialect.viz import Tile, layout_tile, render_svg, render_text
 
 
@@ -41,7 +41,7 @@ def load(path: str) -> ModuleOp:
     except OSError as e:
         raise VizError(f"cannot read {path}: {e.strerror}") from None
     try:
-        module = Parser(build_context(), text, path).parse_module()
+        module = parse_located(build_context(), text, path)
     except ParseError as e:
         raise VizError(str(e).rstrip()) from None
     if (bad := first_invalid_op(module)) is not None:
