@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Operation
 
@@ -125,6 +126,8 @@ def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of
                 ut = unsigned_of(op.lhs.type, ctype_of)
                 return f"({ut}){a} {CMPI[pred]} ({ut}){b}"
             return f"{a} {CMPI[pred]} {b}"
+        case arith.SelectOp() if isinstance(t, VectorType):
+            return vector_blend(rt, a, b, args[2])
         case arith.SelectOp():
             return f"{a} ? {b} : {args[2]}"
         case arith.NegfOp():
@@ -136,6 +139,25 @@ def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of
             return f"{name}{'f' if rt == 'float' else ''}({a}, {b})"
         case _:
             raise ArithError("is not supported by the CUDA target")
+
+
+VECTOR_WORDS: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"),
+                                           "uint2": (".x", ".y"), "uint32_t": ("",)}
+"""32-bit words of the transfer types that have them (member suffixes)."""
+
+
+def vector_blend(rt: str, cond: str, a: str, b: str) -> str:
+    """``cond ? a : b`` on a vector (its transfer type ``rt``) as a bitwise blend per 32-bit
+    word, ``b ^ ((a ^ b) & m)`` with ``m = 0u - (unsigned)cond`` (all ones when ``cond``).
+
+    Written as ``c ? a : b``, ptxas turned such selects into predicated duplicate stores or
+    per-lane branches (issue 8); the blend stays one ``LOP3`` per word. 16- and 8-bit vectors
+    blend in ``unsigned`` and cast back."""
+    m = f"(0u - (unsigned){cond})"
+    if rt in VECTOR_WORDS:
+        words = [f"{b}{w} ^ (({a}{w} ^ {b}{w}) & {m})" for w in VECTOR_WORDS[rt]]
+        return words[0] if rt == "uint32_t" else "{" + ", ".join(words) + "}"
+    return f"({rt})((unsigned){b} ^ (((unsigned){a} ^ (unsigned){b}) & {m}))"
 
 
 def constant_literal(op: arith.ConstantOp, index_type: str) -> str:

@@ -7,33 +7,21 @@ from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import IndexType, VectorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from regcopy_dialect.layout import Swizzle
-from regcopy_dialect.regcopy import CopyOp, StorageOp
+from regcopy_dialect.regcopy import CopyOp, MemSpace, StorageOp, memory_space
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.emit_thread import emit_thread_base, thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import CopyPlan
+from regcopy_passes.rotation import emit_rotated
 from regcopy_passes.shared_plan import SharedPlan
-
-
-def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
-    """``(g(m >> M) << M) | (m & (2^M - 1))``, ``g(x) = x ^ ((x & ((2^B-1) << S)) >> S)``."""
-    if isinstance(m, int):
-        return sw.apply(m)
-    x = b.binary(arith.ShRSIOp, m, sw.m_base) if sw.m_base else m
-    y = b.binary(arith.AndIOp, x, ((1 << sw.bits) - 1) << sw.shift)
-    y = b.binary(arith.ShRSIOp, y, sw.shift)
-    g = b.binary(arith.XOrIOp, x, y)
-    if not sw.m_base:
-        return g
-    hi = b.binary(arith.ShLIOp, g, sw.m_base)
-    lo = b.binary(arith.AndIOp, m, (1 << sw.m_base) - 1)
-    return b.binary(arith.OrIOp, hi, lo)
+from regcopy_passes.swizzle_address import emit_hoisted_swizzle, emit_swizzle, hoistable
 
 
 def emit_round(b: IndexBuilder, plan: CopyPlan, f: Value, s_base: Value,
-               r_base: Value) -> tuple[Value, Value]:
-    """Step 7 in IR: decode round ``f`` over the outer atoms; S and R offsets of the round."""
+               r_base: Value, hoist: IndexBuilder | None = None) -> tuple[Value, Value]:
+    """Step 7 in IR: decode round ``f`` over the outer atoms; S and R offsets of the round.
+    A swizzled S with a provably aligned base hoists ``swizzle(s_base)`` into ``hoist``
+    (``swizzle_address``); otherwise the whole swizzle is applied per round."""
     ds: Value = 0
     dr: Value = 0
     inner = 1
@@ -44,6 +32,8 @@ def emit_round(b: IndexBuilder, plan: CopyPlan, f: Value, s_base: Value,
         ds = b.add(ds, b.mul(c, a.s_stride))
         dr = b.add(dr, b.mul(c, a.r_step))
         inner *= a.extent
+    if plan.swizzle is not None and hoist is not None and hoistable(plan):
+        return emit_hoisted_swizzle(hoist, b, plan, s_base, ds), b.add(r_base, dr)
     s_off = b.add(s_base, ds)
     if plan.swizzle is not None:
         s_off = emit_swizzle(b, s_off, plan.swizzle)
@@ -63,6 +53,9 @@ def emit_transfer(b: IndexBuilder, op: CopyOp, acc: Accepted, plan: CopyPlan,
 
 def lower(op: CopyOp, acc: Accepted, plan: CopyPlan, shared: SharedPlan) -> list[Operation]:
     """All ops that replace ``op``: hoisted math, storages, optional guard, the round loop."""
+    if shared.rotates and memory_space(op.src_type if acc.r_is_dst else op.dst_type) not in (
+            MemSpace.SHARED, MemSpace.SHARED_DYN):
+        shared = SharedPlan()  # global S has no banks
     b = IndexBuilder()
     t = thread_index(b, acc.scope)
     t_offset, recon = emit_thread_base(b, plan, t)
@@ -71,14 +64,20 @@ def lower(op: CopyOp, acc: Accepted, plan: CopyPlan, shared: SharedPlan) -> list
     src, dst = StorageOp(op.src), StorageOp(op.dst)
     b.ops += [src, dst]
     body = IndexBuilder(hoist_to=b)
-    if plan.rounds == 1:
-        s_off, r_off = emit_round(body, plan, 0, s_base, r_base)
+    if shared.rotates:
+        sw = plan.swizzle
+        emit_rotated(b, body, op, acc, plan, t, s_base, r_base, src.result, dst.result,
+                     shared.rotation,
+                     None if sw is None else lambda bb, m: emit_swizzle(bb, m, sw))
+        work = body.ops
+    elif plan.rounds == 1:
+        s_off, r_off = emit_round(body, plan, 0, s_base, r_base, b)
         emit_transfer(body, op, acc, plan, src.result, dst.result, s_off, r_off)
         work = body.ops
     else:
         for_body = Block(arg_types=[IndexType()])
         for_body.args[0].name_hint = "f"
-        s_off, r_off = emit_round(body, plan, for_body.args[0], s_base, r_base)
+        s_off, r_off = emit_round(body, plan, for_body.args[0], s_base, r_base, b)
         emit_transfer(body, op, acc, plan, src.result, dst.result, s_off, r_off)
         for_body.add_ops([*body.ops, scf.YieldOp()])
         bounds = [b.value(0), b.value(plan.rounds), b.value(1)]

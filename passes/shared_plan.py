@@ -1,22 +1,60 @@
-"""The shared-memory side of a planned copy: its bank-conflict model and the lane rotation of
-its rounds (issue: shared-memory speed). Stub: no model yet, no rotation."""
+"""The shared-memory side of a planned copy: its bank-conflict model (``banks``) and the lane
+rotation of its rounds (issue 8). ``plan_shared`` is pure: it reads the plan, not the IR."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from regcopy_passes.banks import NO_ROTATION, BankReport, Rotation, bank_report, choose_rotation
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.planning import CopyPlan
 
 
+ROTATE_BY_DEFAULT = False
+"""Whether ``bank-rotation=auto`` (the default) applies the chosen rotation. Off until the
+tests that pin the plain lowered form (one ``vector.load`` in one ``scf.for``: the seed lit
+files, ``copy_harness.lowering_numbers``) accept rotated copies; the model, the note and the
+rotation are computed either way. Flip to True when merging (issue 8)."""
+
+
 @dataclass(frozen=True)
 class SharedPlan:
-    """What the shared side adds to a ``CopyPlan``: a remark note (None when there is nothing
-    to say) and, later, the lane rotation of the rounds."""
+    """What the shared side adds to a ``CopyPlan``: the bank report of the plain rounds, the
+    lane rotation chosen (``NO_ROTATION``: plain rounds) and its report, and the remark note
+    (None when there is nothing to say: global S, or a thread-scope copy)."""
 
     note: str | None = None
+    rotation: Rotation = NO_ROTATION
+    plain: BankReport | None = None
+    rotated: BankReport | None = None
+
+    @property
+    def rotates(self) -> bool:
+        return bool(self.rotation.pairs)
 
 
-def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool) -> SharedPlan:
-    """The bank model (and, with ``rotate``, the rotation) of ``plan``'s shared transfers."""
-    return SharedPlan()
+def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool = True) -> SharedPlan:
+    """The bank model of ``plan``'s shared transfers and, with ``rotate``, the lane rotation
+    that minimises wavefronts plus select cost (``banks.choose_rotation``). ``shared`` says
+    whether S is shared memory (global S has no banks: nothing to model)."""
+    if not shared or plan.threads < 2:
+        return SharedPlan()
+    eb = acc.element_bits // 8
+    plain = bank_report(plan, eb)
+    note = plain.describe()
+    if not rotate or not plain.conflicted:
+        return SharedPlan(note + ("" if rotate or not plain.conflicted
+                                  else " (bank-rotation=off)"), NO_ROTATION, plain)
+    if not plan.r_base.is_static:  # rotated registers must be indexed by constants
+        return SharedPlan(note + "; rounds not rotated (dynamic register offset)",
+                          NO_ROTATION, plain)
+    if not ROTATE_BY_DEFAULT:
+        return SharedPlan(note + " (lane rotation not enabled)", NO_ROTATION, plain)
+    rotation = choose_rotation(plan, eb)
+    if not rotation.pairs:
+        return SharedPlan(note + "; rounds not rotated (no rotation pays for its selects)",
+                          NO_ROTATION, plain)
+    rotated = bank_report(plan, eb, rotation)
+    note += (f"; lane-rotated rounds ({rotation}): {rotated.wavefronts / plan.rounds:g} "
+             f"wavefronts per round, {rotation.selects_per_word} select(s) per word")
+    return SharedPlan(note, rotation, plain, rotated)

@@ -1,0 +1,210 @@
+"""Shared-memory bank model of a planned copy (pure functions, no IR).
+
+Shared memory has 32 banks of 4 bytes: byte address ``a`` lives in bank ``(a // 4) % 32``.
+A warp-wide access instruction is served in *groups of consecutive lanes*: all 32 lanes for
+accesses of at most 32 bits, 16 lanes for 64-bit and 8 lanes for 128-bit accesses (each group
+moves at most 128 bytes). Inside a group, lanes that touch the same 4-byte word are served
+together (broadcast); distinct words in one bank are served one after another. So a group
+costs ``max over banks of the distinct words in that bank`` *wavefronts*, and an instruction
+the sum over its groups. The ideal is ``ceil(distinct words / 32)`` per group (one wavefront
+moves 128 bytes).
+
+The addresses are those the lowered code issues: thread ``t`` of the scope in round ``f``
+accesses ``swizzle(s_base + thread_base(t) + ds(f ^ h(lane)))`` elements, ``n`` elements wide,
+``h`` the lane rotation (``Rotation``; none: ``h = 0``). Threads that own nothing (guarded
+out) issue nothing. Dynamic parts of the S base are taken as 0 (they are multiples of the
+vector width, which is all the lowering proves about them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import ceil
+
+from regcopy_passes.planning import CopyPlan, round_deltas, thread_base
+
+BANKS = 32
+WORD = 4
+WARP = 32
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """Lane rotation of the rounds: lane ``l`` in round ``f`` transfers chunk ``f ^ h(l)``
+    with ``h(l) = XOR of v over the (bit, v) pairs whose lane bit is set in l``. Every ``v``
+    is below the largest power of two dividing the round count, so ``f ^ h(l)`` is a round."""
+
+    pairs: tuple[tuple[int, int], ...] = ()
+
+    def h(self, lane: int) -> int:
+        out = 0
+        for bit, v in self.pairs:
+            if (lane >> bit) & 1:
+                out ^= v
+        return out
+
+    @property
+    def selects_per_word(self) -> int:
+        """Selects per 32-bit word of a round: a ``2^k``-way mux is ``2^k - 1`` selects."""
+        return (1 << len(self.pairs)) - 1
+
+    def __str__(self) -> str:
+        return ", ".join(f"lane bit {b} -> round ^ {v}" for b, v in self.pairs)
+
+
+NO_ROTATION = Rotation()
+
+
+def lane_groups(access_bytes: int) -> int:
+    """Consecutive lanes served together: 32 up to 32-bit accesses, 16 for 64, 8 for 128."""
+    return WARP if access_bytes <= 4 else max(1, 128 // access_bytes)
+
+
+def instruction_wavefronts(addresses: Sequence[int | None], access_bytes: int) -> tuple[int, int]:
+    """``(wavefronts, ideal)`` of one warp-wide access: ``addresses[lane]`` is the byte address
+    of the lane's access (None: the lane is inactive), ``access_bytes`` its size."""
+    group = lane_groups(access_bytes)
+    total = ideal = 0
+    for g in range(0, len(addresses), group):
+        words: set[int] = set()
+        for a in addresses[g:g + group]:
+            if a is not None:
+                words.update(range(a // WORD, (a + max(access_bytes, 1) - 1) // WORD + 1))
+        if not words:
+            continue
+        per_bank: dict[int, int] = {}
+        for w in words:
+            per_bank[w % BANKS] = per_bank.get(w % BANKS, 0) + 1
+        total += max(per_bank.values())
+        ideal += ceil(len(words) / BANKS)
+    return total, ideal
+
+
+@dataclass(frozen=True)
+class BankReport:
+    """Wavefronts of one warp's shared transfers over all rounds (the worst warp of the scope)
+    against the ideal."""
+
+    wavefronts: int
+    ideal: int
+    rounds: int
+
+    @property
+    def ways(self) -> float:
+        return self.wavefronts / self.ideal if self.ideal else 1.0
+
+    @property
+    def conflicted(self) -> bool:
+        return self.wavefronts > self.ideal
+
+    def describe(self) -> str:
+        per, ideal = self.wavefronts / self.rounds, self.ideal / self.rounds
+        num = f"{per:g} wavefronts per round, ideal {ideal:g}"
+        if not self.conflicted:
+            return f"no bank conflict: {num}"
+        return f"{self.ways:g}-way bank conflict: {num}"
+
+
+def lane_bases(plan: CopyPlan, warp: int) -> list[int | None]:
+    """Each lane's S element offset before the round's delta (None: owns nothing)."""
+    out: list[int | None] = []
+    for lane in range(WARP):
+        t = warp * WARP + lane
+        offset, owns = thread_base(plan.thread_atoms, t) if t < plan.threads else (0, False)
+        out.append(plan.s_base.const + offset if owns else None)
+    return out
+
+
+def warp_addresses(plan: CopyPlan, element_bytes: int, warp: int, f: int,
+                   rotation: Rotation = NO_ROTATION) -> list[int | None]:
+    """Byte address of each lane's access in round ``f`` for warp ``warp`` of the scope."""
+    deltas = [round_deltas(plan.outer, g)[0] for g in range(plan.rounds)]
+    return _addresses(plan, element_bytes, lane_bases(plan, warp), deltas, f, rotation)
+
+
+def _addresses(plan: CopyPlan, element_bytes: int, bases: Sequence[int | None],
+               deltas: Sequence[int], f: int, rotation: Rotation) -> list[int | None]:
+    sw = plan.swizzle
+    out: list[int | None] = []
+    for lane, base in enumerate(bases):
+        if base is None:
+            out.append(None)
+            continue
+        m = base + deltas[f ^ rotation.h(lane)]
+        out.append((sw.apply(m) if sw is not None else m) * element_bytes)
+    return out
+
+
+def modelled_warps(plan: CopyPlan, limit: int = 8) -> range:
+    """The warps of the scope the model looks at (all, up to ``limit``)."""
+    return range(max(1, min(limit, ceil(plan.threads / WARP))))
+
+
+def bank_report(plan: CopyPlan, element_bytes: int, rotation: Rotation = NO_ROTATION,
+                warp_limit: int = 8) -> BankReport:
+    """The wavefronts of ``plan``'s shared transfers, worst warp, summed over the rounds."""
+    access = plan.n * element_bytes
+    deltas = [round_deltas(plan.outer, g)[0] for g in range(plan.rounds)]
+    worst = (0, 0)
+    for w in modelled_warps(plan, warp_limit):
+        bases = lane_bases(plan, w)
+        wf = ideal = 0
+        for f in range(plan.rounds):
+            a, i = instruction_wavefronts(
+                _addresses(plan, element_bytes, bases, deltas, f, rotation), access)
+            wf, ideal = wf + a, ideal + i
+        worst = max(worst, (wf, ideal))
+    return BankReport(worst[0], worst[1], plan.rounds)
+
+
+# ---- choosing a rotation ----------------------------------------------------------------------
+
+SELECT_WEIGHT = 0.5
+"""Cost of one 32-bit select (a ``LOP3``) in wavefronts. Calibrated on the H200 (issue 8):
+a 1-bit rotation of a 2-way conflict (4 wavefronts saved per round at 4 selects) reached
+0.99x of peak, so a select costs less than a wavefront; a 2-bit rotation of a 4-way conflict
+(12 selects a round) was issue-bound at the 1-bit figure, so it costs at least half of one."""
+
+MAX_ROTATED_ROUNDS = 16
+"""Rotated rounds are unrolled in the IR; beyond this many, the code size is not worth it."""
+
+
+def xor_span(rounds: int) -> int:
+    """The largest power of two dividing ``rounds``: ``f ^ v`` stays a round for ``v`` below."""
+    return rounds & -rounds
+
+
+def rotation_cost(plan: CopyPlan, element_bytes: int, rotation: Rotation,
+                  warp_limit: int = 2) -> float:
+    """Wavefronts plus weighted selects over all rounds of one warp."""
+    wf = bank_report(plan, element_bytes, rotation, warp_limit).wavefronts
+    words = max(1, plan.n * element_bytes // WORD)
+    return wf + SELECT_WEIGHT * rotation.selects_per_word * words * plan.rounds
+
+
+def candidate_rotations(rounds: int, max_bits: int = 2) -> list[Rotation]:
+    """Rotations by one or two lane bits, each flipping one round bit below ``xor_span``."""
+    span = xor_span(rounds)
+    flips = [1 << k for k in range(span.bit_length() - 1)]
+    singles = [((b, v),) for b in range(5) for v in flips]
+    out = [Rotation(p) for p in singles]
+    if max_bits >= 2:
+        out += [Rotation((p, q)) for i, (p,) in enumerate(singles) for (q,) in singles[i + 1:]
+                if p[0] != q[0] and p[1] != q[1]]
+    return out
+
+
+def choose_rotation(plan: CopyPlan, element_bytes: int) -> Rotation:
+    """The rotation minimising ``rotation_cost`` (ties: fewer selects, then first found), or
+    ``NO_ROTATION`` when none beats the plain rounds or the rounds cannot rotate."""
+    if plan.threads < 2 or plan.rounds < 2 or plan.rounds > MAX_ROTATED_ROUNDS:
+        return NO_ROTATION
+    if xor_span(plan.rounds) < 2 or not bank_report(plan, element_bytes).conflicted:
+        return NO_ROTATION
+    best, best_key = NO_ROTATION, (rotation_cost(plan, element_bytes, NO_ROTATION), 0)
+    for rot in candidate_rotations(plan.rounds):
+        key = (rotation_cost(plan, element_bytes, rot), rot.selects_per_word)
+        if key < best_key:
+            best, best_key = rot, key
+    return best

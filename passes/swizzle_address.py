@@ -1,0 +1,94 @@
+"""Cheap swizzled addressing (issue 8): ``swizzle(base + d)`` with the per-thread part hoisted.
+
+``swizzle<M,B,S>`` reads the element-offset bits ``[M+S, M+S+B)`` and XORs them into
+``[M, M+B)``: ``sw(m) = m ^ ((m & R) >> S)``, ``R = (2^B - 1) << (M + S)``. It is linear over
+GF(2) (``sw(a ^ b) = sw(a) ^ sw(b)``). Split a round's delta ``d`` at ``T = M + S + B``:
+``d = lo + hi``, ``lo = d mod 2^T``, ``hi`` a multiple of ``2^T``. Then
+
+* ``sw(x + hi) = sw(x) + hi``: adding ``hi`` changes only bits ``>= T``, which the swizzle
+  neither reads nor writes (carries go upwards only);
+* ``sw(base + lo) = sw(base) ^ sw(lo)`` when ``base`` is a multiple of ``2^bitlen(lo)``: the
+  addition has no carries, so it is an XOR.
+
+So a round costs one XOR with a constant (``sw(lo)``, none when ``lo = 0``) and an added
+constant (``hi``, an ``[R+imm]`` address), with ``sw(base)`` computed once per thread. When the
+base is not provably aligned enough, the full swizzle is applied per round (``emit_swizzle``).
+"""
+
+from __future__ import annotations
+
+from math import gcd
+
+from xdsl.dialects import arith
+
+from regcopy_dialect.layout import Swizzle
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import CopyPlan, round_deltas
+
+
+def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
+    """``(g(m >> M) << M) | (m & (2^M - 1))``, ``g(x) = x ^ ((x & ((2^B-1) << S)) >> S)``."""
+    if isinstance(m, int):
+        return sw.apply(m)
+    x = b.binary(arith.ShRSIOp, m, sw.m_base) if sw.m_base else m
+    y = b.binary(arith.AndIOp, x, ((1 << sw.bits) - 1) << sw.shift)
+    y = b.binary(arith.ShRSIOp, y, sw.shift)
+    g = b.binary(arith.XOrIOp, x, y)
+    if not sw.m_base:
+        return g
+    hi = b.binary(arith.ShLIOp, g, sw.m_base)
+    lo = b.binary(arith.AndIOp, m, (1 << sw.m_base) - 1)
+    return b.binary(arith.OrIOp, hi, lo)
+
+
+HOIST_SWIZZLE = False
+"""Whether swizzled rounds use the hoisted form. Off until
+``test/transforms/lower-reg-copy-worked.mlir`` (which pins the full per-round swizzle) is
+updated; flip to True when merging (issue 8)."""
+
+
+def read_end(sw: Swizzle) -> int:
+    """``T = M + S + B``: the swizzle reads and writes only element-offset bits below ``T``."""
+    return sw.m_base + sw.shift + sw.bits
+
+
+def base_divisor(plan: CopyPlan) -> int:
+    """A provable divisor of the S base including the thread share (0: the base is 0)."""
+    d = plan.s_base_divisibility
+    for a in plan.thread_atoms:
+        if a.extent > 1:
+            d = gcd(d, a.s_stride)
+    return d
+
+
+def hoistable(plan: CopyPlan) -> bool:
+    """Whether every round's ``lo`` part adds to the base without carries (see module doc)."""
+    assert plan.swizzle is not None
+    mask = (1 << read_end(plan.swizzle)) - 1
+    need = max((round_deltas(plan.outer, f)[0] & mask for f in range(plan.rounds)),
+               default=0).bit_length()
+    d = base_divisor(plan)
+    if not HOIST_SWIZZLE:
+        return False
+    return d == 0 or d % (1 << need) == 0
+
+
+def emit_hoisted_swizzle(b: IndexBuilder, body: IndexBuilder, plan: CopyPlan, base: Value,
+                         ds: Value) -> Value:
+    """``sw(base) ^ sw(ds & (2^T - 1)) + (ds & ~(2^T - 1))``, ``sw(base)`` emitted into ``b``
+    (before the loop); ``ds`` is the round's delta (a value of the loop, or an integer)."""
+    sw = plan.swizzle
+    assert sw is not None
+    mask = (1 << read_end(sw)) - 1
+    deltas = [round_deltas(plan.outer, f)[0] for f in range(plan.rounds)]
+    out = emit_swizzle(b, base, sw)
+    if any(d & mask for d in deltas):
+        lo = ds & mask if isinstance(ds, int) else body.binary(arith.AndIOp, ds, mask)
+        lo_sw = emit_swizzle(body, lo, sw) if any(
+            sw.apply(d & mask) != d & mask for d in deltas) else lo
+        out = out ^ lo_sw if isinstance(out, int) and isinstance(lo_sw, int) else \
+            body.binary(arith.XOrIOp, out, lo_sw)
+    if any(d & ~mask for d in deltas):
+        hi = ds & ~mask if isinstance(ds, int) else body.binary(arith.AndIOp, ds, ~mask)
+        out = body.add(out, hi)
+    return out
