@@ -47,12 +47,8 @@ from xdsl.parser import Parser  # noqa: E402
 from regcopy_backend.cuda import print_cuda  # noqa: E402
 from regcopy_backend.nvrtc import compile_cuda, disassemble  # noqa: E402
 from regcopy_dialect.context import regcopy_context  # noqa: E402
-from regcopy_passes import shared_plan, swizzle_address  # noqa: E402
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
 
-# measure issue 8's lowering (lane rotation under bank-rotation=auto, hoisted swizzles)
-shared_plan.ROTATE_BY_DEFAULT = True
-swizzle_address.HOIST_SWIZZLE = True
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from regcopy_dialect.diagnostics import (
     op_error,
     op_location,
 )
-from regcopy_dialect.regcopy import CopyOp
+from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_passes.dispatch import Accepted, Rejected, accept
 from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_rounds import lower
@@ -81,7 +81,9 @@ class LowerRegCopyPattern(RewritePattern):
         names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
         plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits,
                          self.max_vector_bits, divisors, names)
-        shared = plan_shared(acc, plan, rotate=self.bank_rotation == "auto")
+        s_type = op.src_type if acc.r_is_dst else op.dst_type
+        shared = plan_shared(acc, plan, rotate=self.bank_rotation == "auto",
+                             shared=memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN))
         if self.remarks:
             emit(_lowered_remark(op, self._label(op), acc, plan, shared))
         rewriter.replace(op, lower(op, acc, plan, shared), [])

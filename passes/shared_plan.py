@@ -10,12 +10,6 @@ from regcopy_passes.dispatch import Accepted
 from regcopy_passes.planning import CopyPlan
 
 
-ROTATE_BY_DEFAULT = False
-"""Whether ``bank-rotation=auto`` (the default) applies the chosen rotation. Off until the
-tests that pin the plain lowered form (one ``vector.load`` in one ``scf.for``: the seed lit
-files, ``copy_harness.lowering_numbers``) accept rotated copies; the model, the note and the
-rotation are computed either way. Flip to True when merging (issue 8)."""
-
 
 @dataclass(frozen=True)
 class SharedPlan:
@@ -48,8 +42,6 @@ def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool = True
     if not plan.r_base.is_static:  # rotated registers must be indexed by constants
         return SharedPlan(note + "; rounds not rotated (dynamic register offset)",
                           NO_ROTATION, plain)
-    if not ROTATE_BY_DEFAULT:
-        return SharedPlan(note + " (lane rotation not enabled)", NO_ROTATION, plain)
     rotation = choose_rotation(plan, eb)
     if not rotation.pairs:
         return SharedPlan(note + "; rounds not rotated (no rotation pays for its selects)",

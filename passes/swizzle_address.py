@@ -41,12 +41,6 @@ def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
     return b.binary(arith.OrIOp, hi, lo)
 
 
-HOIST_SWIZZLE = False
-"""Whether swizzled rounds use the hoisted form. Off until
-``test/transforms/lower-reg-copy-worked.mlir`` (which pins the full per-round swizzle) is
-updated; flip to True when merging (issue 8)."""
-
-
 def read_end(sw: Swizzle) -> int:
     """``T = M + S + B``: the swizzle reads and writes only element-offset bits below ``T``."""
     return sw.m_base + sw.shift + sw.bits
@@ -68,8 +62,6 @@ def hoistable(plan: CopyPlan) -> bool:
     need = max((round_deltas(plan.outer, f)[0] & mask for f in range(plan.rounds)),
                default=0).bit_length()
     d = base_divisor(plan)
-    if not HOIST_SWIZZLE:
-        return False
     return d == 0 or d % (1 << need) == 0
 
 

@@ -1,7 +1,14 @@
 // The seed demo through lower-reg-copy and -t cuda (SPEC §4): shared and register buffers,
 // one uint4 transfer per round, unrolled per-round loops, kernel name and parameter order.
-// RUN: regcopy-opt %s --lower-reg-copy -t cuda | filecheck %s
-// RUN: xdsl-opt %s -p lower-reg-copy -t cuda | filecheck %s
+// RUN: regcopy-opt %s -p 'lower-reg-copy{bank-rotation=off}' -t cuda | filecheck %s
+// RUN: xdsl-opt %s -p 'lower-reg-copy{bank-rotation=off}' -t cuda | filecheck %s
+// Lane-rotated rounds (the default): selects between vectors print as bitwise blends, never
+// as `c ? a : b` (which ptxas turns into predicated duplicate stores).
+// RUN: regcopy-opt %s --lower-reg-copy -t cuda | filecheck %s --check-prefix=ROT
+// ROT: extern "C" __global__
+// ROT-NOT: const uint4 {{.*}} ? {{.*}};
+// ROT: const uint4 {{.*}} = {{[{]}}{{.*}} ^ (({{.*}}) & (0u - (unsigned)lane_b2)), {{.*}}};
+// ROT-NOT: const uint4 {{.*}} ? {{.*}};
 
 func.func @seed_demo(%in: memref<32x8xf32, #regcopy.mem<global>>,
                      %out: memref<32x8xf32, #regcopy.mem<global>>)

@@ -179,8 +179,9 @@ the launch (AlignmentError), never a misaligned-address fault."""
 
 
 def lowering_plan(module: Any) -> list[tuple[int, int]]:
-    """``(vector elements, rounds)`` of every ``vector.load`` in IR order; rounds is the trip
-    count product of its enclosing constant ``scf.for`` loops."""
+    """``(vector elements, rounds)`` of every copy's loads in IR order: rounds is the trip
+    count product of the enclosing constant ``scf.for`` loops of its ``vector.load``, or, for
+    lane-rotated (unrolled) rounds, the number of consecutive loads from one storage."""
     from xdsl.dialects import arith, scf, vector
 
     def const(v: Any) -> int | None:
@@ -190,9 +191,16 @@ def lowering_plan(module: Any) -> list[tuple[int, int]]:
         return None
 
     plan: list[tuple[int, int]] = []
+    last: tuple[Any, Any] | None = None  # (block, storage) of the previous load
     for op in module.walk():
         if not isinstance(op, vector.LoadOp):
             continue
+        key = (op.parent_block(), op.base)
+        if key == last:  # lane-rotated rounds: unrolled, one load a round from one storage
+            vec, rounds = plan[-1]
+            plan[-1] = (vec, rounds + 1)
+            continue
+        last = key
         rounds, parent = 1, op.parent_op()
         while parent is not None:
             if isinstance(parent, scf.ForOp):

@@ -112,13 +112,16 @@ def lowering_numbers(module: ModuleOp) -> Lowering:
     if any(isinstance(op, CopyOp) for op in module.walk()):
         return Lowering(False)
     loads = [op for op in module.walk() if isinstance(op, vector.LoadOp)]
-    assert len(loads) == 1, f"expected one vector.load, found {len(loads)}"
+    assert loads, "expected a vector.load"
     (vec,) = cast(VectorType, loads[0].result.type).get_shape()
     rounds, guarded = 1, False
     parent = loads[0].parent_op()
+    if len(loads) > 1:  # lane-rotated rounds: unrolled, one load a round, in one block
+        assert all(op.parent_op() is parent for op in loads), "loads in different blocks"
+        rounds = len(loads)
     # the rounds loop holds the transfer directly; the storages are hoisted out of it (a
     # loop of the user's around the copy holds them)
-    if isinstance(parent, scf.ForOp) and not any(isinstance(op, StorageOp)
+    elif isinstance(parent, scf.ForOp) and not any(isinstance(op, StorageOp)
                                                  for op in parent.body.block.ops):
         lb, ub, step = (_constant(v) for v in (parent.lb, parent.ub, parent.step))
         rounds = len(range(lb, ub, step))

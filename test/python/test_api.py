@@ -89,7 +89,7 @@ def test_kernel_builder_builds_a_verified_kernel() -> None:
 @pytest.mark.parametrize("dtype, k, bits, widths", [
     ("f32", 8, 128, [4, 4]), ("f16", 16, 128, [8, 8]), ("f32", 8, 64, [2, 2])])
 def test_lower_takes_the_pass_options(dtype: str, k: int, bits: int, widths: list[int]) -> None:
-    module = lower(_seed_kernel(dtype, k).module(), max_vector_bits=bits)
+    module = lower(_seed_kernel(dtype, k).module(), max_vector_bits=bits, bank_rotation="off")
     assert _vector_widths(module) == widths
     assert sum(isinstance(op, CopyOp) for op in module.walk()) == 1  # the shared<-global one
 

@@ -21,14 +21,8 @@ from regcopy_passes.banks import (
     xor_span,
 )
 from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes import shared_plan, swizzle_address
 
 
-@pytest.fixture(autouse=True)
-def issue8_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lane rotation and hoisted swizzles on (``ROTATE_BY_DEFAULT``/``HOIST_SWIZZLE``)."""
-    monkeypatch.setattr(shared_plan, "ROTATE_BY_DEFAULT", True)
-    monkeypatch.setattr(swizzle_address, "HOIST_SWIZZLE", True)
 
 
 def test_lane_groups() -> None:

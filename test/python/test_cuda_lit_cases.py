@@ -38,7 +38,10 @@ def test_lowered_lit_case_compiles(path: Path, k: int, chunk: str) -> None:
         return
     # the lit kernels are copies alone: registers filled and never read are expected there
     # (NVRTC warning 550, "set but never used"); any other warning fails
-    compiled = compile_cuda(print_cuda(module), options=("--diag-suppress=550",))
+    # 550 "set but never used" and 549 "used before its value is set": lit cases are single
+    # copies, so a register tile may be written and never read, or (R -> S alone, which
+    # lane-rotated rounds read directly) read and never written
+    compiled = compile_cuda(print_cuda(module), options=("--diag-suppress=550,549",))
     assert compiled.warnings == []
     assert not re.search(r"\b(LDL|STL)\b", disassemble(compiled.cubin))
 

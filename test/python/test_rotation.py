@@ -13,14 +13,8 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType
 from bank_cases import seed, seed_cta, swizzled_wg
 from copy_harness import CopyCase, Side, diff_memory, lower, memory_problems, parse, run_case
 from regcopy_dialect.regcopy import StorageOp
-from regcopy_passes import shared_plan, swizzle_address
 
 
-@pytest.fixture(autouse=True)
-def issue8_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lane rotation and hoisted swizzles on (``ROTATE_BY_DEFAULT``/``HOIST_SWIZZLE``)."""
-    monkeypatch.setattr(shared_plan, "ROTATE_BY_DEFAULT", True)
-    monkeypatch.setattr(swizzle_address, "HOIST_SWIZZLE", True)
 
 
 def vector_selects(module: ModuleOp) -> list[arith.SelectOp]:

@@ -19,15 +19,11 @@ import pytest
 from copy_harness import lower
 from regcopy_backend.cuda import print_cuda
 from regcopy_backend.nvrtc import compile_cuda, disassemble
-from regcopy_passes import shared_plan, swizzle_address
+from regcopy_passes import swizzle_address
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 
 
-@pytest.fixture(autouse=True)
-def issue8_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(shared_plan, "ROTATE_BY_DEFAULT", True)
-    monkeypatch.setattr(swizzle_address, "HOIST_SWIZZLE", True)
 
 
 def sass_ops(text: str, **options: object) -> Counter[str]:
@@ -74,12 +70,13 @@ def _tile(swizzled: bool) -> str:
 """
 
 
-def test_hoisted_swizzle_costs_one_xor_a_round(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hoisted_swizzle_costs_one_xor_a_round() -> None:
+    """The swizzled G->R->S->R->G tile costs at most one instruction a round (8 rounds) more
+    than the same copies through a plain tile (measured: 64 vs 72; the full per-round swizzle
+    of the previous lowering cost 96)."""
     plain = sum(sass_ops(_tile(False), bank_rotation="off").values())
     hoisted = sum(sass_ops(_tile(True)).values())
-    monkeypatch.setattr(swizzle_address, "HOIST_SWIZZLE", False)
-    full = sum(sass_ops(_tile(True)).values())
-    assert hoisted <= plain + 8 < full  # 8 rounds; measured: 64, 72, 96
+    assert hoisted <= plain + 8
 
 
 def test_vector_select_prints_a_blend() -> None:

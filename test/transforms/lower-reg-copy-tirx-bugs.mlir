@@ -1,5 +1,5 @@
 // The six places where TIRx mis-lowers (algorithm.md §5): never the TIRx result.
-// RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s
+// RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{bank-rotation=off}' | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 
 // B1: S [32,10] f32, cols 0..8: the S stride 10 multiplies the lane, so 16-byte loads at lane*40

@@ -1,7 +1,12 @@
 // The seed table of SPEC §3: warp scope, R = (32,k):(1@laneid,1), shared S[32,k].
 // Each row must come out exactly: registers/lane, vec, rounds.
-// RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s
-// RUN: xdsl-opt %s --split-input-file -p lower-reg-copy | filecheck %s
+// The plain form (bank-rotation=off): one scf.for over the rounds, one vector.load and one
+// vector.store per round.
+// RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{bank-rotation=off}' | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p 'lower-reg-copy{bank-rotation=off}' | filecheck %s
+// By default the 2- and 4-way bank-conflicted rows get lane-rotated rounds: unrolled, the
+// same vec and rounds, values moved into their (statically indexed) registers by selects.
+// RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s --check-prefix=ROT
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 
 func.func @s2r_f32_k8() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -28,7 +33,20 @@ func.func @s2r_f32_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: {{^.*}}/lower-reg-copy.mlir:10:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %S -> %R in @s2r_f32_k8]
+// ROT-LABEL: func.func @s2r_f32_k8
+// ROT:         %[[LANE:.*]] = "gpu.lane_id"() : () -> index
+// ROT:         %[[BASE:.*]] = arith.muli %[[LANE]], %{{.*}} : index
+// ROT:         %[[B2:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : index
+// ROT-NOT:     scf.for
+// ROT:         %[[V0:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<256xf32, #regcopy.mem<shared>>, vector<4xf32>
+// ROT-NEXT:    %[[V1:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<256xf32, #regcopy.mem<shared>>, vector<4xf32>
+// ROT-NEXT:    %[[R0:.*]] = arith.select %[[B2]], %[[V1]], %[[V0]] : vector<4xf32>
+// ROT-NEXT:    vector.store %[[R0]], %{{.*}}[%{{.*}}] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+// ROT-NEXT:    %[[R1:.*]] = arith.select %[[B2]], %[[V0]], %[[V1]] : vector<4xf32>
+// ROT-NEXT:    vector.store %[[R1]], %{{.*}}[%{{.*}}] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+// ROT-NOT:     regcopy.copy
+// ROT:         func.return
+// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %S -> %R in @s2r_f32_k8]
 // -----
 
 func.func @s2r_f32_k16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -55,7 +73,7 @@ func.func @s2r_f32_k16() attributes {regcopy.launch = #regcopy.launch<block = 32
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: {{^.*}}/lower-reg-copy.mlir:37:3: remark: vec 4 × f32 (128 bits), 4 rounds, 16 registers/thread [copy %S -> %R in @s2r_f32_k16]
+// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 4 × f32 (128 bits), 4 rounds, 16 registers/thread [copy %S -> %R in @s2r_f32_k16]
 // -----
 
 func.func @s2r_f16_k8() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -76,7 +94,7 @@ func.func @s2r_f16_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // CHECK-NEXT:    vector.store %[[V]], %[[RS]][%{{.*}}] : memref<8xf16, #regcopy.mem<local>>, vector<8xf16>
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: {{^.*}}/lower-reg-copy.mlir:64:3: remark: vec 8 × f16 (128 bits), 1 round, 8 registers/thread [copy %S -> %R in @s2r_f16_k8]
+// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 1 round, 8 registers/thread [copy %S -> %R in @s2r_f16_k8]
 // -----
 
 func.func @s2r_f16_k16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -103,4 +121,4 @@ func.func @s2r_f16_k16() attributes {regcopy.launch = #regcopy.launch<block = 32
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: {{^.*}}/lower-reg-copy.mlir:85:3: remark: vec 8 × f16 (128 bits), 2 rounds, 16 registers/thread [copy %S -> %R in @s2r_f16_k16]
+// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 2 rounds, 16 registers/thread [copy %S -> %R in @s2r_f16_k16]
