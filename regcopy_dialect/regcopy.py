@@ -173,9 +173,9 @@ def parse_layout_body(parser: AttrParser) -> Layout:
             parser.raise_error(f"swizzle takes three parameters <M,B,S>, got {len(params)}",
                                kw_start, parser.pos)
         m, b, s = params
-        if min(m, b, s) < 0 or s < b:
-            parser.raise_error(f"swizzle<{m},{b},{s}> needs M, B, S >= 0 and S >= B", kw_start,
-                               parser.pos)
+        if min(m, b, s) < 0 or s < b or m + b + s > 32:
+            parser.raise_error(f"swizzle<{m},{b},{s}> needs M, B, S >= 0, S >= B and "
+                               "M + B + S <= 32", kw_start, parser.pos)
         swizzle = Swizzle(m, b, s)
     layout = Layout(tuple(Iter(e, st, ax) for e, (st, ax) in zip(extents, strides)), swizzle)
     if (problem := layout_problem(layout)) is not None:
@@ -237,6 +237,11 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
             raise VerifyException("layout extents, strides and axes differ in length")
         if len(self.swizzle) not in (0, 3):
             raise VerifyException("layout swizzle must be empty or [M, B, S]")
+        if self.swizzle.data:
+            m, b, s = (v.data for v in self.swizzle)
+            if min(m, b, s) < 0 or s < b or m + b + s > 32:
+                raise VerifyException(f"swizzle<{m},{b},{s}> needs M, B, S >= 0, S >= B and "
+                                      "M + B + S <= 32")
         for a in self.axes:
             if a.data and a.data not in THREAD_AXES:
                 raise VerifyException(f"unknown thread axis '{a.data}'; expected one of "
@@ -350,6 +355,9 @@ def verify_buffer(t: MemRefType) -> None:
         sub = " (sub-byte element types are not supported)" if width < 8 else ""
         raise VerifyException(f"element type {t.element_type} is not supported{sub}; "
                               f"expected one of {ELEMENT_TYPES}")
+    if any(d < 1 for d in t.get_shape()):
+        raise VerifyException(f"buffer sizes must be >= 1 (empty and dynamic sizes are not "
+                              f"supported), got shape {list(t.get_shape())}")
     space = t.memory_space
     if not isinstance(space, MemSpaceAttr | NoneAttr):
         raise VerifyException(f"memory space {space} is not a #regcopy.mem")
@@ -383,7 +391,11 @@ def _parse_region(parser: Parser) -> tuple[list[int | SSAValue], list[int]] | No
         return None
 
     def offset() -> int | SSAValue:
+        start = parser.pos
         if (value := parser.parse_optional_integer(allow_boolean=False)) is not None:
+            if not 0 <= value < 2**63:
+                parser.raise_error(f"region offset {value} is out of range (0 to 2^63 - 1)",
+                                   start, parser.pos)
             return value
         return parser.parse_operand(IndexType())
 
@@ -391,6 +403,9 @@ def _parse_region(parser: Parser) -> tuple[list[int | SSAValue], list[int]] | No
         start = parser.pos
         if (value := parser.parse_optional_integer(allow_boolean=False)) is None:
             parser.raise_error("region sizes must be integer literals", start, start + 1)
+        if not 1 <= value < 2**63:
+            parser.raise_error(f"region size {value} is out of range (1 to 2^63 - 1)", start,
+                               parser.pos)
         return value
 
     offsets = parser.parse_comma_separated_list(parser.Delimiter.NONE, offset)
