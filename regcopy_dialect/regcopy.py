@@ -393,9 +393,9 @@ def _parse_region(parser: Parser) -> tuple[list[int | SSAValue], list[int]] | No
     def offset() -> int | SSAValue:
         start = parser.pos
         if (value := parser.parse_optional_integer(allow_boolean=False)) is not None:
-            if not 0 <= value < 2**63:
-                parser.raise_error(f"region offset {value} is out of range (0 to 2^63 - 1)",
-                                   start, parser.pos)
+            if not -(2**63) < value < 2**63:  # -2^63 is the marker of a dynamic offset
+                parser.raise_error(f"region offset {value} is out of range (a 64-bit integer "
+                                   "above -2^63)", start, parser.pos)
             return value
         return parser.parse_operand(IndexType())
 
@@ -403,8 +403,8 @@ def _parse_region(parser: Parser) -> tuple[list[int | SSAValue], list[int]] | No
         start = parser.pos
         if (value := parser.parse_optional_integer(allow_boolean=False)) is None:
             parser.raise_error("region sizes must be integer literals", start, start + 1)
-        if not 1 <= value < 2**63:
-            parser.raise_error(f"region size {value} is out of range (1 to 2^63 - 1)", start,
+        if not value < 2**63:
+            parser.raise_error(f"region size {value} is out of range (at most 2^63 - 1)", start,
                                parser.pos)
         return value
 

@@ -67,7 +67,7 @@ func.func @f(%R: memref<32x8xf32, #regcopy.layout<(32,8):(1@threadIdx,1)>, #regc
 
 "test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<-1,0,0>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:50
-// CHECK: swizzle<-1,0,0> needs M, B, S >= 0 and S >= B
+// CHECK: swizzle<-1,0,0> needs M, B, S >= 0, S >= B and M + B + S <= 32
 
 // -----
 

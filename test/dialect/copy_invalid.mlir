@@ -140,6 +140,14 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
 
 // -----
 
+func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>) {
+  regcopy.copy warp %A[-1, 0] [32, 8] -> %R : memref<64x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: src region [-1, 31) is outside dim 0 of size 64
+
+// -----
+
 // The size of a region with a dynamic offset is still checked against the buffer.
 func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>, %i: index) {
   regcopy.copy warp %A[%i, 0] [65, 8] -> %R : memref<64x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>

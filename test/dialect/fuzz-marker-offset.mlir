@@ -9,4 +9,4 @@ func.func @marker_offset() attributes {regcopy.launch = #regcopy.launch<block = 
   regcopy.copy warp %S[-9223372036854775808, 0] [32, 8] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: region offset -9223372036854775808 is out of range (0 to 2^63 - 1)
+// CHECK: region offset -9223372036854775808 is out of range (a 64-bit integer above -2^63)
