@@ -113,15 +113,18 @@ def check_all_threads_active(op: CopyOp, scope: Scope) -> int:
     launch = _enclosing_launch(op)
     if launch is None:
         raise Rejected("the enclosing func.func has no regcopy.launch, so the active threads "
-                       "are unknown")
+                       "are unknown; add attributes {regcopy.launch = #regcopy.launch<block = "
+                       "128, grid = [1]>} (your block and grid) to the kernel")
     block = launch.block.data
     need = scope.threads(block)
     if block % need:
         raise Rejected(f"block of {block} threads is not a multiple of the {scope.name.lower()} "
-                       f"scope's {need} threads")
+                       f"scope's {need} threads; use a block that is a multiple of {need}, or "
+                       "a narrower exec scope")
     if (div := _divergent_parent(op)) is not None:
         raise Rejected(f"the copy is nested in a '{div.name}' whose condition depends on a "
-                       "thread id: not all threads of the scope are active")
+                       "thread id: not all threads of the scope are active; move the copy out "
+                       "of it (the pass guards threads that own nothing by itself)")
     return block
 
 
@@ -136,7 +139,8 @@ def check_valid_copy(op: CopyOp) -> tuple[Sliced, Sliced]:
     cleanly to their regions. Returns the sliced (src, dst) layouts."""
     if op.src_type.element_type != op.dst_type.element_type:
         raise Rejected(f"element types differ: {op.src_type.element_type} vs "
-                       f"{op.dst_type.element_type}")
+                       f"{op.dst_type.element_type}; the copy does not convert, so both "
+                       "buffers need one element type")
     src_sizes = [z for z in op.region("src")[1] if z != 1]
     dst_sizes = [z for z in op.region("dst")[1] if z != 1]
     if src_sizes != dst_sizes:
@@ -144,7 +148,8 @@ def check_valid_copy(op: CopyOp) -> tuple[Sliced, Sliced]:
     try:
         return _slice(op, "src"), _slice(op, "dst")
     except LayoutError as e:
-        raise Rejected(f"a side does not slice cleanly to its region: {e}") from None
+        raise Rejected(f"a side does not slice cleanly to its region: {e}; choose offsets "
+                       "and sizes that cut each dim at a boundary of its layout iters") from None
 
 
 def check_memory_pair(op: CopyOp) -> bool:
@@ -152,7 +157,9 @@ def check_memory_pair(op: CopyOp) -> bool:
     whether R is the destination."""
     src, dst = memory_space(op.src_type), memory_space(op.dst_type)
     if (src == MemSpace.LOCAL) == (dst == MemSpace.LOCAL):
-        raise Rejected(f"memory pair {src} -> {dst}: exactly one side must be local")
+        raise Rejected(f"memory pair {src} -> {dst}: exactly one side must be local; this "
+                       "pass copies between a register tile (#regcopy.mem<local>) and shared "
+                       "or global memory")
     return dst == MemSpace.LOCAL
 
 
@@ -162,18 +169,24 @@ def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
     thread-owned dim (a slice that pins or shifts a thread axis) is fine: check 7 decides
     whether its owners can be decoded."""
     if r.layout.swizzle is not None:
-        raise Rejected(f"R layout {r.layout} is swizzled")
+        raise Rejected(f"R layout {r.layout} is swizzled; only the memory side (S) may "
+                       "carry a swizzle, the register tile's layout may not")
     for name in dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters):
         assert name is not None
         axis = THREAD_AXES[name]
         if axis.subscope > Scope.WARPGROUP:
             raise Rejected(f"R thread axis '{name}' has subscope {axis.subscope.name.lower()}, "
-                           "not a register-level one")
+                           "not a register-level one; the register tile's thread axes must "
+                           "name threads (laneid, tid_in_wg, tx), warps (wid_in_wg, warpid) or "
+                           "warpgroups (wgid)")
         if scope is Scope.THREAD:
-            raise Rejected(f"R thread axis '{name}' under exec scope thread, which admits none")
+            raise Rejected(f"R thread axis '{name}' under exec scope thread, which admits none; "
+                           f"run the copy at exec scope {axis.scope.name.lower()} (the "
+                           "register tile is spread over threads)")
         if axis.scope > scope:
             raise Rejected(f"R thread axis '{name}' has scope {axis.scope.name.lower()}, wider "
-                           f"than exec scope {scope.name.lower()}")
+                           f"than exec scope {scope.name.lower()}; run the copy at exec scope "
+                           f"{axis.scope.name.lower()}")
 
 
 def check_s_side(s: Sliced) -> None:
@@ -191,7 +204,8 @@ def check_beyond_tirx(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: i
     the fused thread index; and some division/remainder decode of the thread index
     recovers exactly the owners (``planning.plan_decode``; the other threads are guarded)."""
     if bits < 8:
-        raise Rejected(f"element type of {bits} bits: sub-byte types are not supported")
+        raise Rejected(f"element type of {bits} bits: sub-byte types are not supported; pack "
+                       "them into an 8-bit or wider type (i8, ui8, f8E4M3FN, ...)")
     if scope is Scope.THREAD:
         return
     own = ownership(r.layout, scope, block, r.thread_base, r_axes)
@@ -231,7 +245,8 @@ def accept(op: CopyOp) -> Accepted:
     try:
         pairs = inherit_partition(align(r, s, scope))
     except LayoutError as e:
-        raise Rejected(f"S cannot be grouped by R's partition: {e}") from None
+        raise Rejected(f"S cannot be grouped by R's partition: {e}; the memory side (S) "
+                       "must split its dims where the register tile's iters split") from None
     bits = element_bits(r_type.element_type) or 0
     r_axes = tuple(dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters
                                  if i.axis is not None))

@@ -107,6 +107,11 @@ class CopyPlan:
             return self.decode
         return _decode_variant(self.thread_atoms, 0, self.threads, chained=False)
 
+    def thread_share(self, t: int) -> tuple[int, bool]:
+        """Thread ``t``'s (scope-local) S offset share and whether it owns data, exactly as
+        the lowered IR computes them (``thread_base`` with this plan's decode)."""
+        return thread_base(self.thread_atoms, t, self.thread_decode)
+
     @property
     def rounds(self) -> int:
         return prod(a.extent for a in self.outer)

@@ -30,6 +30,8 @@ from regcopy_dialect.layout import (
     is_injective,
     merge_contiguous,
     owner_counts,
+    ownership,
+    thread_origin,
     slice_region,
     thread_map_injective,
 )
@@ -774,3 +776,42 @@ def test_printed_layout_parses_back(layout: Layout) -> None:
     assert isinstance(attr, LayoutAttr)
     assert attr.layout == layout
     assert str(attr) == text
+
+
+def test_ownership_with_a_slice_base() -> None:
+    """``ownership`` counts the axis values a slice pinned (``thread_base``) and the axes the
+    slice dropped (pinned to 0): lane 5's row of ``(32,3):(1@laneid,1)``; warp 2 of a
+    warpgroup tile; a layout with no warp axis is a true replica under warpgroup scope."""
+    lay = Layout((Iter(32, 1, "laneid"), Iter(3, 1)))
+    row5 = slice_region(lay, (32, 3), (5, 0), (1, 3))
+    own = ownership(row5.layout, Scope.WARP, 32, row5.thread_base, ("laneid",))
+    assert (own.fewest, own.most, own.fused_exact, own.owners) == (1, 1, True, frozenset({5}))
+    assert thread_origin(row5.thread_base) == 5
+    wg = Layout((Iter(4, 1, "wid_in_wg"), Iter(32, 1, "laneid"), Iter(8, 1)))
+    warp2 = slice_region(wg, (128, 8), (64, 0), (32, 8))
+    assert warp2.thread_base == (("wid_in_wg", 2),)
+    own = ownership(warp2.layout, Scope.WARPGROUP, 128, warp2.thread_base,
+                    ("wid_in_wg", "laneid"))
+    assert (own.fewest, own.most) == (1, 1) and own.owners == frozenset(range(64, 96))
+    assert thread_origin(warp2.thread_base) == 64
+    rows0 = slice_region(wg, (128, 8), (0, 0), (32, 8))
+    assert rows0.thread_base == ()  # the slice pinned wid_in_wg to 0: passed as an axis
+    pinned = ownership(rows0.layout, Scope.WARPGROUP, 128, rows0.thread_base,
+                       ("wid_in_wg", "laneid"))
+    unpinned = ownership(rows0.layout, Scope.WARPGROUP, 128, rows0.thread_base)
+    assert (pinned.most, unpinned.most) == (1, 4)
+
+
+def test_ownership_fused_exact_detects_overlapping_axes() -> None:
+    """``tx`` and ``laneid`` overlap: the owner is not ``tx + lane`` in general. With lane 0
+    it is (``fused_exact``); pinned to tx 33 and lane 1, thread 33 owns, not 33 + 1."""
+    both = Layout((Iter(2, 32, "tx"), Iter(1, 1, "laneid"), Iter(4, 1)))
+    own = ownership(both, Scope.CTA, 64)
+    assert (own.fewest, own.most) == (1, 1) and own.owners == frozenset({0, 32})
+    assert own.fused_exact  # lane value 0 adds nothing
+    shifted = ownership(Layout((Iter(2, 32, "tx"), Iter(4, 1))), Scope.CTA, 64,
+                        (("laneid", 3),))
+    assert shifted.fewest == 0  # tx 0 and 32 have lane 0, never 3
+    pinned = ownership(Layout((Iter(4, 1),)), Scope.CTA, 64, (("laneid", 1), ("tx", 33)))
+    assert (pinned.fewest, pinned.most, pinned.owners) == (1, 1, frozenset({33}))
+    assert not pinned.fused_exact

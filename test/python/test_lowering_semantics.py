@@ -397,12 +397,13 @@ SCOPES: dict[str, tuple[int, int]] = {"thread": (1, 0), "warp": (32, 5), "warpgr
 
 @st.composite
 def random_cases(draw: st.DrawFn, scopes: tuple[str, ...] = ("thread", "warp", "warp", "warp",
-                                                              "warp", "warp")
-                 ) -> tuple[CopyCase, bool, int]:
-    """A random copy (see the helpers). Returns (case, R -> S?, max-vector-bits)."""
+                                                              "warp", "warp"),
+                 free: bool = False) -> tuple[CopyCase, bool, int]:
+    """A random copy (see the helpers; ``free``: always free-form thread maps). Returns
+    (case, R -> S?, max-vector-bits)."""
     scope = draw(st.sampled_from(scopes))
     block, _ = SCOPES[scope]
-    iters = _random_r_iters(draw, scope)
+    iters = _random_r_iters(draw, scope, free)
     layout = Layout(tuple(Iter(e, st_, ax) for e, st_, ax in iters))
     shape = _random_r_shape(draw, iters)
     assume(_groups(layout, shape))
@@ -435,13 +436,14 @@ def _axis_iter(scope: str, split: bool, run: list[int]) -> list[tuple[int, int, 
     return out + ([(1 << len(low), 1 << low[0], "laneid")] if low else [])
 
 
-def _random_r_iters(draw: st.DrawFn, scope: str) -> list[tuple[int, int, str | None]]:
+def _random_r_iters(draw: st.DrawFn, scope: str,
+                    free: bool = False) -> list[tuple[int, int, str | None]]:
     """R's iters ``(extent, stride, axis)``: thread iters over disjoint bits of the thread
     index (all bits, or fewer: partial coverage), memory iters with a random register order
     and gaps; either "natural" (threads outermost, registers in logical order) or shuffled."""
     iters: list[tuple[int, int, str | None]] = []
     _, n_bits = SCOPES[scope]
-    if n_bits and draw(st.integers(0, 4)) == 0:
+    if n_bits and (free or draw(st.integers(0, 4)) == 0):
         iters += _free_thread_iters(draw, scope)
     elif n_bits:
         bits = draw(st.permutations(range(n_bits)))
@@ -582,7 +584,8 @@ def _report(stats: Counter[str], label: str, failure: str | None = None) -> None
                               **({"failure": failure} if failure else {})}) + "\n")
 
 
-def _run_property(scopes: tuple[str, ...], examples: int, label: str = "") -> Counter[str]:
+def _run_property(scopes: tuple[str, ...], examples: int, label: str = "",
+                  free: bool = False) -> Counter[str]:
     """Check ``examples`` random copies (deterministic: derandomized); count what happened.
     With the big profile a mis-lowering is recorded (``REGCOPY_HYPOTHESIS_STATS``) and
     counted, the run goes on, and the test fails at the end if there was any."""
@@ -591,7 +594,7 @@ def _run_property(scopes: tuple[str, ...], examples: int, label: str = "") -> Co
 
     @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
-    @given(random_cases(scopes))
+    @given(random_cases(scopes, free))
     def prop(drawn: tuple[CopyCase, bool, int]) -> None:
         case, r_to_s, bits = drawn
         try:
@@ -629,3 +632,10 @@ def test_random_warpgroup_and_cta_layouts_accepted_implies_correct() -> None:
     examples = 12_000 if PROFILE == "big" else 40
     stats = _run_property(("warpgroup", "cta"), examples, "warpgroup+cta")
     assert stats["accepted"] >= 0.4 * stats["total"], stats
+
+
+def test_random_gapped_and_pinned_thread_maps_accepted_implies_correct() -> None:
+    """Free-form thread maps only (gapped, non-nested, pinned: issue 9's families)."""
+    examples = 8_000 if PROFILE == "big" else 60
+    stats = _run_property(("warp", "warp", "warpgroup", "cta"), examples, "free", free=True)
+    assert stats["accepted"] >= 0.5 * stats["total"] and stats["guarded"] > 0, stats
