@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import ceil
 
-from regcopy_passes.planning import CopyPlan, round_deltas, thread_base
+from regcopy_passes.planning import CopyPlan, round_deltas
 
 BANKS = 32
 WORD = 4
@@ -111,7 +111,7 @@ def lane_bases(plan: CopyPlan, warp: int) -> list[int | None]:
     out: list[int | None] = []
     for lane in range(WARP):
         t = warp * WARP + lane
-        offset, owns = thread_base(plan.thread_atoms, t) if t < plan.threads else (0, False)
+        offset, owns = plan.thread_share(t) if t < plan.threads else (0, False)
         out.append(plan.s_base.const + offset if owns else None)
     return out
 

@@ -56,6 +56,23 @@ MAX_LINE = 200
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
+def plan_for(op: CopyOp, max_vector_bits: int = 128,
+             rotate: bool = True) -> tuple[Accepted, CopyPlan, SharedPlan]:
+    """Accept and plan ``op`` exactly as the pass does: the dispatch's checks, the plan (with
+    the divisibility of dynamic offsets) and the shared side's bank model and rotation.
+    Raises ``Rejected`` with the dispatch's reason. ``regcopy-viz`` draws what this returns."""
+    acc = accept(op)
+    syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
+    divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
+    names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
+    plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits, max_vector_bits,
+                     divisors, names)
+    s_type = op.src_type if acc.r_is_dst else op.dst_type
+    shared = plan_shared(acc, plan, rotate=rotate,
+                         shared=memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN))
+    return acc, plan, shared
+
+
 @dataclass(frozen=True)
 class LowerRegCopyPattern(RewritePattern):
     """Rewrite one accepted ``regcopy.copy``; report a rejected one (or fail under strict)."""
@@ -72,18 +89,10 @@ class LowerRegCopyPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
         try:
-            acc = accept(op)
+            acc, plan, shared = plan_for(op, self.max_vector_bits, self.bank_rotation == "auto")
         except Rejected as reason:
             self._rejected(op, str(reason))
             return
-        syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
-        divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
-        names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
-        plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits,
-                         self.max_vector_bits, divisors, names)
-        s_type = op.src_type if acc.r_is_dst else op.dst_type
-        shared = plan_shared(acc, plan, rotate=self.bank_rotation == "auto",
-                             shared=memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN))
         if self.remarks:
             emit(_lowered_remark(op, self._label(op), acc, plan, shared))
         rewriter.replace(op, lower(op, acc, plan, shared), [])

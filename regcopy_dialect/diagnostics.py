@@ -21,7 +21,12 @@ from xdsl.ir import Operation
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.regcopy import CopyOp, is_regcopy_buffer, verify_buffer
+from regcopy_dialect.regcopy import (
+    CopyOp,
+    is_regcopy_buffer,
+    verify_buffer,
+    verify_divisibility_attrs,
+)
 
 Severity = Literal["error", "warning", "remark"]
 
@@ -156,6 +161,7 @@ def first_invalid_op(root: Operation) -> tuple[Operation, Exception] | None:
         try:
             op.verify(verify_nested_ops=False)
             _verify_buffers(op)
+            verify_divisibility_attrs(op)
         except Exception as e:  # noqa: BLE001 - every verifier failure becomes a diagnostic
             return op, e
     return None

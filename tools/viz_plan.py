@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from xdsl.ir import SSAValue
 
 from regcopy_dialect.diagnostics import op_text
 from regcopy_dialect.layout import Layout, Scope, fuse_thread_axes
 from regcopy_dialect.regcopy import CopyOp, MemSpace, element_bits, memory_space
 from regcopy_dialect.viz import Tile, grid_shape
-from regcopy_passes.dispatch import Accepted, Rejected, accept
-from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.planning import CopyPlan, plan_copy, round_deltas, thread_base
+from regcopy_passes.dispatch import Accepted, Rejected
+from regcopy_passes.lower_reg_copy import plan_for
+from regcopy_passes.planning import CopyPlan, round_deltas
 
 
 @dataclass(frozen=True)
@@ -31,10 +30,7 @@ class CopyPicture:
 
 def plan_of(op: CopyOp, max_vector_bits: int = 128) -> tuple[Accepted, CopyPlan]:
     """The pass's plan of ``op`` (raises ``Rejected`` with the dispatch's reason)."""
-    acc = accept(op)
-    syms = [s for side in (acc.r, acc.s) for s, _ in side.base.terms if isinstance(s, SSAValue)]
-    plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits, max_vector_bits,
-                     {s: divisibility(s) for s in syms}, {s: describe_value(s) for s in syms})
+    acc, plan, _ = plan_for(op, max_vector_bits)
     return acc, plan
 
 
@@ -46,7 +42,7 @@ def _scope_owner(layout: Layout, scope: Scope, index: int) -> tuple[int, int]:
 
 def s_offset(plan: CopyPlan, t: int, f: int) -> tuple[int, int]:
     """Thread ``t``'s S offset in round ``f`` (static part), before and after the swizzle."""
-    off = plan.s_base.const + thread_base(plan.thread_atoms, t)[0] + round_deltas(plan.outer, f)[0]
+    off = plan.s_base.const + plan.thread_share(t)[0] + round_deltas(plan.outer, f)[0]
     return off, plan.swizzle.apply(off) if plan.swizzle else off
 
 
@@ -81,7 +77,7 @@ def round_tile(op: CopyOp, acc: Accepted, plan: CopyPlan, thread: int) -> Tile:
 
 def thread_lines(acc: Accepted, plan: CopyPlan, thread: int, max_rounds: int = 16) -> list[str]:
     """``thread``'s transfers, one line a round (S offsets swizzled where S is)."""
-    _, owns = thread_base(plan.thread_atoms, thread)
+    _, owns = plan.thread_share(thread)
     if not owns:
         return [f"thread {thread} owns nothing in this copy (guarded out)"]
     dyn = " + dynamic offset" if plan.s_base.terms else ""
@@ -113,7 +109,7 @@ def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, l
         touched: dict[int, set[int]] = defaultdict(set)
         active = 0
         for t in lanes[g0:g0 + group]:
-            if t >= acc.threads or not thread_base(plan.thread_atoms, t)[1]:
+            if t >= acc.threads or not plan.thread_share(t)[1]:
                 continue
             active += 1
             byte = s_offset(plan, t, f)[1] * acc.element_bits // 8
@@ -136,14 +132,9 @@ def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, l
     return tile, [head, *summary]
 
 
-def shared_note(acc: Accepted, plan: CopyPlan) -> str | None:
-    """The bank model's own note (``shared_plan.plan_shared``), when it has one."""
-    try:
-        from regcopy_passes.shared_plan import plan_shared
-
-        return getattr(plan_shared(acc, plan, True), "note", None)
-    except Exception:  # noqa: BLE001 - the model is optional for a picture
-        return None
+def shared_note(op: CopyOp, max_vector_bits: int = 128) -> str | None:
+    """The bank model's note for ``op`` (``lower_reg_copy.plan_for``), when it has one."""
+    return plan_for(op, max_vector_bits)[2].note
 
 
 def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_: int = 0,
@@ -172,6 +163,6 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
         lines += ["  " + x for x in bank_lines]
         if plan.s_base.terms:
             lines.append("  (banks computed with the dynamic part of the S offset taken as 0)")
-        if (note := shared_note(acc, plan)) is not None:
+        if (note := shared_note(op, max_vector_bits)) is not None:
             lines.append(f"  bank model: {note}")
     return CopyPicture(tuple(lines), tuple(tiles))

@@ -19,7 +19,6 @@ import pytest
 from copy_harness import lower
 from regcopy_backend.cuda import print_cuda
 from regcopy_backend.nvrtc import compile_cuda, disassemble
-from regcopy_passes import swizzle_address
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 
