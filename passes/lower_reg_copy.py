@@ -50,9 +50,6 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector"),
 }
-MAX_LINE = 200
-"""The longest one-line ``not lowered`` diagnostic before its later clauses are wrapped."""
-
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
@@ -116,13 +113,10 @@ def _diagnostic(op: CopyOp, label: str, severity: Severity, message: str,
 
 
 def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Diagnostic:
-    """``not lowered: <reason> [<copy>]``. A line over ``MAX_LINE`` characters keeps the
-    reason's first clause and moves the clauses after it (``; ``-separated, such as a fix
-    suggestion) to indented lines of their own."""
-    diag = _diagnostic(op, label, severity, f"not lowered: {reason}")
+    """``not lowered: <first clause of the reason> [<copy>]``, then the reason's later clauses
+    (``; ``-separated: how to fix it), one per indented line, so the first line stays short
+    and the same whatever the file's path."""
     first, *rest = reason.split("; ")
-    if len(str(diag)) <= MAX_LINE or not rest:
-        return diag
     return _diagnostic(op, label, severity, f"not lowered: {first}", tuple(rest))
 
 

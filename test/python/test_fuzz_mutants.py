@@ -31,9 +31,9 @@ def test_fixed_seed_run_has_no_failures() -> None:
 def test_mutants_are_reproducible_and_mutated() -> None:
     seeds = Seeds.load()
     assert len(seeds.all) > 50 and len(seeds.valid) > 20
-    first = [mutant(seeds, 7, i) for i in range(20)]
-    assert first == [mutant(seeds, 7, i) for i in range(20)]
-    assert sum(m not in seeds.all for m in first) >= 18  # at most a no-op mutation or two
+    first = [mutant(seeds, 7, i) for i in range(100)]
+    assert first == [mutant(seeds, 7, i) for i in range(100)]
+    assert sum(m not in seeds.all for m in first) >= 80  # no-op mutations are rare
 
 
 def test_outcomes_are_classified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
