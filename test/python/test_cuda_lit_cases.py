@@ -33,7 +33,7 @@ def test_lowered_lit_case_compiles(path: Path, k: int, chunk: str) -> None:
     module = Parser(ctx, chunk, f"{path.name}#{k}").parse_module()
     LowerRegCopyPass().apply(ctx, module)
     if any(isinstance(op, CopyOp) for op in module.walk()):
-        assert "reject" in path.name or "rejected" in chunk, \
+        assert "reject" in path.name or "rejected" in chunk or "not lowered" in chunk, \
             f"{path.name}#{k}: a copy stayed un-lowered outside a rejection test"
         return
     # the lit kernels are copies alone: registers filled and never read are expected there
