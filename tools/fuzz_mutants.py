@@ -40,11 +40,11 @@ from io import StringIO
 from multiprocessing import Pool
 from pathlib import Path
 
+from regcopy_tools.regcopy_opt import RegcopyOptMain, _Diagnostic
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.source import parse_located
-from regcopy_tools.regcopy_opt import RegcopyOptMain, _Diagnostic
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS: tuple[tuple[str, ...], ...] = (("--lower-reg-copy",), ("--lower-reg-copy", "-t", "cuda"))

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from io import StringIO
 from typing import IO
 
+from regcopy_tools.universe import REGCOPY_UNIVERSE
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from regcopy_dialect.diagnostics import first_invalid_op, op_error
 from regcopy_dialect.source import parse_located
-from regcopy_tools.universe import REGCOPY_UNIVERSE
 
 
 class _Buffer(StringIO):

@@ -32,7 +32,6 @@ mismatch.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -52,6 +51,7 @@ from regcopy_backend.nvrtc import (
     compile_cuda,
     disassemble,
 )
+from regcopy_tools.cli import run_main
 from regcopy_tools.run_report import (
     ArgumentSpecError,
     HostArg,
@@ -331,18 +331,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    try:
-        code = run(args)
-    except BrokenPipeError:  # `regcopy-run ... | head`: stop quietly
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
-        code = 0
-    except BaseException as e:  # noqa: BLE001 - no traceback reaches the user
-        if isinstance(e, SystemExit | KeyboardInterrupt) or os.environ.get("REGCOPY_TRACEBACK"):
-            raise
-        message = str(e) if isinstance(e, RunInputError) else f"{type(e).__name__}: {e}"
-        print(f"regcopy-run: error: {message}", file=sys.stderr)
-        code = 1
-    sys.exit(code)
+    run_main("regcopy-run", lambda: run(args), (RunInputError,))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from regcopy_tools.cli import run_main
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import ParseError
 
@@ -127,18 +128,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    try:
-        code = run(args)
-    except BrokenPipeError:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
-        code = 0
-    except BaseException as e:  # noqa: BLE001 - no traceback reaches the user
-        if isinstance(e, SystemExit | KeyboardInterrupt) or os.environ.get("REGCOPY_TRACEBACK"):
-            raise
-        message = str(e) if isinstance(e, VizError) else f"{type(e).__name__}: {e}"
-        print(f"regcopy-viz: error: {message}", file=sys.stderr)
-        code = 1
-    sys.exit(code)
+    run_main("regcopy-viz", lambda: run(args), (VizError,))
 
 
 if __name__ == "__main__":

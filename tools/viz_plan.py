@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from regcopy_passes.dispatch import Accepted, Rejected
+from regcopy_passes.lower_reg_copy import plan_for
+from regcopy_passes.planning import CopyPlan, round_deltas
 
 from regcopy_dialect.diagnostics import op_text
 from regcopy_dialect.layout import Layout, Scope, fuse_thread_axes
 from regcopy_dialect.regcopy import CopyOp, MemSpace, element_bits, memory_space
 from regcopy_dialect.viz import Tile, grid_shape
-from regcopy_passes.dispatch import Accepted, Rejected
-from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.planning import CopyPlan, round_deltas
 
 
 @dataclass(frozen=True)

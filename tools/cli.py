@@ -1,0 +1,28 @@
+"""What every regcopy command-line driver does around its work: no traceback reaches the user
+(one ``<tool>: error: <message>`` line and exit 1), and a closed pipe (``… | head``) stops
+quietly."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+
+def run_main(tool: str, run: Callable[[], int], user_errors: tuple[type[BaseException], ...]
+             ) -> None:
+    """Exit with ``run()``'s status. An exception of ``user_errors`` is already phrased for the
+    user; any other shows its type too. ``REGCOPY_TRACEBACK=1`` lets it through instead (for
+    debugging regcopy itself)."""
+    try:
+        code = run()
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+        code = 0
+    except BaseException as e:  # noqa: BLE001 - no traceback reaches the user
+        if isinstance(e, SystemExit | KeyboardInterrupt) or os.environ.get("REGCOPY_TRACEBACK"):
+            raise
+        message = str(e) if isinstance(e, user_errors) else f"{type(e).__name__}: {e}"
+        print(f"{tool}: error: {message}", file=sys.stderr)
+        code = 1
+    sys.exit(code)
