@@ -87,16 +87,23 @@ BLOCKS = [b for p in PAGES for b in blocks_of(p)]
 RUN_LANGS = ("mlir", "python", "sh")
 
 
+def _assert_self_contained(page: Path, forbidden: tuple[str, ...]) -> str:
+    """``page`` names nothing outside the repository and its relative links resolve (from the
+    page's folder); returns its text."""
+    text = page.read_text()
+    for bad in forbidden:
+        assert bad not in text, f"{page.name} refers to {bad}"
+    for link in re.findall(r"\]\(([^)#]+)", text):
+        if not link.startswith("http"):
+            assert (page.parent / link).exists(), f"{page.name}: broken link {link}"
+    return text
+
+
 def test_docs_exist_and_are_self_contained() -> None:
     names = {p.name for p in PAGES}
     assert {"ir.md", "layouts.md", "pass.md", "guide.md", "python.md"} <= names
     for page in PAGES:
-        text = page.read_text()
-        for bad in ("../shared", "SPEC.md", "algorithm.md", "/work/"):
-            assert bad not in text, f"{page.name} refers to {bad}"
-        for link in re.findall(r"\]\(([^)#]+)", text):
-            if not link.startswith("http"):
-                assert (DOCS / link).exists(), f"{page.name}: broken link {link}"
+        _assert_self_contained(page, ("../shared", "SPEC.md", "algorithm.md", "/work/"))
 
 
 def test_every_block_has_a_known_language() -> None:
@@ -109,18 +116,12 @@ def test_no_block_is_pending() -> None:
     assert [b.id for b in BLOCKS if "pending" in b.directives] == []
 
 
-def test_readme_is_self_contained_and_its_python_runs(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch,
+def test_readme_is_self_contained_and_its_python_runs(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """The README never sends the reader outside the repository, its links resolve, and its
     Python snippet runs as written from the repository root (and prints the CUDA)."""
-    readme = ROOT / "README.md"
-    text = readme.read_text()
-    for bad in ("../shared", "SPEC", "algorithm.md", "/work/"):
-        assert bad not in text, f"README refers to {bad}"
-    for link in re.findall(r"\]\(([^)#]+)", text):
-        if not link.startswith("http"):
-            assert (ROOT / link).exists(), f"README: broken link {link}"
+    text = _assert_self_contained(ROOT / "README.md",
+                                  ("../shared", "SPEC", "algorithm.md", "/work/"))
     snippets = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert snippets
     monkeypatch.chdir(ROOT)
