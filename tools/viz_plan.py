@@ -28,12 +28,6 @@ class CopyPicture:
     tiles: tuple[Tile, ...]
 
 
-def plan_of(op: CopyOp, max_vector_bits: int = 128) -> tuple[Accepted, CopyPlan]:
-    """The pass's plan of ``op`` (raises ``Rejected`` with the dispatch's reason)."""
-    acc, plan, _ = plan_for(op, max_vector_bits)
-    return acc, plan
-
-
 def _scope_owner(layout: Layout, scope: Scope, index: int) -> tuple[int, int]:
     fused = fuse_thread_axes(layout, scope)
     axes, slot = fused.apply(index)
@@ -132,17 +126,12 @@ def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, l
     return tile, [head, *summary]
 
 
-def shared_note(op: CopyOp, max_vector_bits: int = 128) -> str | None:
-    """The bank model's note for ``op`` (``lower_reg_copy.plan_for``), when it has one."""
-    return plan_for(op, max_vector_bits)[2].note
-
-
 def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_: int = 0,
                  max_vector_bits: int = 128) -> CopyPicture:
     """Everything ``regcopy-viz`` shows for the ``index``-th copy of a file."""
     head = f"copy #{index}: {op_text(op)}"
     try:
-        acc, plan = plan_of(op, max_vector_bits)
+        acc, plan, shared = plan_for(op, max_vector_bits)  # exactly the pass's plan
     except Rejected as reason:
         return CopyPicture((head, f"  not lowered by lower-reg-copy: {reason}"), ())
     bits = plan.n * acc.element_bits
@@ -163,6 +152,6 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
         lines += ["  " + x for x in bank_lines]
         if plan.s_base.terms:
             lines.append("  (banks computed with the dynamic part of the S offset taken as 0)")
-        if (note := shared_note(op, max_vector_bits)) is not None:
-            lines.append(f"  bank model: {note}")
+        if shared.note is not None:
+            lines.append(f"  bank model: {shared.note}")
     return CopyPicture(tuple(lines), tuple(tiles))
