@@ -7,7 +7,7 @@ from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import IndexType, VectorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from regcopy_dialect.regcopy import CopyOp, MemSpace, StorageOp, memory_space
+from regcopy_dialect.regcopy import CopyOp, StorageOp
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.emit_thread import emit_thread_base, thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
@@ -53,9 +53,6 @@ def emit_transfer(b: IndexBuilder, op: CopyOp, acc: Accepted, plan: CopyPlan,
 
 def lower(op: CopyOp, acc: Accepted, plan: CopyPlan, shared: SharedPlan) -> list[Operation]:
     """All ops that replace ``op``: hoisted math, storages, optional guard, the round loop."""
-    if shared.rotates and memory_space(op.src_type if acc.r_is_dst else op.dst_type) not in (
-            MemSpace.SHARED, MemSpace.SHARED_DYN):
-        shared = SharedPlan()  # global S has no banks
     b = IndexBuilder()
     t = thread_index(b, acc.scope)
     t_offset, recon = emit_thread_base(b, plan, t)

@@ -27,7 +27,7 @@ class SharedPlan:
         return bool(self.rotation.pairs)
 
 
-def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool = True) -> SharedPlan:
+def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool) -> SharedPlan:
     """The bank model of ``plan``'s shared transfers and, with ``rotate``, the lane rotation
     that minimises wavefronts plus select cost (``banks.choose_rotation``). ``shared`` says
     whether S is shared memory (global S has no banks: nothing to model)."""

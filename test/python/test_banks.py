@@ -102,17 +102,17 @@ def test_choose_rotation(case, pairs, after: int) -> None:
 def test_no_rotation_without_conflict(case) -> None:
     acc, plan = planned(case)
     assert choose_rotation(plan, acc.element_bits // 8) == NO_ROTATION
-    shared = plan_shared(acc, plan, rotate=True)
+    shared = plan_shared(acc, plan, rotate=True, shared=True)
     assert not shared.rotates and shared.note is not None and "no bank conflict" in shared.note
 
 
 def test_plan_shared_note_and_off() -> None:
     acc, plan = planned(seed("f32", 8))
-    on = plan_shared(acc, plan, rotate=True)
+    on = plan_shared(acc, plan, rotate=True, shared=True)
     assert on.rotates and on.note is not None
     assert on.note.startswith("2-way bank conflict: 8 wavefronts per round, ideal 4; "
                               "lane-rotated rounds (lane bit 2 -> round ^ 1): 4 wavefronts")
-    off = plan_shared(acc, plan, rotate=False)
+    off = plan_shared(acc, plan, rotate=False, shared=True)
     assert not off.rotates
     assert off.note == "2-way bank conflict: 8 wavefronts per round, ideal 4 (bank-rotation=off)"
     assert plan_shared(acc, plan, rotate=True, shared=False).note is None
