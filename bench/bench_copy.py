@@ -106,7 +106,7 @@ def bandwidth_table(rows: int, iters: int) -> list[tuple[str, float]]:
     results: list[tuple[str, float]] = []
     for label, bits in (("regcopy (128-bit)", 128), ("regcopy (max-vector-bits=32)", 32)):
         source, info = lowered_cuda(text, bits)
-        kernel = compile_kernel(dev, source, info.name)
+        kernel = compile_kernel(dev, source, info.symbol)
         ptrs = [int(src.handle), int(dst.handle)]
         check_alignment(info.name, info.params, ptrs)
         results.append((label, time_launches(
@@ -135,7 +135,7 @@ def check_large(seed: int = 0) -> tuple[int, bool, str]:
     ctypes.memmove(int(staging.handle), host.ctypes.data, host.nbytes)
     src, dst = dev.allocate(host.nbytes, stream=stream), dev.allocate(host.nbytes, stream=stream)
     src.copy_from(staging, stream=stream)
-    kernel = compile_kernel(dev, source, info.name)
+    kernel = compile_kernel(dev, source, info.symbol)
     core.launch(stream, core.LaunchConfig(grid=(rows // 8, 1, 1), block=(256, 1, 1)), kernel,
                 int(src.handle), int(dst.handle))
     ctypes.memset(int(staging.handle), 0, host.nbytes)

@@ -65,7 +65,7 @@ from regcopy_tools.run_report import (
 from regcopy_tools.universe import REGCOPY_UNIVERSE
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -177,15 +177,10 @@ def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> 
     return Prepared(module, source, compiled, infos)
 
 
-def buffer_params(info: KernelInfo) -> list[Any]:
-    """The buffer parameters of ``info`` (``RunResult.arrays`` holds one array per buffer)."""
-    return [p for p in info.params if isinstance(getattr(p, "type", None), MemRefType)]
-
-
 def random_inputs(info: KernelInfo, rng: np.random.Generator) -> list[np.ndarray]:
     """One deterministic random array per buffer of ``info`` (its layout's whole span)."""
     out: list[np.ndarray] = []
-    for p in buffer_params(info):
+    for p in info.buffers:
         values = random_values(p.type.element_type, p.elements, rng)
         out.append(values.reshape(p.shape) if p.elements == int(np.prod(p.shape)) else values)
     return out
@@ -194,7 +189,7 @@ def random_inputs(info: KernelInfo, rng: np.random.Generator) -> list[np.ndarray
 def checksum_lines(info: KernelInfo, arrays: Sequence[np.ndarray]) -> list[str]:
     """``<kernel>.<buffer> <type>[<shape>] sum=... sha256=...`` per buffer."""
     lines: list[str] = []
-    for p, a in zip(buffer_params(info), arrays, strict=True):
+    for p, a in zip(info.buffers, arrays, strict=True):
         total, digest = checksum(a, p.type.element_type)
         lines.append(f"{buffer_title(info, p)} sum={total!r} sha256={digest}")
     return lines
@@ -215,17 +210,16 @@ def compile_summary(prepared: Prepared, arch: str = "sm_90") -> list[str]:
         sass = None
     lines: list[str] = []
     for info in prepared.kernels:
-        symbol = getattr(info, "symbol", info.name)
-        r = resources.get(symbol)
+        r = resources.get(info.symbol)
         parts = [f"{info.name}: compiled for {arch}"]
         if r is not None:
             parts.append(f"{r.registers} registers, {r.stack_bytes} bytes stack, spills "
                          f"{r.spill_stores}/{r.spill_loads} bytes (stores/loads), "
                          f"{r.shared_bytes} bytes static shared")
-        dyn = getattr(info, "dynamic_shared_bytes", 0)
+        dyn = info.dynamic_shared_bytes
         parts.append(f"{dyn} bytes dynamic shared")
         if sass is not None:
-            ops = sass_memory_ops(kernel_sass(sass, symbol))
+            ops = sass_memory_ops(kernel_sass(sass, info.symbol))
             listed = " ".join(f"{op}*{n}" for op, n in sorted(ops.items())) or "none"
             local = sum(n for op, n in ops.items() if op.startswith(("LDL", "STL")))
             parts.append(f"SASS memory ops: {listed} ({local} LDL/STL)")
@@ -268,7 +262,7 @@ def check_kernel(info: KernelInfo, args: list[HostArg], reference: ModuleOp,
     """Compare ``candidate`` (one array per buffer) with the CPU reference run."""
     want = run_on_cpu(reference, info.name, args)
     lines: list[str] = []
-    for p, got, ref in zip(buffer_params(info), candidate, want, strict=True):
+    for p, got, ref in zip(info.buffers, candidate, want, strict=True):
         problem = mismatch(got, ref, label, "reference")
         lines.append(f"{buffer_title(info, p)} " + (f"MISMATCH: {problem}" if problem
                                                      else f"equal ({ref.size} elements)"))
