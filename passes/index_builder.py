@@ -18,7 +18,9 @@ Value = SSAValue | int
 @dataclass
 class IndexBuilder:
     """Appends ``index`` arithmetic to ``ops``, folding constants and identities, so that
-    the emitted IR holds only the math that depends on run-time values."""
+    the emitted IR holds only the math that depends on run-time values. It implements
+    ``regcopy_dialect.index_math.IndexMath``: math written once against that protocol runs
+    on integers (``INT_MATH``) in planning and emits IR here."""
 
     ops: list[Operation] = field(default_factory=list[Operation])
     hoist_to: IndexBuilder | None = None  # where constants go (the code before the loop)
@@ -78,6 +80,30 @@ class IndexBuilder:
         if isinstance(a, int):
             return a % k
         return self.binary(arith.RemSIOp, a, k)
+
+    def xor(self, a: Value, b: Value) -> Value:
+        if isinstance(a, int) and isinstance(b, int):
+            return a ^ b
+        if a == 0:
+            return b
+        if b == 0:
+            return a
+        return self.binary(arith.XOrIOp, a, b)
+
+    def and_(self, a: Value, k: int) -> Value:
+        if isinstance(a, int):
+            return a & k
+        return 0 if k == 0 else self.binary(arith.AndIOp, a, k)
+
+    def shr(self, a: Value, k: int) -> Value:
+        if isinstance(a, int):
+            return a >> k
+        return a if k == 0 else self.binary(arith.ShRSIOp, a, k)
+
+    def shl(self, a: Value, k: int) -> Value:
+        if isinstance(a, int):
+            return a << k
+        return a if k == 0 else self.binary(arith.ShLIOp, a, k)
 
     def affine(self, a: Affine) -> Value:
         out: Value = a.const
