@@ -690,5 +690,7 @@ class MultipleOfOp(IRDLOperation):
             raise VerifyException(f"divisor must be >= 1, got {self.divisor_value}")
 
 
-Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp],
+from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp  # noqa: E402 (uses the above)
+
+Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp],
                   [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr])
