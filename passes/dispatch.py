@@ -15,14 +15,12 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from regcopy_dialect.layout import (
     THREAD_AXES,
-    Iter,
     LayoutError,
     Scope,
     Sliced,
     canonicalize,
     ownership,
     slice_region,
-    thread_origin,
 )
 from regcopy_dialect.regcopy import (
     CopyOp,
@@ -33,13 +31,7 @@ from regcopy_dialect.regcopy import (
     element_bits,
     memory_space,
 )
-from regcopy_passes.planning import (
-    align,
-    drop_thread_iters,
-    inherit_partition,
-    make_thread_atoms,
-    plan_decode,
-)
+from regcopy_passes.planning import Partition, partition_of
 
 
 class Rejected(Exception):
@@ -57,6 +49,9 @@ class Accepted:
     threads: int
     element_bits: int
     registers: int
+    partition: Partition
+    """Steps 1-4 and the thread decode, as the checks established them (planning reuses
+    them)."""
 
 
 def _enclosing_launch(op: Operation) -> LaunchAttr | None:
@@ -197,7 +192,7 @@ def check_s_side(s: Sliced) -> None:
 
 
 def check_beyond_tirx(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: int,
-                      bits: int, pairs: list[tuple[Iter, tuple[Iter, ...]]]) -> None:
+                      bits: int, part: Partition) -> None:
     """Check 7: the element type has at least 8 bits; each element of R has exactly one
     owner thread (no replicas), counting the axis values a slice pinned (``r.thread_base``,
     and 0 for the other axes of the unsliced layout, ``r_axes``); the owners are those of
@@ -222,11 +217,8 @@ def check_beyond_tirx(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: i
     if not own.fused_exact:
         raise Rejected(f"{where}: its thread axes overlap (the owner is not "
                        "lane + 32 * warp + 128 * warpgroup of its axis values)")
-    thread_pairs, _ = drop_thread_iters(pairs)
-    atoms = tuple(a for a in make_thread_atoms(thread_pairs) if a.extent > 1)
-    decode = plan_decode(atoms, thread_origin(r.thread_base), scope.threads(block))
-    if isinstance(decode, str):
-        raise Rejected(f"R thread map {canonicalize(r.layout, scope)}: {decode}")
+    if part.decode is None:
+        raise Rejected(f"R thread map {canonicalize(r.layout, scope)}: {part.decode_reason}")
 
 
 def _pins(r: Sliced) -> str:
@@ -243,13 +235,13 @@ def accept(op: CopyOp) -> Accepted:
     check_r_layout(r_type, r, scope)
     check_s_side(s)
     try:
-        pairs = inherit_partition(align(r, s, scope))
+        part = partition_of(r, s, scope, scope.threads(block))
     except LayoutError as e:
         raise Rejected(f"S cannot be grouped by R's partition: {e}; the memory side (S) "
                        "must split its dims where the register tile's iters split") from None
     bits = element_bits(r_type.element_type) or 0
     r_axes = tuple(dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters
                                  if i.axis is not None))
-    check_beyond_tirx(r, r_axes, scope, block, bits, pairs)
+    check_beyond_tirx(r, r_axes, scope, block, bits, part)
     registers = buffer_layout(r_type).storage().span()
-    return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers)
+    return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers, part)

@@ -1,5 +1,7 @@
-"""Steps 7 and 9 of the lowering in IR: the round loop, each round's S and R offsets (swizzled
-where S is), and one vector transfer a round; ``lower`` assembles all ops replacing a copy."""
+"""The emitter of ``VectorTransfer``: steps 7 and 9 of the lowering in IR. Hoisted thread
+index and base, an optional guard, the round loop (or unrolled lane-rotated rounds), each
+round's S and R offsets (``planning.round_offsets`` on the builder, swizzled where S is) and
+one ``vector.load`` + ``vector.store`` a round."""
 
 from __future__ import annotations
 
@@ -9,29 +11,20 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 from regcopy_passes.dispatch import Accepted
-from regcopy_passes.emit_thread import emit_thread_base, thread_index
+from regcopy_passes.emit_thread import emit_thread_base
 from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import CopyPlan
+from regcopy_passes.planning import CopyPlan, round_offsets
 from regcopy_passes.rotation import emit_rotated
-from regcopy_passes.shared_plan import SharedPlan
+from regcopy_passes.transfer import LoweringPlan, VectorTransfer
 from regcopy_passes.swizzle_address import emit_hoisted_swizzle, emit_swizzle, hoistable
 
 
 def emit_round(b: IndexBuilder, plan: CopyPlan, f: Value, s_base: Value,
                r_base: Value, hoist: IndexBuilder | None = None) -> tuple[Value, Value]:
-    """Step 7 in IR: decode round ``f`` over the outer atoms; S and R offsets of the round.
+    """Step 7 in IR: ``planning.round_offsets`` of round ``f``; the round's S and R offsets.
     A swizzled S with a provably aligned base hoists ``swizzle(s_base)`` into ``hoist``
     (``swizzle_address``); otherwise the whole swizzle is applied per round."""
-    ds: Value = 0
-    dr: Value = 0
-    inner = 1
-    for k in range(len(plan.outer) - 1, -1, -1):
-        a = plan.outer[k]
-        c = b.div(f, inner)
-        c = c if k == 0 else b.rem(c, a.extent)
-        ds = b.add(ds, b.mul(c, a.s_stride))
-        dr = b.add(dr, b.mul(c, a.r_step))
-        inner *= a.extent
+    ds, dr = round_offsets(b, plan.outer, f)
     if plan.swizzle is not None and hoist is not None and hoistable(plan):
         return emit_hoisted_swizzle(hoist, b, plan, s_base, ds), b.add(r_base, dr)
     s_off = b.add(s_base, ds)
@@ -51,35 +44,35 @@ def emit_transfer(b: IndexBuilder, op: CopyOp, acc: Accepted, plan: CopyPlan,
     b.ops.append(vector.StoreOp(load.result, dst, [b.value(dst_off)]))
 
 
-def lower(op: CopyOp, acc: Accepted, plan: CopyPlan, shared: SharedPlan) -> list[Operation]:
-    """All ops that replace ``op``: hoisted math, storages, optional guard, the round loop."""
-    b = IndexBuilder()
-    t = thread_index(b, acc.scope)
+def emit_vector(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
+                storages: tuple[StorageOp, StorageOp]) -> list[Operation]:
+    """The thread base and the storages into ``b``; returns the rounds (guarded)."""
+    acc, plan, transfer = lp.acc, lp.copy, lp.transfer
+    assert isinstance(transfer, VectorTransfer)
     t_offset, recon = emit_thread_base(b, plan, t)
     s_base = b.add(b.affine(plan.s_base), t_offset)
     r_base = b.affine(plan.r_base)
-    src, dst = StorageOp(op.src), StorageOp(op.dst)
-    b.ops += [src, dst]
+    b.ops += storages
+    src, dst = storages[0].result, storages[1].result
     body = IndexBuilder(hoist_to=b)
-    if shared.rotates:
+    if transfer.rotation.pairs:
         sw = plan.swizzle
-        emit_rotated(b, body, op, acc, plan, t, s_base, r_base, src.result, dst.result,
-                     shared.rotation,
+        emit_rotated(b, body, op, acc, plan, t, s_base, r_base, src, dst, transfer.rotation,
                      None if sw is None else lambda bb, m: emit_swizzle(bb, m, sw))
         work = body.ops
     elif plan.rounds == 1:
         s_off, r_off = emit_round(body, plan, 0, s_base, r_base, b)
-        emit_transfer(body, op, acc, plan, src.result, dst.result, s_off, r_off)
+        emit_transfer(body, op, acc, plan, src, dst, s_off, r_off)
         work = body.ops
     else:
         for_body = Block(arg_types=[IndexType()])
         for_body.args[0].name_hint = "f"
         s_off, r_off = emit_round(body, plan, for_body.args[0], s_base, r_base, b)
-        emit_transfer(body, op, acc, plan, src.result, dst.result, s_off, r_off)
+        emit_transfer(body, op, acc, plan, src, dst, s_off, r_off)
         for_body.add_ops([*body.ops, scf.YieldOp()])
         bounds = [b.value(0), b.value(plan.rounds), b.value(1)]
         work = [scf.ForOp(*bounds, [], Region(for_body))]
     if not plan.guarded:
-        return [*b.ops, *work]
+        return work
     owned = b.emit(arith.CmpiOp(b.value(recon), b.value(t), "eq"), "owned")
-    return [*b.ops, scf.IfOp(owned, [], [*work, scf.YieldOp()])]
+    return [scf.IfOp(owned, [], [*work, scf.YieldOp()])]

@@ -37,12 +37,13 @@ from regcopy_dialect.diagnostics import (
     op_location,
 )
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
-from regcopy_passes.dispatch import Accepted, Rejected, accept
+from regcopy_passes.dispatch import Rejected, accept
 from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.emit_rounds import lower
+from regcopy_passes.emit_copy import lower
 from regcopy_passes.options import PassOptionError, parse_options
-from regcopy_passes.planning import CopyPlan, plan_copy
-from regcopy_passes.shared_plan import SharedPlan, plan_shared
+from regcopy_passes.planning import plan_copy
+from regcopy_passes.shared_plan import plan_shared
+from regcopy_passes.transfer import LoweringPlan, vector_transfer
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
@@ -53,21 +54,23 @@ CHOICES: dict[str, tuple[object, ...]] = {
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
-def plan_for(op: CopyOp, max_vector_bits: int = 128,
-             rotate: bool = True) -> tuple[Accepted, CopyPlan, SharedPlan]:
-    """Accept and plan ``op`` exactly as the pass does: the dispatch's checks, the plan (with
-    the divisibility of dynamic offsets) and the shared side's bank model and rotation.
-    Raises ``Rejected`` with the dispatch's reason. ``regcopy-viz`` draws what this returns."""
+def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
+             transfer: str = "auto") -> LoweringPlan:
+    """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
+    partition planning reuses), the per-thread plan (with the divisibility of dynamic
+    offsets), the shared side's bank model and rotation, and the transfer kind
+    (``transfer="vector"`` forces the per-thread path). Raises ``Rejected`` with the
+    dispatch's reason. ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
     divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
     names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
-    plan = plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits, max_vector_bits,
-                     divisors, names)
+    plan = plan_copy(acc.partition, acc.r.base, acc.s.base, acc.element_bits,
+                     max_vector_bits, divisors, names)
     s_type = op.src_type if acc.r_is_dst else op.dst_type
     shared = plan_shared(acc, plan, rotate=rotate,
                          shared=memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN))
-    return acc, plan, shared
+    return LoweringPlan(acc, plan, shared, vector_transfer(acc, plan, shared))
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class LowerRegCopyPattern(RewritePattern):
     remarks: bool = False
     bank_rotation: str = "auto"
     warn_unlowered: bool = True
+    transfer: str = "auto"
     labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
                                          compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
@@ -86,13 +90,14 @@ class LowerRegCopyPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
         try:
-            acc, plan, shared = plan_for(op, self.max_vector_bits, self.bank_rotation == "auto")
+            lp = plan_for(op, self.max_vector_bits, self.bank_rotation == "auto",
+                          self.transfer)
         except Rejected as reason:
             self._rejected(op, str(reason))
             return
         if self.remarks:
-            emit(_lowered_remark(op, self._label(op), acc, plan, shared))
-        rewriter.replace(op, lower(op, acc, plan, shared), [])
+            emit(_lowered_remark(op, self._label(op), lp))
+        rewriter.replace(op, lower(op, lp), [])
 
     def _rejected(self, op: CopyOp, reason: str) -> None:
         """Strict: an error. Otherwise one line: a remark under ``remarks``, else a warning."""
@@ -120,21 +125,20 @@ def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Dia
     return _diagnostic(op, label, severity, f"not lowered: {first}", tuple(rest))
 
 
-def _lowered_remark(op: CopyOp, label: str, acc: Accepted, plan: CopyPlan,
-                    shared: SharedPlan) -> Diagnostic:
-    """``vec <n> × <T> (<bits> bits), <r> rounds, <k> registers/thread[, guarded]``, then the
-    reasons a wider vector was refused and the shared-memory note, one per indented line."""
-    bits = plan.n * acc.element_bits
-    rounds = f"{plan.rounds} round{'s' if plan.rounds != 1 else ''}"
-    head = (f"vec {plan.n} × {op.src_type.element_type} ({bits} bits), {rounds}, "
-            f"{acc.registers} registers/thread")
-    if plan.guarded:
+def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
+    """``<transfer>, <k> registers/thread[, guarded]`` (e.g. ``vec 4 × f32 (128 bits), 2
+    rounds, 8 registers/thread``), then why a wider vector or another transfer kind was not
+    chosen and the shared-memory note, one per indented line."""
+    head = f"{lp.transfer.describe(op.src_type.element_type)}, {lp.acc.registers} " \
+           "registers/thread"
+    if lp.copy.guarded:
         head += ", guarded"
     notes: list[str] = []
-    if plan.narrowed_by:
-        notes.append(f"narrowed: {plan.narrowed_by}")
-    if shared.note is not None:
-        notes.append(shared.note)
+    if lp.copy.narrowed_by:
+        notes.append(f"narrowed: {lp.copy.narrowed_by}")
+    notes += lp.passed_over
+    if lp.shared.note is not None:
+        notes.append(lp.shared.note)
     return _diagnostic(op, label, "remark", head, tuple(notes))
 
 
@@ -179,5 +183,6 @@ class LowerRegCopyPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
-                                      self.bank_rotation, self.warn_unlowered, copy_labels(op))
+                                      self.bank_rotation, self.warn_unlowered, self.transfer,
+                                      copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

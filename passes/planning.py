@@ -17,6 +17,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from math import gcd, prod
 
+from regcopy_dialect.index_math import INT_MATH, IndexMath, V
 from regcopy_dialect.layout import (
     Affine,
     Iter,
@@ -80,6 +81,22 @@ class ThreadDecode:
     chained: bool = False
     order: tuple[int, ...] = ()
     mod: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True)
+class Partition:
+    """What acceptance establishes and planning consumes (computed once, by
+    ``partition_of``): both sides aligned (step 1), R's iters paired with S's groups and split
+    into the thread atoms and the register atoms (steps 2-4), the scope's thread count, and
+    the thread decode (step 8), None when no decode recovers the owners (``decode_reason``
+    says why)."""
+
+    aligned: Aligned
+    thread_atoms: tuple[ThreadAtom, ...]
+    atoms: tuple[Atom, ...]
+    threads: int
+    decode: ThreadDecode | None
+    decode_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -338,15 +355,29 @@ def merge_outer(outer: Sequence[Atom]) -> tuple[Atom, ...]:
                  for s, r in zip(lay_s.iters, lay_r.iters, strict=True))
 
 
-def round_deltas(outer: Sequence[Atom], f: int) -> tuple[int, int]:
-    """Step 7. Decode round ``f`` row-major over the outer atoms (last fastest):
-    ``ds(f) = sum(c_i * s_stride_i)``, ``dr(f) = sum(c_i * r_step_i)``."""
-    ds = dr = 0
-    for a in reversed(outer):
-        c, f = f % a.extent, f // a.extent
-        ds += c * a.s_stride
-        dr += c * a.r_step
+def round_offsets(m: IndexMath[V], outer: Sequence[Atom], f: V | int
+                  ) -> tuple[V | int, V | int]:
+    """Step 7. Decode round ``f`` row-major over the outer atoms (last fastest), digit
+    ``c_i = (f // inner_i) % extent_i`` (no ``%`` on the outermost digit, ``f < rounds``):
+    ``ds(f) = sum(c_i * s_stride_i)``, ``dr(f) = sum(c_i * r_step_i)``. Written once over
+    ``IndexMath``: on integers here, as IR in the pass."""
+    ds: V | int = 0
+    dr: V | int = 0
+    inner = 1
+    for k in range(len(outer) - 1, -1, -1):
+        a = outer[k]
+        c = m.div(f, inner)
+        c = c if k == 0 else m.rem(c, a.extent)
+        ds = m.add(ds, m.mul(c, a.s_stride))
+        dr = m.add(dr, m.mul(c, a.r_step))
+        inner *= a.extent
     return ds, dr
+
+
+def round_deltas(outer: Sequence[Atom], f: int) -> tuple[int, int]:
+    """``round_offsets`` on integers: ``(ds(f), dr(f))``."""
+    ds, dr = round_offsets(INT_MATH, outer, f)
+    return int(ds), int(dr)
 
 
 # ---- step 8 -----------------------------------------------------------------------------------
@@ -372,29 +403,39 @@ def _decode_variant(thread_atoms: Sequence[ThreadAtom], origin: int, threads: in
     return ThreadDecode(origin, shift, chained, order, tuple(mod))
 
 
-def decode_coordinates(thread_atoms: Sequence[ThreadAtom], dec: ThreadDecode,
-                       t: int) -> tuple[int, ...]:
+def thread_coordinates(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom],
+                       dec: ThreadDecode, t: V | int) -> tuple[V | int, ...]:
     """The coordinates thread ``t`` decodes (see ``ThreadDecode``), in atom order."""
-    coords = [0] * len(thread_atoms)
-    r = t + dec.shift
+    coords: list[V | int] = [0] * len(thread_atoms)
+    r = m.add(t, dec.shift)
     for k in dec.order:
         a = thread_atoms[k]
-        q = r // a.t_stride
-        coords[k] = q % a.extent if dec.mod[k] else q
+        q = m.div(r, a.t_stride)
+        coords[k] = m.rem(q, a.extent) if dec.mod[k] else q
         if dec.chained:
-            r %= a.t_stride
+            r = m.rem(r, a.t_stride) if a.t_stride > 1 else 0
     return tuple(coords)
+
+
+def thread_offsets(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom], dec: ThreadDecode,
+                   t: V | int) -> tuple[V | int, V | int]:
+    """Step 8, written once over ``IndexMath``: thread ``t``'s S share ``sum(c * s_stride)``
+    over its decoded coordinates, and ``origin + sum(c * t_stride)``, which equals ``t``
+    exactly when ``t`` owns data."""
+    offset: V | int = 0
+    recon: V | int = dec.origin
+    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t), thread_atoms, strict=True):
+        offset = m.add(offset, m.mul(c, a.s_stride))
+        recon = m.add(recon, m.mul(c, a.t_stride))
+    return offset, recon
 
 
 def thread_base(thread_atoms: Sequence[ThreadAtom], t: int,
                 dec: ThreadDecode | None = None) -> tuple[int, bool]:
-    """Step 8. The S offset of thread ``t``'s share, ``sum(c * s_stride)`` over its decoded
-    coordinates, and whether ``t`` owns anything (its coordinates re-encode to ``t``)."""
+    """``thread_offsets`` on integers: thread ``t``'s S share and whether it owns data."""
     dec = dec if dec is not None else _decode_variant(thread_atoms, 0, t + 1, False)
-    coords = decode_coordinates(thread_atoms, dec, t)
-    offset = sum(c * a.s_stride for c, a in zip(coords, thread_atoms, strict=True))
-    recon = dec.origin + sum(c * a.t_stride for c, a in zip(coords, thread_atoms, strict=True))
-    return offset, recon == t
+    offset, recon = thread_offsets(INT_MATH, thread_atoms, dec, t)
+    return int(offset), recon == t
 
 
 def owner_threads(thread_atoms: Sequence[ThreadAtom], origin: int) -> list[int]:
@@ -444,22 +485,30 @@ def decode_problem(thread_atoms: Sequence[ThreadAtom], origin: int = 0,
 # ---- the whole plan ---------------------------------------------------------------------------
 
 
-def plan_copy(r: Sliced, s: Sliced, scope: Scope, threads: int, element_bits: int,
-              max_vector_bits: int, divisor_of: Mapping[Hashable, int],
-              describe: Mapping[Hashable, str]) -> CopyPlan:
-    """Steps 1-8 for an accepted copy (``dispatch`` has checked the acceptance rules, the
-    thread decode among them)."""
+def partition_of(r: Sliced, s: Sliced, scope: Scope, threads: int) -> Partition:
+    """Steps 1-4 and step 8's decode, once: what ``dispatch.accept`` checks and
+    ``plan_copy`` consumes. Raises ``LayoutError`` when S cannot be grouped by R."""
     aligned = align(r, s, scope)
     thread_pairs, register_pairs = drop_thread_iters(inherit_partition(aligned))
-    atoms = make_atoms(register_pairs)
     thread_atoms = tuple(a for a in make_thread_atoms(thread_pairs) if a.extent > 1)
     decode = plan_decode(thread_atoms, thread_origin(r.thread_base), threads)
-    assert not isinstance(decode, str), decode
-    choice = choose_vector_width(width_candidates(element_bits, max_vector_bits), atoms,
-                                 thread_atoms, s.base, r.base, aligned.swizzle, divisor_of,
+    if isinstance(decode, str):
+        return Partition(aligned, thread_atoms, make_atoms(register_pairs), threads, None, decode)
+    return Partition(aligned, thread_atoms, make_atoms(register_pairs), threads, decode)
+
+
+def plan_copy(part: Partition, r_base: Affine, s_base: Affine, element_bits: int,
+              max_vector_bits: int, divisor_of: Mapping[Hashable, int],
+              describe: Mapping[Hashable, str]) -> CopyPlan:
+    """Steps 5-7 on an accepted copy's ``Partition`` (whose decode exists: acceptance
+    refused the copy otherwise): the widest vector, the split, the merged rounds."""
+    assert part.decode is not None, part.decode_reason
+    swizzle = part.aligned.swizzle
+    choice = choose_vector_width(width_candidates(element_bits, max_vector_bits), part.atoms,
+                                 part.thread_atoms, s_base, r_base, swizzle, divisor_of,
                                  describe, element_bits)
-    parts = split(atoms, choice.n)
+    parts = split(part.atoms, choice.n)
     assert parts is not None
-    return CopyPlan(thread_atoms, merge_outer(parts[0]), choice.n, s.base, r.base,
-                    aligned.swizzle, threads, choice.narrowed_by,
-                    s.base.divisibility(divisor_of), decode)
+    return CopyPlan(part.thread_atoms, merge_outer(parts[0]), choice.n, s_base, r_base,
+                    swizzle, part.threads, choice.narrowed_by,
+                    s_base.divisibility(divisor_of), part.decode)

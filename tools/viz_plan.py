@@ -131,7 +131,8 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
     """Everything ``regcopy-viz`` shows for the ``index``-th copy of a file."""
     head = f"copy #{index}: {op_text(op)}"
     try:
-        acc, plan, shared = plan_for(op, max_vector_bits)  # exactly the pass's plan
+        lp = plan_for(op, max_vector_bits)  # exactly the pass's plan
+        acc, plan, shared = lp.acc, lp.copy, lp.shared
     except Rejected as reason:
         return CopyPicture((head, f"  not lowered by lower-reg-copy: {reason}"), ())
     bits = plan.n * acc.element_bits

@@ -3,27 +3,19 @@ exactly as ``LowerRegCopyPattern`` does, and the seed / swizzled cases of issue 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
-from xdsl.ir import SSAValue
-
 from copy_harness import CopyCase, Side, parse
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.dispatch import Accepted, accept
-from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.planning import CopyPlan, plan_copy
+from regcopy_passes.dispatch import Accepted
+from regcopy_passes.lower_reg_copy import plan_for
+from regcopy_passes.planning import CopyPlan
 
 
 def planned(case: CopyCase, r_to_s: bool = False, max_vector_bits: int = 128
             ) -> tuple[Accepted, CopyPlan]:
     """The accepted copy and its plan, as the pass computes them."""
     op = next(o for o in parse(case.kernel_text(r_to_s)).walk() if isinstance(o, CopyOp))
-    acc = accept(op)
-    syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
-    divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
-    names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
-    return acc, plan_copy(acc.r, acc.s, acc.scope, acc.threads, acc.element_bits,
-                          max_vector_bits, divisors, names)
+    lp = plan_for(op, max_vector_bits)
+    return lp.acc, lp.copy
 
 
 def seed(dtype: str, k: int, space: str = "shared") -> CopyCase:

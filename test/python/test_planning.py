@@ -15,6 +15,7 @@ from regcopy_passes.planning import (
     make_atoms,
     make_thread_atoms,
     merge_outer,
+    partition_of,
     plan_copy,
     plan_decode,
     round_deltas,
@@ -43,7 +44,7 @@ def test_thread_scope_3d_region_atoms() -> None:
     threads, regs = drop_thread_iters(inherit_partition(align(r, s, Scope.THREAD)))
     assert threads == []
     assert make_atoms(regs) == (Atom(8, 16, 8), Atom(8, 1, 1))
-    plan = plan_copy(r, s, Scope.THREAD, 1, 16, 128, {}, {})
+    plan = plan_copy(partition_of(r, s, Scope.THREAD, 1), r.base, s.base, 16, 128, {}, {})
     assert (plan.n, plan.rounds) == (8, 8)
 
 
@@ -51,7 +52,7 @@ def test_seed_rows() -> None:
     for bits, k, n, rounds in ((32, 8, 4, 2), (32, 16, 4, 4), (16, 8, 8, 1), (16, 16, 8, 2)):
         r = slice_region(_lanes(k), (32, k), (0, 0), (32, k))
         s = slice_region(_row_major(32, k), (32, k), (0, 0), (32, k))
-        plan = plan_copy(r, s, Scope.WARP, 32, bits, 128, {}, {})
+        plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, bits, 128, {}, {})
         assert (plan.n, plan.rounds) == (n, rounds)
         assert plan.thread_atoms == (ThreadAtom(32, 1, k),)
         assert [thread_base(plan.thread_atoms, lane) for lane in (0, 5)] == [(0, True),
@@ -61,7 +62,7 @@ def test_seed_rows() -> None:
 def test_b1_thread_stride_enters_alignment() -> None:
     r = slice_region(_lanes(8), (32, 8), (0, 0), (32, 8))
     s = slice_region(_row_major(32, 10), (32, 10), (0, 0), (32, 8))
-    plan = plan_copy(r, s, Scope.WARP, 32, 32, 128, {}, {})
+    plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, 32, 128, {}, {})
     assert plan.n == 2
     assert plan.narrowed_by is not None and "S stride 10" in plan.narrowed_by
 
@@ -69,7 +70,7 @@ def test_b1_thread_stride_enters_alignment() -> None:
 def test_b2_register_gaps_force_one_element() -> None:
     r = slice_region(_lanes(8, 2), (32, 8), (0, 0), (32, 8))
     s = slice_region(_row_major(32, 8), (32, 8), (0, 0), (32, 8))
-    plan = plan_copy(r, s, Scope.WARP, 32, 32, 128, {}, {})
+    plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, 32, 128, {}, {})
     assert plan.n == 1 and plan.rounds == 8
     assert [round_deltas(plan.outer, f) for f in (0, 1, 7)] == [(0, 0), (1, 2), (7, 14)]
 
@@ -77,7 +78,7 @@ def test_b2_register_gaps_force_one_element() -> None:
 def test_b3_odd_lanes_own_nothing() -> None:
     r = slice_region(Layout((Iter(16, 2, "laneid"), Iter(8, 1))), (16, 8), (0, 0), (16, 8))
     s = slice_region(_row_major(16, 8), (16, 8), (0, 0), (16, 8))
-    plan = plan_copy(r, s, Scope.WARP, 32, 32, 128, {}, {})
+    plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, 32, 128, {}, {})
     assert plan.guarded
     assert thread_base(plan.thread_atoms, 6) == (3 * 8, True)
     assert thread_base(plan.thread_atoms, 7)[1] is False
@@ -87,9 +88,9 @@ def test_dynamic_offset_divisibility_decides_width() -> None:
     r = slice_region(_lanes(8), (32, 8), (0, 0), (32, 8))
     for div, n in ((1, 1), (2, 2), (4, 4), (8, 4)):
         s = slice_region(_row_major(64, 1024), (64, 1024), (0, "k"), (32, 8))
-        plan = plan_copy(r, s, Scope.WARP, 32, 32, 128, {"k": div}, {"k": "%k"})
+        plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, 32, 128, {"k": div}, {"k": "%k"})
         assert plan.n == n
-    plan = plan_copy(r, s, Scope.WARP, 32, 32, 128, {"k": 1}, {"k": "%k"})
+    plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, 32, 128, {"k": 1}, {"k": "%k"})
     assert plan.narrowed_by is not None and "%k" in plan.narrowed_by
 
 
