@@ -50,7 +50,8 @@ from regcopy_dialect.layout import THREAD_AXES, Layout, slice_region
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp, StorageOp, buffer_layout
 from regcopy_passes.dispatch import Rejected, accept
-from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
+from regcopy_passes.transfer import VectorTransfer
 
 SCOPE_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
 
@@ -92,12 +93,30 @@ def rejection_reason(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class Lowering:
-    """What the pass made of a copy, read from the lowered IR."""
+    """What the pass made of a copy: from its plan (``planned_lowering``: the transfer the
+    plan names) or read back from the lowered IR (``lowering_numbers``)."""
 
     accepted: bool
-    vec: int | None = None  # elements per vector.load
-    rounds: int | None = None  # trip count of the scf.for around it (1 without a loop)
+    vec: int | None = None  # elements per vector.load (None: not a vector transfer)
+    rounds: int | None = None  # rounds (vector) or instructions a warp (matrix transfers)
     guarded: bool = False  # the transfers sit in an scf.if
+    kind: str = "vector"  # the transfer kind (``VectorTransfer.KIND``, ...)
+
+
+def planned_lowering(text: str, **options: Any) -> Lowering:
+    """The pass's plan for the (first) copy of ``text`` under pass ``options``, through the
+    transfer it names (``plan_for``: the pass's own entry point)."""
+    op = next(o for o in parse(text).walk() if isinstance(o, CopyOp))
+    try:
+        lp = plan_for(op, options.get("max_vector_bits", 128),
+                      options.get("bank_rotation", "auto") == "auto",
+                      options.get("transfer", "auto"))
+    except Rejected:
+        return Lowering(False)
+    t = lp.transfer
+    if isinstance(t, VectorTransfer):
+        return Lowering(True, t.n, t.rounds, lp.copy.guarded)
+    return Lowering(True, None, t.instructions, lp.copy.guarded, t.KIND)
 
 
 def _constant(v: SSAValue) -> int:
@@ -474,7 +493,9 @@ def check_copy(case: CopyCase, r_to_s: bool, *, require_accepted: bool = True,
     returns the lowering numbers. With ``require_accepted`` a rejected copy is a failure."""
     text = case.kernel_text(r_to_s)
     lowered = lower(text, **options)
-    numbers = lowering_numbers(lowered)
+    numbers = planned_lowering(text, **options)
+    if numbers.kind == VectorTransfer.KIND:  # the IR holds what the plan says
+        assert lowering_numbers(lowered) == numbers, (lowering_numbers(lowered), numbers)
     if require_accepted and not numbers.accepted:
         raise MisLowered(f"the pass rejected the copy:\n{text}")
     runs: list[tuple[str, ModuleOp]] = [("reference", parse(text))]
