@@ -12,19 +12,21 @@ buffer is accessed by the thread that owns the element, so only its register slo
 they give the owner instead (``thread_coords``).
 
 Every function takes an ``IndexMath`` first (``regcopy_dialect.index_math``): ``INT_MATH``
-evaluates on Python integers (the interpreter, planning, tests), the pass's ``IndexBuilder``
+evaluates on Python integers (the CPU interpreter, tests), the pass's ``IndexBuilder``
 emits ``arith`` ops (``lower-layout-access``). Constants are plain ``int`` and fold. Indices
 are non-negative and in range, so a digit's division and remainder by a power of two are the
 shift and mask ``x >> k`` / ``x & (2^k - 1)`` (one instruction each in SASS), and the
 outermost digit needs no remainder.
 
-Helpers in the style of CUTLASS's pycute (``prefix_product``, ``idx2crd``, ``crd2idx``), for
-row-major mixed radices.
+The helpers follow CUTLASS's pycute (``idx2crd``, ``crd2idx``; ``suffix_product`` is its
+``prefix_product`` for row-major radices); ``AddressMap`` is a buffer's addressing precomputed
+once (what the interpreter holds per buffer).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
@@ -134,10 +136,69 @@ def dim_iters(layout: Layout, shape: tuple[int, ...]
     return tuple(out)
 
 
-def _check_rank(shape: Sequence[int], indices: Sequence[object]) -> None:
-    if len(indices) != len(shape):
-        raise ValueError(f"{len(indices)} indices for a rank-{len(shape)} buffer of shape "
-                         f"{list(shape)}")
+@dataclass(frozen=True)
+class Term:
+    """One iter's share of an address: ``digit * stride`` with ``digit = (i_dim / place) %
+    extent`` (no remainder when ``outermost``), on thread axis ``axis`` (None: memory)."""
+
+    dim: int
+    place: int
+    extent: int
+    outermost: bool
+    stride: int
+    axis: str | None
+
+    def digit(self, math: IndexMath[V], indices: Sequence[V | int]) -> V | int:
+        """The digit (not yet scaled by the stride)."""
+        return _digit(math, indices[self.dim], self.place, self.extent, self.outermost)
+
+
+@dataclass(frozen=True)
+class AddressMap:
+    """A buffer's addressing, precomputed from its layout and shape (``address_map``):
+    the memory terms (zero strides dropped), the thread terms per axis, the swizzle."""
+
+    rank: int
+    memory: tuple[Term, ...]
+    threads: tuple[tuple[str, tuple[Term, ...]], ...]
+    swizzle: Swizzle | None = None
+
+    def _check_rank(self, indices: Sequence[object]) -> None:
+        if len(indices) != self.rank:
+            raise ValueError(f"{len(indices)} indices for a rank-{self.rank} buffer")
+
+    def offset(self, math: IndexMath[V], indices: Sequence[V | int]) -> V | int:
+        """``swizzle(sum(digit * stride))`` over the memory terms (``physical_offset``)."""
+        self._check_rank(indices)
+        m = crd2idx(math, [t.digit(math, indices) for t in self.memory],
+                    [t.stride for t in self.memory])
+        return m if self.swizzle is None else swizzle(math, m, self.swizzle)
+
+    def owner(self, math: IndexMath[V], indices: Sequence[V | int]) -> dict[str, V | int]:
+        """Per thread axis, ``sum(digit * stride)`` over its terms (``thread_coords``)."""
+        self._check_rank(indices)
+        return {axis: crd2idx(math, [t.digit(math, indices) for t in terms],
+                              [t.stride for t in terms])
+                for axis, terms in self.threads}
+
+
+@lru_cache(maxsize=4096)
+def address_map(layout: Layout, shape: tuple[int, ...]) -> AddressMap:
+    """The ``AddressMap`` of a buffer of ``shape`` with ``layout`` (see ``dim_iters``).
+    A thread axis whose iters all have extent 1 is kept with no terms: it pins the owner's
+    value to 0, as ``layout.ownership`` reads it."""
+    memory: list[Term] = []
+    threads: dict[str, list[Term]] = {it.axis: [] for it in layout.thread_iters
+                                      if it.axis is not None}
+    for d, iters in enumerate(dim_iters(layout, shape)):
+        for k, (it, place) in enumerate(iters):
+            term = Term(d, place, it.extent, k == 0, it.stride, it.axis)
+            if it.axis is not None:
+                threads[it.axis].append(term)
+            elif it.stride:
+                memory.append(term)
+    return AddressMap(len(shape), tuple(memory),
+                      tuple((a, tuple(ts)) for a, ts in threads.items()), layout.swizzle)
 
 
 def physical_offset(math: IndexMath[V], layout: Layout, shape: Sequence[int],
@@ -145,16 +206,7 @@ def physical_offset(math: IndexMath[V], layout: Layout, shape: Sequence[int],
     """The element offset, inside a buffer's flat storage, of the logical ``indices``:
     ``swizzle(sum over memory iters of digit * stride)`` (see the module doc). For a
     ``local`` buffer this is the register slot in the owner thread (thread iters dropped)."""
-    _check_rank(shape, indices)
-    coords: list[V | int] = []
-    strides: list[int] = []
-    for iters, index in zip(dim_iters(layout, tuple(shape)), indices, strict=True):
-        for k, (it, place) in enumerate(iters):
-            if not it.is_thread and it.stride:
-                coords.append(_digit(math, index, place, it.extent, k == 0))
-                strides.append(it.stride)
-    offset = crd2idx(math, coords, strides)
-    return offset if layout.swizzle is None else swizzle(math, offset, layout.swizzle)
+    return address_map(layout, tuple(shape)).offset(math, indices)
 
 
 def thread_coords(math: IndexMath[V], layout: Layout, shape: Sequence[int],
@@ -162,13 +214,4 @@ def thread_coords(math: IndexMath[V], layout: Layout, shape: Sequence[int],
     """The owner of the logical ``indices``: per thread axis of ``layout``, the sum of
     ``digit * stride`` over its iters on that axis (empty for a layout without thread axes).
     An axis whose iters all have extent 1 is pinned: its value is 0."""
-    _check_rank(shape, indices)
-    terms: dict[str, tuple[list[V | int], list[int]]] = {
-        it.axis: ([], []) for it in layout.thread_iters if it.axis is not None}
-    for iters, index in zip(dim_iters(layout, tuple(shape)), indices, strict=True):
-        for k, (it, place) in enumerate(iters):
-            if it.axis is not None:
-                coords, strides = terms[it.axis]
-                coords.append(_digit(math, index, place, it.extent, k == 0))
-                strides.append(it.stride)
-    return {axis: crd2idx(math, c, s) for axis, (c, s) in terms.items()}
+    return address_map(layout, tuple(shape)).owner(math, indices)

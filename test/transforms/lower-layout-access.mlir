@@ -2,8 +2,8 @@
 // flat storage become regcopy.storage (once per buffer, after its definition) + index math
 // (address.physical_offset: digits by shifts/masks, strides, the swizzle) + the access on the
 // 1-D storage. Constant indices fold; a 1-D row-major buffer is left as it is.
-// RUN: regcopy-opt %s -p lower-layout-access | filecheck %s
-// RUN: xdsl-opt %s -p lower-layout-access | filecheck %s
+// RUN: regcopy-opt %s --split-input-file -p lower-layout-access | filecheck %s
+// RUN: xdsl-opt %s --split-input-file -p lower-layout-access | filecheck %s
 
 func.func @access(%G: memref<64x16xf32, #regcopy.mem<global>>, %flat: memref<256xf32, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -69,3 +69,38 @@ func.func @access(%G: memref<64x16xf32, #regcopy.mem<global>>, %flat: memref<256
 // A vector access on a row-major buffer reuses the offset already computed in this block.
 // CHECK-NEXT:    %v = vector.load %[[G]][%[[GOFF]]] : memref<1024xf32, #regcopy.mem<global>>, vector<1xf32>
 // CHECK-NEXT:    func.return
+
+// -----
+
+// Inside a loop: the storage stays after the buffer's definition, outside the loop; the math
+// is in the loop body (the block of the access). A 3-D row-major T[2, lane, j] is
+// lane * 16 + j + 2 * 128; a rank-0 buffer is the one element of its 1-element storage.
+func.func @loop(%T: memref<4x8x16xf16, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %acc = memref.alloca() : memref<f16, #regcopy.mem<shared>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %lane = "gpu.lane_id"() : () -> index
+  scf.for %j = %c0 to %c16 step %c1 {
+    %x = memref.load %T[%c2, %lane, %j] : memref<4x8x16xf16, #regcopy.mem<global>>
+    memref.store %x, %acc[] : memref<f16, #regcopy.mem<shared>>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @loop
+// CHECK-NEXT:    %[[T:.*]] = regcopy.storage %T : memref<4x8x16xf16, #regcopy.mem<global>> -> memref<512xf16, #regcopy.mem<global>>
+// CHECK-NEXT:    %acc = memref.alloca() : memref<f16, #regcopy.mem<shared>>
+// CHECK-NEXT:    %[[ACC:.*]] = regcopy.storage %acc : memref<f16, #regcopy.mem<shared>> -> memref<1xf16, #regcopy.mem<shared>>
+// CHECK:         scf.for %j = %c0 to %c16 step %c1 {
+// CHECK-NEXT:      %[[C16:.*]] = arith.constant 16 : index
+// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %lane, %[[C16]] : index
+// CHECK-NEXT:      %[[RJ:.*]] = arith.addi %[[ROW]], %j : index
+// CHECK-NEXT:      %[[C256:.*]] = arith.constant 256 : index
+// CHECK-NEXT:      %[[OFF:.*]] = arith.addi %[[RJ]], %[[C256]] : index
+// CHECK-NEXT:      %x = memref.load %[[T]][%[[OFF]]] : memref<512xf16, #regcopy.mem<global>>
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      memref.store %x, %[[ACC]][%[[ZERO]]] : memref<1xf16, #regcopy.mem<shared>>
+// CHECK-NEXT:    }
