@@ -158,8 +158,10 @@ class LowerLayoutAccessPass(ModulePass):
     name = "lower-layout-access"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(LowerLayoutAccessPattern(),
-                             apply_recursively=False).rewrite_module(op)
+        # forward, once: a block's accesses are visited in order, so the math a later access
+        # reuses from its block's IndexBuilder is defined before it
+        PatternRewriteWalker(LowerLayoutAccessPattern(), apply_recursively=False,
+                             walk_reverse=False).rewrite_module(op)
 
 
 def lower_layout_access(module: builtin.ModuleOp, ctx: Context | None = None

@@ -172,3 +172,16 @@ def test_the_printer_never_addresses_a_layout() -> None:
                        "internal error: lower-layout-access left it"):
         CudaPrinter(stream=out).print_module(module)
     assert "const float x = F[3];" in print_cuda(module)
+
+
+def test_gemm_example_fragment_stores_go_to_flat_storage() -> None:
+    """The example's 128-bit fragment write-out (vector.store on a 5-D row-major global
+    buffer) becomes a store to its flat storage at the row-major offset."""
+    path = REPO / "examples" / "gemm_tiles.mlir"
+    module = lowered(parse_and_lower(path.read_text(), str(path)))
+    stores = [op for op in module.walk() if isinstance(op, vector.StoreOp)
+              and isinstance(op.base.owner, StorageOp)
+              and str(op.base.owner.buffer.name_hint).startswith("frag")]
+    assert len(stores) == 2
+    for op, t in accesses(module):
+        assert len(t.get_shape()) == 1 and isinstance(t.layout, NoneAttr), op
