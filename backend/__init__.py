@@ -15,7 +15,9 @@ __all__ = ["to_cuda"]
 
 def to_cuda(module: ModuleOp) -> str:
     """The CUDA C++ source of a lowered module: one ``extern "C" __global__`` function per
-    kernel. A ``regcopy.copy`` left in the module (not lowered) raises ``CudaEmitError``."""
+    kernel. Loads and stores by logical indices are lowered to flat storage first
+    (``lower-layout-access``, on a copy: ``module`` is unchanged). A ``regcopy.copy`` left in
+    the module (not lowered) raises ``CudaEmitError``."""
     from regcopy_backend.cuda import print_cuda
 
     return print_cuda(module)

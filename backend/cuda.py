@@ -19,9 +19,12 @@ inlined as literals, and values nobody uses left out (NVRTC warns about unused v
 * names: kernels and values keep their MLIR names when those are plain, unreserved C
   identifiers, and are mangled otherwise (``cuda_names``); ``KernelInfo.c_name`` records a
   kernel's C name;
-* ``memref.load/store`` go through the buffer's layout (``cuda_address``); ``regcopy.storage``
-  aliases its buffer; ``vector.load/store`` of 16/8/4/2/1 bytes are one ``uint4/uint2/
-  uint32_t/uint16_t/uint8_t`` access;
+* the printer never addresses a layout: ``print_cuda`` first runs ``lower-layout-access`` on a
+  copy of the module, which rewrites every access by logical indices to a buffer that is not
+  its own flat storage into index math + an access to its ``regcopy.storage``; so
+  ``memref.load/store`` and ``vector.load/store`` print as ``name[offset]`` on 1-D storage,
+  ``regcopy.storage`` aliases its buffer, and a ``vector.load/store`` of 16/8/4/2/1 bytes is
+  one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access;
 * ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
 
 Anything else raises ``CudaEmitError`` naming the op.
@@ -36,18 +39,18 @@ from typing import IO, cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-from regcopy_backend.cuda_address import Operand, operand_text, physical_offset
+from regcopy_backend.cuda_address import index_ctype
 from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda_arith import ArithError, constant_literal, expression
 from regcopy_backend.cuda_names import c_identifier, function_c_names, unique_name
-from regcopy_backend.cuda_types import INDEX_32, INDEX_64, PRELUDE, CudaTypeError, ctype
-from regcopy_backend.kernel_info import LAUNCH, is_kernel, needs_index64, scalar_param
+from regcopy_backend.cuda_types import INDEX_32, PRELUDE, CudaTypeError, ctype
+from regcopy_backend.kernel_info import LAUNCH, is_kernel, scalar_param
 from regcopy_backend.shared_memory import (
     SharedMemoryError,
     check_shared_limits,
@@ -64,6 +67,11 @@ from regcopy_dialect.regcopy import (
     StorageOp,
     buffer_layout,
     memory_space,
+)
+from regcopy_passes.lower_layout_access import (
+    layout_access_refusal,
+    lower_layout_access,
+    needs_flat_storage,
 )
 
 DYN_SMEM = "rc_smem"
@@ -101,6 +109,15 @@ def live_ops(f: func.FuncOp) -> set[Operation]:
     return live
 
 
+def _values(f: func.FuncOp) -> list[SSAValue]:
+    """Every value defined in ``f``: op results and block arguments."""
+    out: list[SSAValue] = []
+    for op in f.walk():
+        out.extend(op.results)
+        out.extend(a for r in op.regions for b in r.blocks for a in b.args)
+    return out
+
+
 @dataclass(eq=False, repr=False)
 class CudaPrinter(BasePrinter):
     """Prints the funcs of a lowered module as CUDA C++."""
@@ -109,6 +126,7 @@ class CudaPrinter(BasePrinter):
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str], init=False)
     taken: set[str] = field(default_factory=set[str], init=False)
     unnamed: int = field(default=0, init=False)
+    hinted: set[str] = field(default_factory=set[str], init=False)
     live: set[Operation] = field(default_factory=set[Operation], init=False)
     function_names: dict[str, str] = field(default_factory=dict[str, str], init=False)
     dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
@@ -129,10 +147,12 @@ class CudaPrinter(BasePrinter):
     # ---- names --------------------------------------------------------------------------
     def define(self, v: SSAValue, prefix: str = "v") -> str:
         """Give ``v`` a fresh C name, from its name hint when it has one (made a valid,
-        unreserved identifier by ``cuda_names.c_identifier``)."""
+        unreserved identifier by ``cuda_names.c_identifier``). A value without a hint gets
+        ``<prefix><n>``, never a name that a hinted value of the function asks for (so that
+        the source's own names print unchanged)."""
         if v.name_hint is None:
             name = f"{prefix}{self.unnamed}"
-            while name in self.taken:
+            while name in self.taken or name in self.hinted:
                 self.unnamed += 1
                 name = f"{prefix}{self.unnamed}"
             self.unnamed += 1
@@ -141,15 +161,6 @@ class CudaPrinter(BasePrinter):
             name = unique_name(c_identifier(v.name_hint, prefix), self.taken)
         self.names[v] = name
         return name
-
-    def operand(self, v: SSAValue) -> Operand:
-        """An index operand: the constant itself (so offsets fold) or the value's C text."""
-        owner = v.owner
-        while isinstance(owner, MultipleOfOp):
-            owner = owner.value.owner
-        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-            return owner.value.value.data
-        return self.val(v)
 
     def val(self, v: SSAValue) -> str:
         """The C text of a value: a literal for a constant, otherwise its name."""
@@ -184,7 +195,9 @@ class CudaPrinter(BasePrinter):
             raise self.fail(f, "returns values; CUDA kernels and the printed device functions "
                             "return void")
         self.names, self.taken, self.unnamed = {}, set(), 0
-        self.index_type = INDEX_64 if needs_index64(f) else INDEX_32
+        self.hinted = {c_identifier(v.name_hint, "v") for v in _values(f)
+                       if v.name_hint is not None}
+        self.index_type = index_ctype(f)
         self.live = live_ops(f)
         kernel = is_kernel(f)
         self.plan_shared(f, kernel)
@@ -379,13 +392,18 @@ class CudaPrinter(BasePrinter):
         self.names[op.result] = self.val(op.value)
 
     def element(self, op: Operation, buf: SSAValue, indices: list[SSAValue]) -> str:
-        """``name[offset]`` of the element at logical ``indices`` of ``buf``."""
+        """``name[offset]`` of an access to 1-D flat storage. Accesses by logical indices to
+        any other buffer were rewritten by ``lower-layout-access`` (``print_cuda`` runs it);
+        one that is left is a buffer that pass refuses, reported here."""
         t = cast(MemRefType, buf.type)
         if not isinstance(t.layout, NoneAttr | LayoutAttr):
             raise self.fail(op, f"accesses a buffer with layout {t.layout}; the CUDA target "
                             "supports row-major buffers and #regcopy.layout")
-        offset = physical_offset(t, [self.operand(i) for i in indices])
-        return f"{self.val(buf)}[{operand_text(offset)}]"
+        if needs_flat_storage(t) or len(indices) != 1:
+            reason = layout_access_refusal(t) or "internal error: lower-layout-access left it"
+            raise self.fail(op, f"accesses {t} by logical indices, which the CUDA target "
+                            f"addresses through its flat storage: {reason}")
+        return f"{self.val(buf)}[{self.val(indices[0])}]"
 
     @print_op.register
     def _(self, op: memref.LoadOp) -> None:
@@ -397,7 +415,7 @@ class CudaPrinter(BasePrinter):
 
     def vector_address(self, op: Operation, buf: SSAValue, indices: list[SSAValue],
                        access: str) -> str:
-        """``*reinterpret_cast<access*>(&buf[offset])``, for a plain (row-major) buffer."""
+        """``*reinterpret_cast<access*>(&buf[offset])``, on 1-D flat storage."""
         if isinstance(cast(MemRefType, buf.type).layout, LayoutAttr):
             raise self.fail(op, "accesses a buffer with a layout; vector accesses go through "
                             "its flat regcopy.storage")
@@ -414,6 +432,12 @@ class CudaPrinter(BasePrinter):
         target = self.vector_address(op, op.base, list(op.indices), access)
         self.line(f"{target} = {self.val(op.vector)};")
 
+    # ---- warp-collective matrix transfers --------------------------------------------
+    # regcopy.ldmatrix / regcopy.stmatrix (issue 10) print through backend/cuda_matrix.py:
+    # register one ``print_op`` method per op here. Their shared operand is already flat
+    # storage (lower-layout-access leaves them alone), so ``self.val`` of it and of its 1-D
+    # offset is all the addressing they need; ``self.line`` writes a statement.
+
 
 @dataclass(frozen=True)
 class CudaTarget(Target):
@@ -426,7 +450,10 @@ class CudaTarget(Target):
 
 
 def print_cuda(module: ModuleOp) -> str:
-    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else)."""
+    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else).
+
+    ``module`` is left as it is: ``lower-layout-access`` runs on a clone (op locations are
+    kept, so diagnostics still point into the source)."""
     out = StringIO()
-    CudaPrinter(stream=out).print_module(module)
+    CudaPrinter(stream=out).print_module(lower_layout_access(module.clone()))
     return out.getvalue()

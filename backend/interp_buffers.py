@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import product
 from math import prod
-from typing import Any
+from typing import Any, cast
 
 from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
+from regcopy_dialect.address import AddressMap, address_map
+from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import Layout
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout, memory_space
 
@@ -33,6 +35,12 @@ def layout_of(t: MemRefType) -> Layout:
         raise InterpretationError(f"memref layout {t.layout} is not supported by the regcopy "
                                   "interpreter (use a #regcopy.layout or none)")
     return buffer_layout(t)
+
+
+@lru_cache(maxsize=None)
+def address_of(t: MemRefType) -> AddressMap:
+    """The addressing of a buffer of type ``t`` (``address.address_map`` of its layout)."""
+    return address_map(layout_of(t), tuple(t.get_shape()))
 
 
 def is_local(t: MemRefType) -> bool:
@@ -99,16 +107,31 @@ class Buffer:
     def layout(self) -> Layout:
         return layout_of(self.type)
 
+    @cached_property
+    def address(self) -> AddressMap:
+        """The layout algebra's addressing of this buffer (``address.address_map``)."""
+        return address_of(self.type)
+
     @property
     def local(self) -> bool:
         return is_local(self.type)
 
     def locate(self, index: Sequence[int]) -> tuple[dict[str, int], int]:
-        """``logical index -> (owner thread-axis values, physical offset)``."""
-        return self.layout.apply(ravel(index, self.type.get_shape()))
+        """``logical index -> (owner thread-axis values, physical offset)``, by the layout
+        algebra's ``thread_coords`` and ``physical_offset`` on integers; raises when the
+        index is out of bounds."""
+        return self.owner(index), self.offset(index)
+
+    def owner(self, index: Sequence[int]) -> dict[str, int]:
+        """The thread-axis values of the thread that owns ``index`` (``{}`` unless local)."""
+        shape = self.type.get_shape()
+        ravel(index, shape)  # bounds check
+        return cast(dict[str, int], self.address.owner(INT_MATH, index))
 
     def offset(self, index: Sequence[int]) -> int:
-        _, off = self.locate(index)
+        """The physical offset of ``index`` in ``storage`` (``address.physical_offset``)."""
+        ravel(index, self.type.get_shape())  # bounds check
+        off = cast(int, self.address.offset(INT_MATH, index))
         if not 0 <= off < len(self.storage):
             raise InterpretationError(f"physical offset {off} of index {list(index)} is outside "
                                       f"the {len(self.storage)}-element storage of {self.type}")
@@ -141,14 +164,18 @@ def region_indices(offsets: Sequence[int], sizes: Sequence[int]) -> Iterator[tup
 def copy_table(r_type: MemRefType, r_region: tuple[Sequence[int], Sequence[int]],
                s_type: MemRefType, s_region: tuple[Sequence[int], Sequence[int]]) -> CopyTable:
     """Map every logical element of the two regions (the l-th of each, row-major) to its
-    owner key, R offset and S offset, straight from the unsliced layouts."""
-    r_lay, s_lay = layout_of(r_type), layout_of(s_type)
+    owner key, R offset and S offset, straight from the unsliced layouts (the layout
+    algebra's ``thread_coords`` and ``physical_offset``)."""
+    r_lay = layout_of(r_type)
+    r_map, s_map = address_of(r_type), address_of(s_type)
     axes = tuple(dict.fromkeys(i.axis for i in r_lay.thread_iters if i.axis is not None))
     owned: dict[tuple[int, ...], list[tuple[int, int]]] = {}
     r_shape, s_shape = r_type.get_shape(), s_type.get_shape()
     for r_idx, s_idx in zip(region_indices(*r_region), region_indices(*s_region), strict=True):
-        r_axes, r_off = r_lay.apply(ravel(r_idx, r_shape))
-        _, s_off = s_lay.apply(ravel(s_idx, s_shape))
+        ravel(r_idx, r_shape), ravel(s_idx, s_shape)  # bounds checks
+        r_axes = cast(dict[str, int], r_map.owner(INT_MATH, r_idx))
+        r_off = cast(int, r_map.offset(INT_MATH, r_idx))
+        s_off = cast(int, s_map.offset(INT_MATH, s_idx))
         key = tuple(r_axes.get(a, 0) for a in axes)
         owned.setdefault(key, []).append((r_off, s_off))
     return CopyTable(axes, owned)

@@ -1,7 +1,9 @@
-"""regcopy's passes: ``lower-reg-copy`` (the register-copy dispatch).
+"""regcopy's passes: ``lower-reg-copy`` (the register-copy dispatch) and
+``lower-layout-access`` (accesses by logical indices -> accesses to flat storage).
 
-``lower(module, ...)`` runs the pass on a module in place; ``LowerRegCopyPass`` (in
-``regcopy_passes.lower_reg_copy``) is the xDSL ``ModulePass`` for pipelines.
+``lower(module, ...)`` runs ``lower-reg-copy`` on a module in place; ``LowerRegCopyPass`` (in
+``regcopy_passes.lower_reg_copy``) and ``LowerLayoutAccessPass`` (in
+``regcopy_passes.lower_layout_access``) are the xDSL ``ModulePass``es for pipelines.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ if TYPE_CHECKING:
     from xdsl.context import Context
     from xdsl.dialects.builtin import ModuleOp
 
-__all__ = ["lower", "LowerRegCopyPass"]
+__all__ = ["lower", "LowerLayoutAccessPass", "LowerRegCopyPass"]
 
 
 def lower(module: ModuleOp, max_vector_bits: int = 128, strict: bool = False,
@@ -36,4 +38,8 @@ def __getattr__(name: str) -> Any:
         from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
         return LowerRegCopyPass
+    if name == "LowerLayoutAccessPass":
+        from regcopy_passes.lower_layout_access import LowerLayoutAccessPass
+
+        return LowerLayoutAccessPass
     raise AttributeError(f"module 'regcopy_passes' has no attribute {name!r}")

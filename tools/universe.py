@@ -1,4 +1,4 @@
-"""The ``xdsl.universe`` entry point: makes the dialect, the pass and the CUDA, PTX and SASS
+"""The ``xdsl.universe`` entry point: makes the dialect, the passes and the CUDA, PTX and SASS
 targets visible to stock ``xdsl-opt`` and any other ``xDSLOptMain``. Factories import lazily."""
 
 from __future__ import annotations
@@ -21,6 +21,12 @@ def get_lower_reg_copy() -> type[ModulePass]:
     return LowerRegCopyPass
 
 
+def get_lower_layout_access() -> type[ModulePass]:
+    from regcopy_passes.lower_layout_access import LowerLayoutAccessPass
+
+    return LowerLayoutAccessPass
+
+
 def get_cuda_target() -> type[Target]:
     from regcopy_backend.cuda import CudaTarget
 
@@ -41,6 +47,7 @@ def get_sass_target() -> type[Target]:
 
 REGCOPY_UNIVERSE = Universe(
     all_dialects={"regcopy": get_regcopy_dialect},
-    all_passes={"lower-reg-copy": get_lower_reg_copy},
+    all_passes={"lower-reg-copy": get_lower_reg_copy,
+                "lower-layout-access": get_lower_layout_access},
     all_targets={"cuda": get_cuda_target, "ptx": get_ptx_target, "sass": get_sass_target},
 )

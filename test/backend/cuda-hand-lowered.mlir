@@ -1,5 +1,6 @@
 // The CUDA target on hand-written lowered IR (no pass): names, parameters, buffers, the
-// per-size vector transfer types, layout addressing (local, swizzled shared), gpu ids, scf.
+// per-size vector transfer types, layout addressing (local, swizzled shared; lowered to flat
+// storage by lower-layout-access, which the target runs), gpu ids, scf.
 // RUN: regcopy-opt %s -t cuda | filecheck %s
 
 func.func @transfers(%g: memref<1024xi8, #regcopy.mem<global>>,
@@ -53,10 +54,20 @@ func.func @transfers(%g: memref<1024xi8, #regcopy.mem<global>>,
 // CHECK-NEXT:    const int tid = (int)threadIdx.x;
 // CHECK-NEXT:    const int bx = (int)blockIdx.y;
 // CHECK-NEXT:    const int row = tid % 64;
-// CHECK-NEXT:    const rc_f16 x = h[row * 16 + 5];
-// The swizzle<3,3,3> of SPEC §2.1 on the row-major offset: m ^ (((m >> 6) & 7) << 3).
-// CHECK-NEXT:    S[(row * 64 + 5) ^ ((((row * 64 + 5) >> 6) & 7) << 3)] = x;
-// A local buffer is addressed by its owner: the thread iter is dropped, slot 5 remains.
+// Accesses by logical indices go through lower-layout-access (run by the target) to flat
+// storage: the row-major offset row * 16 + 5 ...
+// CHECK-NEXT:    const int [[ROW16:v[0-9]+]] = row * 16;
+// CHECK-NEXT:    const int off = [[ROW16]] + 5;
+// CHECK-NEXT:    const rc_f16 x = h[off];
+// ... the swizzle<3,3,3> of SPEC §2.1 on the row-major offset: m ^ (((m >> 6) & 7) << 3) ...
+// CHECK-NEXT:    const int [[ROW64:v[0-9]+]] = row * 64;
+// CHECK-NEXT:    const int [[M:v[0-9]+]] = [[ROW64]] + 5;
+// CHECK-NEXT:    const int [[HI:v[0-9]+]] = [[M]] >> 6;
+// CHECK-NEXT:    const int [[BITS:v[0-9]+]] = [[HI]] & 7;
+// CHECK-NEXT:    const int [[XOR:v[0-9]+]] = [[BITS]] << 3;
+// CHECK-NEXT:    const int [[SOFF:off_[0-9]+]] = [[M]] ^ [[XOR]];
+// CHECK-NEXT:    S[[[SOFF]]] = x;
+// ... and a local buffer is addressed by its owner: the thread iter is dropped, slot 5 remains.
 // CHECK-NEXT:    R[5] = x;
 // CHECK-NEXT:    __syncthreads();
 // CHECK-NEXT:    const int odd = tid % 2;
@@ -71,7 +82,9 @@ func.func @transfers(%g: memref<1024xi8, #regcopy.mem<global>>,
 // CHECK-NEXT:    #pragma unroll
 // CHECK-NEXT:    for (int i = 0; i < 16; i += 2) {
 // CHECK-NEXT:      const uint32_t v4 = *reinterpret_cast<const uint32_t*>(&R[i]);
-// CHECK-NEXT:      *reinterpret_cast<uint32_t*>(&h[bx * 16 + i]) = v4;
+// CHECK-NEXT:      const int [[BX16:v[0-9]+]] = bx * 16;
+// CHECK-NEXT:      const int [[HOFF:off_[0-9]+]] = [[BX16]] + i;
+// CHECK-NEXT:      *reinterpret_cast<uint32_t*>(&h[[[HOFF]]]) = v4;
 // CHECK-NEXT:    }
 // CHECK-NEXT:    const uint16_t v2 = *reinterpret_cast<const uint16_t*>(&g[tid]);
 // CHECK-NEXT:    *reinterpret_cast<uint16_t*>(&g[64]) = v2;

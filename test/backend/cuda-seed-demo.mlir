@@ -42,8 +42,10 @@ func.func @seed_demo(%in: memref<32x8xf32, #regcopy.mem<global>>,
 // CHECK-NEXT:    const int lane = (int)(threadIdx.x % 32);
 // CHECK-NEXT:    #pragma unroll
 // CHECK-NEXT:    for (int j = 0; j < 8; j += 1) {
-// CHECK-NEXT:      const float v = in[lane * 8 + j];
-// CHECK-NEXT:      A[lane * 8 + j] = v;
+// CHECK-NEXT:      const int [[LANE8:v[0-9]+]] = lane * 8;
+// CHECK-NEXT:      const int off = [[LANE8]] + j;
+// CHECK-NEXT:      const float v = in[off];
+// CHECK-NEXT:      A[off] = v;
 // CHECK-NEXT:    }
 // CHECK-NEXT:    __syncthreads();
 
