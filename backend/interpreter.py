@@ -17,7 +17,9 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
   (``interp_arith``);
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
-  lowering can be compared element by element.
+  lowering can be compared element by element;
+* the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``interp_matrix``: the PTX
+  ``.m8n8 .b16`` fragment rule), executed once per warp (see *Warp lockstep*).
 
 Buffers are ``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of
 its physical span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints
@@ -29,6 +31,15 @@ phases: every thread of the CTA is a Python thread with its own xDSL ``Interpret
 SSA environment, sharing the CTA's allocations), and ``gpu.barrier`` waits until every live
 thread of the CTA arrives (``cta_barrier``). Threads that exchange data through shared memory
 between barriers are thus simulated faithfully; CTAs still run one after another.
+
+**Warp lockstep.** A kernel with a warp-collective op runs in barrier phases too, and the 32
+lanes of each warp meet at every collective op like at a warp-level barrier (``warp_sync``):
+each lane deposits its operands, the last to arrive executes the op once for the whole warp,
+then all continue. A diverged warp (a lane returned, waiting at ``gpu.barrier`` or at another
+op while the others wait at a collective), a partial warp, and bad operands (a row address
+not 16-byte aligned or outside the shared storage) are one-line ``InterpretationError``s that
+stop the whole CTA, never a hang. Kernels with neither barriers nor collectives keep the fast
+sequential path.
 
 Typical use (e.g. ``regcopy-run --check``)::
 
@@ -78,6 +89,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.cta_barrier import CtaBarrier, run_cta
+from regcopy_backend.interp_matrix import MatrixLane, run_matrix
 from regcopy_backend.interp_arith import ExtraArithFunctions, FastIntArithFunctions
 from regcopy_backend.interp_buffers import (
     Buffer,
@@ -91,6 +103,8 @@ from regcopy_backend.interp_buffers import (
     storage_size,
     unravel,
 )
+from regcopy_backend.warp_sync import WARP, WarpSync, attach_warps
+from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
     DIVISIBILITY,
     CopyOp,
@@ -162,9 +176,10 @@ class GpuState:
     aligned on the GPU, so that is exactly a misaligned vector access). ``check_ownership``
     makes a ``memref.load/store`` of a local element the thread does not own an error (it is
     undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
-    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another).
-    The per-thread states of a phased CTA share ``allocations``, ``copy_tables`` and ``lock``
-    with the launching interpreter's state (``for_thread``)."""
+    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another),
+    ``slot`` the thread's index in it, ``warp`` its warp's barrier when the kernel has
+    warp-collective ops. The per-thread states of a phased CTA share ``allocations``,
+    ``copy_tables`` and ``lock`` with the launching interpreter's state (``for_thread``)."""
 
     thread: ThreadState = field(default_factory=ThreadState)
     allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
@@ -174,11 +189,15 @@ class GpuState:
     copy_tables: dict[tuple[Any, ...], CopyTable] = field(
         default_factory=dict[tuple[Any, ...], CopyTable])
     barrier: CtaBarrier | None = None
+    slot: int = 0
+    warp: WarpSync | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def for_thread(self, thread: ThreadState, barrier: CtaBarrier | None) -> GpuState:
-        """A state for one thread of a phased CTA sharing this state's memory and checks."""
-        return replace(self, thread=thread, barrier=barrier)
+    def for_thread(self, thread: ThreadState, barrier: CtaBarrier, slot: int,
+                   warp: WarpSync | None = None) -> GpuState:
+        """A state for thread ``slot`` of a phased CTA sharing this state's memory and
+        checks."""
+        return replace(self, thread=thread, barrier=barrier, slot=slot, warp=warp)
 
     def buffer_for(self, op: Operation, block_id: Dim3 = (0, 0, 0),
                    tid: int | None = None) -> Buffer:
@@ -238,6 +257,22 @@ def _vector_offsets(interp: Interpreter, op: Operation, buf: Buffer, indices: Se
     return first
 
 
+def _run_collective_matrix(interp: Interpreter, op: MatrixOpBase, args: PythonValues
+                           ) -> tuple[()]:
+    """This lane's part of a warp-collective ``regcopy.ldmatrix``/``stmatrix``: deposit its
+    operands at the warp barrier, which runs the op once all 32 lanes are there."""
+    src, dst, offset = args
+    shared, registers = (src, dst) if op.LOADS else (dst, src)
+    state = gpu_state(interp)
+    if state.warp is None:
+        raise InterpretationError(f"{op.name} is warp-collective: it runs only in a launch() "
+                                  "of the kernel (its warps in lockstep)")
+    lane = MatrixLane(shared, registers, offset)
+    state.warp.meet(state.thread.linear_tid % WARP, op, lane,
+                    lambda lanes: run_matrix(op, lanes))
+    return ()
+
+
 @register_impls
 class RegcopyFunctions(InterpreterFunctions):
     """Implementations of the gpu, vector, memref-with-layout, regcopy and extra arith ops."""
@@ -270,8 +305,9 @@ class RegcopyFunctions(InterpreterFunctions):
 
     @impl(gpu.BarrierOp)
     def run_barrier(self, interp: Interpreter, op: gpu.BarrierOp, args: PythonValues):
-        if (barrier := gpu_state(interp).barrier) is not None:
-            barrier.wait()
+        state = gpu_state(interp)
+        if state.barrier is not None:
+            state.barrier.wait(state.slot)
         return ()
 
     # ---- memref ----
@@ -345,6 +381,14 @@ class RegcopyFunctions(InterpreterFunctions):
         run_reference_copy(state.thread.axis, state.copy_tables, op, src, dst, dyn[:n_src],
                            dyn[n_src:])
         return ()
+
+    @impl(LdMatrixOp)
+    def run_ldmatrix(self, interp: Interpreter, op: LdMatrixOp, args: PythonValues):
+        return _run_collective_matrix(interp, op, args)
+
+    @impl(StMatrixOp)
+    def run_stmatrix(self, interp: Interpreter, op: StMatrixOp, args: PythonValues):
+        return _run_collective_matrix(interp, op, args)
 
     # ---- vector ----
     @impl(vector.LoadOp)
@@ -440,42 +484,73 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
                     f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")
 
 
+COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp)
+"""Warp-collective ops: their warp's 32 lanes execute them together (``warp_sync``)."""
+
+
+def _scope(fn: func.FuncOp, interp: Interpreter) -> Operation:
+    """``fn``, or the whole module when ``fn`` calls functions."""
+    return interp.module if any(isinstance(op, func.CallOp) for op in fn.walk()) else fn
+
+
 def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
     """Whether ``fn`` (or, when it calls functions, the module) holds a ``gpu.barrier``."""
-    scope = interp.module if any(isinstance(op, func.CallOp) for op in fn.walk()) else fn
-    return any(isinstance(op, gpu.BarrierOp) for op in scope.walk())
+    return any(isinstance(op, gpu.BarrierOp) for op in _scope(fn, interp).walk())
+
+
+def has_collectives(fn: func.FuncOp, interp: Interpreter) -> bool:
+    """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op."""
+    return any(isinstance(op, COLLECTIVE_OPS) for op in _scope(fn, interp).walk())
 
 
 def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str,
-                args: tuple[Any, ...], cta: Sequence[ThreadState]) -> None:
+                args: tuple[Any, ...], cta: Sequence[ThreadState], lockstep: bool) -> None:
     """Run the threads of one CTA concurrently (``workers[k]`` runs ``cta[k]``), each
-    ``gpu.barrier`` synchronising them; the first error of any thread is raised."""
+    ``gpu.barrier`` synchronising them and, with ``lockstep``, the lanes of each warp meeting
+    at every warp-collective op; the first error of any thread is raised."""
     state = gpu_state(interp)
+    barrier = CtaBarrier(len(cta))
+    block = cta[0].block_id
+    warps = attach_warps(barrier, lambda w: f"warp {cta[WARP * w].linear_tid // WARP} of "
+                                            f"block {block}") if lockstep else ()
 
-    def body(k: int, barrier: CtaBarrier) -> None:
+    def body(k: int) -> None:
         w = workers[k]
-        w.set_data(RegcopyFunctions, "gpu", state.for_thread(cta[k], barrier))
+        warp = warps[k // WARP] if warps else None
+        w.set_data(RegcopyFunctions, "gpu", state.for_thread(cta[k], barrier, k, warp))
         w.call_op(kernel, args)
 
-    run_cta(len(cta), body)
+    run_cta(barrier, body)
+
+
+def _whole_warps(block: int, threads: set[int]) -> bool:
+    """Whether ``threads`` is a union of whole warps of a ``block``-thread CTA."""
+    return all({t - t % WARP + k for k in range(WARP)} & set(range(block)) <= threads
+               for t in threads)
 
 
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
            threads: Sequence[int] | None = None) -> None:
     """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
-    ``threads`` given) with ``args`` (``Buffer``s and Python ints, in parameter order).
+    ``threads`` given: whole warps when it has warp-collective ops) with ``args`` (``Buffer``s
+    and Python ints, in parameter order).
 
-    Without ``gpu.barrier`` the threads run one after another; with one, each CTA runs in
-    barrier phases (module docstring), CTAs one after another."""
+    Without ``gpu.barrier`` and warp-collective ops the threads run one after another; with
+    one, each CTA runs in barrier phases, its warps in lockstep at collective ops (module
+    docstring), CTAs one after another."""
     fn = kernel_func(interp, kernel)
     check_arguments(fn, args)
     block, grid = launch_config(interp, kernel)
+    lockstep = has_collectives(fn, interp)
     wanted = None if threads is None else set(threads)
+    if lockstep and wanted is not None and not _whole_warps(block, wanted):
+        raise InterpretationError(f"kernel @{kernel} has warp-collective ops: threads= must "
+                                  "name whole warps")
     ctas: dict[Dim3, list[ThreadState]] = {}
     for th in threads_of(block, grid):
         if wanted is None or th.linear_tid in wanted:
             ctas.setdefault(th.block_id, []).append(th)
-    if not has_barrier(fn, interp):
+    if not (lockstep or has_barrier(fn, interp)):
         for cta in ctas.values():
             for th in cta:
                 set_thread(interp, th)
@@ -483,4 +558,4 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
         return
     workers = [make_interpreter(interp.module) for _ in range(block)]
     for cta in ctas.values():
-        _run_phased(interp, workers, kernel, tuple(args), cta)
+        _run_phased(interp, workers, kernel, tuple(args), cta, lockstep)
