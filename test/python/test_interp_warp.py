@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from ptx_fragments import expected_bytes
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
+from regcopy_backend.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter import (
     Buffer,
     ThreadState,
@@ -23,6 +25,7 @@ from regcopy_backend.interpreter import (
     make_interpreter,
     set_thread,
 )
+from regcopy_backend.warp_sync import attach_warps, lane_ranges
 
 BYTES = {"i8": 1, "f16": 2, "bf16": 2, "i16": 2, "f32": 4, "i32": 4}
 ROWS = 64
@@ -325,3 +328,39 @@ def test_launching_part_of_a_warp_is_refused_and_whole_warps_run() -> None:
         launch(make_interpreter(module), "kernel", args, threads=range(16))
     launch(make_interpreter(module), "kernel", args, threads=range(32, 64))
     assert out.storage[:32 * 8] == [-1] * 256 and -1 not in out.storage[32 * 8:]
+
+
+# --------------------------------------------------------------------------------------------
+# The barriers alone (no interpreter)
+# --------------------------------------------------------------------------------------------
+
+
+def test_lane_ranges() -> None:
+    assert lane_ranges([7, 0, 1, 2, 5, 8]) == "0-2, 5, 7-8"
+
+
+def test_each_warp_executes_once_per_op_with_its_lanes_in_order() -> None:
+    """64 threads, 40 rounds of gpu.barrier then a collective: every round each warp executes
+    once, with its 32 lanes' operands in lane order, and each lane gets its own result. (A CTA
+    barrier release that did not make its threads running at once would make a fast lane see
+    its warp-mates still parked and report a divergence.)"""
+    cta = CtaBarrier(64)
+    warps = attach_warps(cta, lambda w: f"warp {w}")
+    calls: list[tuple[int, int, list[int]]] = []
+    got: dict[tuple[int, int], int] = {}
+
+    def execute(w: int, r: int) -> Callable[[Sequence[Any]], list[int]]:
+        def run_op(operands: Sequence[Any]) -> list[int]:
+            calls.append((w, r, list(operands)))
+            return [10 * x for x in operands]
+        return run_op
+
+    def body(t: int) -> None:
+        for r in range(40):
+            cta.wait(t)
+            got[(t, r)] = warps[t // 32].meet(t % 32, "op", 1000 * r + t, execute(t // 32, r))
+
+    run_cta(cta, body)
+    assert sorted((w, r) for w, r, _ in calls) == [(w, r) for w in range(2) for r in range(40)]
+    assert all(ops == [1000 * r + 32 * w + k for k in range(32)] for w, r, ops in calls)
+    assert got == {(t, r): 10 * (1000 * r + t) for t in range(64) for r in range(40)}
