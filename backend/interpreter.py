@@ -21,9 +21,10 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
 * the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``interp_matrix``: the PTX
   ``.m8n8 .b16`` fragment rule), executed once per warp (see *Warp lockstep*).
 
-Buffers are ``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of
-its physical span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints
-(``index``/integer scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
+Thread ids, launch configuration and argument checks are in ``interp_launch``. Buffers are
+``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of its physical
+span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints (``index``/integer
+scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
 
 **Barriers.** A kernel without ``gpu.barrier`` runs one thread after another (fast, exact: its
 threads cannot observe each other's order). A kernel with a barrier runs each CTA in barrier
@@ -56,18 +57,12 @@ buffer or one thread's registers; ``check_alignment``/``check_ownership`` turn t
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import product
 from typing import Any, cast
 
-from xdsl.dialects import func, gpu, memref, vector
+from xdsl.dialects import gpu, memref, vector
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     VectorType,
@@ -89,7 +84,6 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interp_matrix import MatrixLane, run_matrix
 from regcopy_backend.interp_arith import ExtraArithFunctions, FastIntArithFunctions
 from regcopy_backend.interp_buffers import (
     Buffer,
@@ -103,12 +97,23 @@ from regcopy_backend.interp_buffers import (
     storage_size,
     unravel,
 )
+from regcopy_backend.interp_launch import (
+    AXIS_VALUE,
+    Dim3,
+    ThreadState,
+    check_arguments,
+    has_barrier,
+    has_collectives,
+    kernel_func,
+    launch_config,
+    threads_of,
+    whole_warps,
+)
+from regcopy_backend.interp_matrix import MatrixLane, run_matrix
 from regcopy_backend.warp_sync import WARP, WarpSync, attach_warps
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
-    DIVISIBILITY,
     CopyOp,
-    LaunchAttr,
     LayoutAttr,
     MultipleOfOp,
     StorageOp,
@@ -119,45 +124,6 @@ __all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", 
            "copy_table", "gpu_state", "is_local", "launch", "launch_config", "layout_of",
            "make_interpreter", "ravel", "region_indices", "set_thread", "storage_size",
            "threads_of", "unravel"]
-
-Dim3 = tuple[int, int, int]
-
-# --------------------------------------------------------------------------------------------
-# Thread state
-# --------------------------------------------------------------------------------------------
-
-#: Value of each thread axis (SPEC §2.1) for the thread with linear CTA index ``t``.
-AXIS_VALUE: dict[str, Callable[[int], int]] = {
-    "laneid": lambda t: t % 32,
-    "tid_in_wg": lambda t: t % 128,
-    "wid_in_wg": lambda t: (t // 32) % 4,
-    "tx": lambda t: t,
-    "warpid": lambda t: t // 32,
-    "wgid": lambda t: t // 128,
-}
-
-
-@dataclass(frozen=True)
-class ThreadState:
-    """The ids of the thread being executed (CUDA's threadIdx, blockIdx, blockDim, gridDim)."""
-
-    tid: Dim3 = (0, 0, 0)
-    block_id: Dim3 = (0, 0, 0)
-    block_dim: Dim3 = (1, 1, 1)
-    grid_dim: Dim3 = (1, 1, 1)
-
-    @property
-    def linear_tid(self) -> int:
-        """The thread's index inside its CTA (``tx`` for the 1-D blocks of SPEC §2.1)."""
-        x, y, z = self.tid
-        bx, by, _ = self.block_dim
-        return x + bx * (y + by * z)
-
-    def axis(self, name: str) -> int:
-        """The value of thread axis ``name`` (``laneid``, ``tx``, ...) for this thread."""
-        return AXIS_VALUE[name](self.linear_tid)
-
-
 
 # --------------------------------------------------------------------------------------------
 # Interpreter-side state: the current thread and the allocations
@@ -426,82 +392,6 @@ def make_interpreter(module: ModuleOp) -> Interpreter:
     return interp
 
 
-def kernel_func(interp: Interpreter, kernel: str) -> func.FuncOp:
-    """The ``func.func`` named ``kernel``; ``InterpretationError`` when there is none."""
-    try:
-        fn = interp.get_op_for_symbol(kernel)
-    except Exception:  # noqa: BLE001 - xDSL raises a bare InterpretationError or KeyError
-        fn = None
-    if not isinstance(fn, func.FuncOp):
-        raise InterpretationError(f"no kernel func.func @{kernel} in the module")
-    return fn
-
-
-def launch_config(interp: Interpreter, kernel: str) -> tuple[int, Dim3]:
-    """``(block, grid)`` from the kernel's ``regcopy.launch``."""
-    launch = kernel_func(interp, kernel).attributes.get("regcopy.launch")
-    if not isinstance(launch, LaunchAttr):
-        raise InterpretationError(f"kernel @{kernel} has no regcopy.launch attribute")
-    grid = [g.data for g in launch.grid] + [1, 1]
-    return launch.block.data, (grid[0], grid[1], grid[2])
-
-
-def threads_of(block: int, grid: Dim3) -> Iterator[ThreadState]:
-    """Every thread of a launch, block by block, threads in order."""
-    for bz, by, bx in product(range(grid[2]), range(grid[1]), range(grid[0])):
-        for t in range(block):
-            yield ThreadState((t, 0, 0), (bx, by, bz), (block, 1, 1), grid)
-
-
-def divisibility_promise(fn: func.FuncOp, k: int) -> int | None:
-    """N of argument ``k``'s ``{regcopy.divisibility = N : i64}`` (None without one)."""
-    if not isinstance(fn.arg_attrs, ArrayAttr) or k >= len(fn.arg_attrs.data):
-        return None
-    attrs = fn.arg_attrs.data[k]
-    if not isinstance(attrs, DictionaryAttr):
-        return None
-    n = attrs.data.get(DIVISIBILITY)
-    return n.value.data if isinstance(n, IntegerAttr) else None
-
-
-def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
-    """Buffers for memref parameters, ints for ``index``/integer ones, and every scalar keeps
-    its divisibility promise; else an ``InterpretationError`` naming the parameter."""
-    name = fn.sym_name.data
-    params = fn.function_type.inputs.data
-    if len(args) != len(params):
-        raise InterpretationError(f"kernel @{name} takes {len(params)} arguments, got "
-                                  f"{len(args)}")
-    for k, (t, a) in enumerate(zip(params, args, strict=True)):
-        arg = fn.args[k].name_hint or f"arg{k}"
-        if isinstance(t, IndexType | IntegerType):
-            if not isinstance(a, int) or isinstance(a, bool):
-                raise InterpretationError(f"kernel @{name}: argument %{arg} is {t}; pass a "
-                                          f"Python int, not {type(a).__name__}")
-            if (n := divisibility_promise(fn, k)) is not None and a % n:
-                raise InterpretationError(
-                    f"kernel @{name}: argument %{arg} = {a} breaks its promise "
-                    f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")
-
-
-COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp)
-"""Warp-collective ops: their warp's 32 lanes execute them together (``warp_sync``)."""
-
-
-def _scope(fn: func.FuncOp, interp: Interpreter) -> Operation:
-    """``fn``, or the whole module when ``fn`` calls functions."""
-    return interp.module if any(isinstance(op, func.CallOp) for op in fn.walk()) else fn
-
-
-def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
-    """Whether ``fn`` (or, when it calls functions, the module) holds a ``gpu.barrier``."""
-    return any(isinstance(op, gpu.BarrierOp) for op in _scope(fn, interp).walk())
-
-
-def has_collectives(fn: func.FuncOp, interp: Interpreter) -> bool:
-    """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op."""
-    return any(isinstance(op, COLLECTIVE_OPS) for op in _scope(fn, interp).walk())
-
 
 def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str,
                 args: tuple[Any, ...], cta: Sequence[ThreadState], lockstep: bool) -> None:
@@ -523,12 +413,6 @@ def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str
     run_cta(barrier, body)
 
 
-def _whole_warps(block: int, threads: set[int]) -> bool:
-    """Whether ``threads`` is a union of whole warps of a ``block``-thread CTA."""
-    return all({t - t % WARP + k for k in range(WARP)} & set(range(block)) <= threads
-               for t in threads)
-
-
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
            threads: Sequence[int] | None = None) -> None:
     """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
@@ -543,7 +427,7 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
     block, grid = launch_config(interp, kernel)
     lockstep = has_collectives(fn, interp)
     wanted = None if threads is None else set(threads)
-    if lockstep and wanted is not None and not _whole_warps(block, wanted):
+    if lockstep and wanted is not None and not whole_warps(block, wanted):
         raise InterpretationError(f"kernel @{kernel} has warp-collective ops: threads= must "
                                   "name whole warps")
     ctas: dict[Dim3, list[ThreadState]] = {}

@@ -238,6 +238,21 @@ def test_warps_exchange_fragments_through_shared_memory() -> None:
     assert out == [a[(t ^ 32) * 8 + j] for t in range(64) for j in range(8)]
 
 
+def test_only_kernels_with_barriers_or_collectives_run_as_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without gpu.barrier and collective ops stays on the sequential path."""
+    import regcopy_backend.interpreter as interpreter
+
+    def no_threads(*_: Any) -> None:
+        raise AssertionError("ran as Python threads")
+
+    monkeypatch.setattr(interpreter, "run_cta", no_threads)
+    plain = kernel("f16", 32, [0, 2, 4, 6], 8).replace("regcopy.ldmatrix", "// regcopy.ldmatrix")
+    run(plain, ALIGNED)
+    with pytest.raises(AssertionError, match="ran as Python threads"):
+        run(kernel("f16", 32, [0, 2, 4, 6], 8), ALIGNED)
+
+
 # --------------------------------------------------------------------------------------------
 # Errors: one message, never a hang
 # --------------------------------------------------------------------------------------------
