@@ -379,3 +379,4 @@ def test_each_warp_executes_once_per_op_with_its_lanes_in_order() -> None:
     assert sorted((w, r) for w, r, _ in calls) == [(w, r) for w in range(2) for r in range(40)]
     assert all(ops == [1000 * r + 32 * w + k for k in range(32)] for w, r, ops in calls)
     assert got == {(t, r): 10 * (1000 * r + t) for t in range(64) for r in range(40)}
+
