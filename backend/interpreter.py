@@ -17,11 +17,14 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
   (``interp_arith``);
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
-  lowering can be compared element by element.
+  lowering can be compared element by element;
+* the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``interp_matrix``: the PTX
+  ``.m8n8 .b16`` fragment rule), executed once per warp (see *Warp lockstep*).
 
-Buffers are ``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of
-its physical span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints
-(``index``/integer scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
+Thread ids, launch configuration and argument checks are in ``interp_launch``. Buffers are
+``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of its physical
+span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints (``index``/integer
+scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
 
 **Barriers.** A kernel without ``gpu.barrier`` runs one thread after another (fast, exact: its
 threads cannot observe each other's order). A kernel with a barrier runs each CTA in barrier
@@ -29,6 +32,15 @@ phases: every thread of the CTA is a Python thread with its own xDSL ``Interpret
 SSA environment, sharing the CTA's allocations), and ``gpu.barrier`` waits until every live
 thread of the CTA arrives (``cta_barrier``). Threads that exchange data through shared memory
 between barriers are thus simulated faithfully; CTAs still run one after another.
+
+**Warp lockstep.** A kernel with a warp-collective op runs in barrier phases too, and the 32
+lanes of each warp meet at every collective op like at a warp-level barrier (``warp_sync``):
+each lane deposits its operands, the last to arrive executes the op once for the whole warp,
+then all continue. A diverged warp (a lane returned, waiting at ``gpu.barrier`` or at another
+op while the others wait at a collective), a partial warp, and bad operands (a row address
+not 16-byte aligned or outside the shared storage) are one-line ``InterpretationError``s that
+stop the whole CTA, never a hang. Kernels with neither barriers nor collectives keep the fast
+sequential path.
 
 Typical use (e.g. ``regcopy-run --check``)::
 
@@ -45,18 +57,12 @@ buffer or one thread's registers; ``check_alignment``/``check_ownership`` turn t
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import product
 from typing import Any, cast
 
-from xdsl.dialects import func, gpu, memref, vector
+from xdsl.dialects import gpu, memref, vector
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     VectorType,
@@ -91,10 +97,23 @@ from regcopy_backend.interp_buffers import (
     storage_size,
     unravel,
 )
+from regcopy_backend.interp_launch import (
+    AXIS_VALUE,
+    Dim3,
+    ThreadState,
+    check_arguments,
+    has_barrier,
+    has_collectives,
+    kernel_func,
+    launch_config,
+    threads_of,
+    whole_warps,
+)
+from regcopy_backend.interp_matrix import MatrixLane, run_matrix
+from regcopy_backend.warp_sync import WARP, WarpSync, attach_warps
+from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
-    DIVISIBILITY,
     CopyOp,
-    LaunchAttr,
     LayoutAttr,
     MultipleOfOp,
     StorageOp,
@@ -105,45 +124,6 @@ __all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", 
            "copy_table", "gpu_state", "is_local", "launch", "launch_config", "layout_of",
            "make_interpreter", "ravel", "region_indices", "set_thread", "storage_size",
            "threads_of", "unravel"]
-
-Dim3 = tuple[int, int, int]
-
-# --------------------------------------------------------------------------------------------
-# Thread state
-# --------------------------------------------------------------------------------------------
-
-#: Value of each thread axis (SPEC §2.1) for the thread with linear CTA index ``t``.
-AXIS_VALUE: dict[str, Callable[[int], int]] = {
-    "laneid": lambda t: t % 32,
-    "tid_in_wg": lambda t: t % 128,
-    "wid_in_wg": lambda t: (t // 32) % 4,
-    "tx": lambda t: t,
-    "warpid": lambda t: t // 32,
-    "wgid": lambda t: t // 128,
-}
-
-
-@dataclass(frozen=True)
-class ThreadState:
-    """The ids of the thread being executed (CUDA's threadIdx, blockIdx, blockDim, gridDim)."""
-
-    tid: Dim3 = (0, 0, 0)
-    block_id: Dim3 = (0, 0, 0)
-    block_dim: Dim3 = (1, 1, 1)
-    grid_dim: Dim3 = (1, 1, 1)
-
-    @property
-    def linear_tid(self) -> int:
-        """The thread's index inside its CTA (``tx`` for the 1-D blocks of SPEC §2.1)."""
-        x, y, z = self.tid
-        bx, by, _ = self.block_dim
-        return x + bx * (y + by * z)
-
-    def axis(self, name: str) -> int:
-        """The value of thread axis ``name`` (``laneid``, ``tx``, ...) for this thread."""
-        return AXIS_VALUE[name](self.linear_tid)
-
-
 
 # --------------------------------------------------------------------------------------------
 # Interpreter-side state: the current thread and the allocations
@@ -162,9 +142,10 @@ class GpuState:
     aligned on the GPU, so that is exactly a misaligned vector access). ``check_ownership``
     makes a ``memref.load/store`` of a local element the thread does not own an error (it is
     undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
-    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another).
-    The per-thread states of a phased CTA share ``allocations``, ``copy_tables`` and ``lock``
-    with the launching interpreter's state (``for_thread``)."""
+    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another),
+    ``slot`` the thread's index in it, ``warp`` its warp's barrier when the kernel has
+    warp-collective ops. The per-thread states of a phased CTA share ``allocations``,
+    ``copy_tables`` and ``lock`` with the launching interpreter's state (``for_thread``)."""
 
     thread: ThreadState = field(default_factory=ThreadState)
     allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
@@ -174,11 +155,15 @@ class GpuState:
     copy_tables: dict[tuple[Any, ...], CopyTable] = field(
         default_factory=dict[tuple[Any, ...], CopyTable])
     barrier: CtaBarrier | None = None
+    slot: int = 0
+    warp: WarpSync | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def for_thread(self, thread: ThreadState, barrier: CtaBarrier | None) -> GpuState:
-        """A state for one thread of a phased CTA sharing this state's memory and checks."""
-        return replace(self, thread=thread, barrier=barrier)
+    def for_thread(self, thread: ThreadState, barrier: CtaBarrier, slot: int,
+                   warp: WarpSync | None = None) -> GpuState:
+        """A state for thread ``slot`` of a phased CTA sharing this state's memory and
+        checks."""
+        return replace(self, thread=thread, barrier=barrier, slot=slot, warp=warp)
 
     def buffer_for(self, op: Operation, block_id: Dim3 = (0, 0, 0),
                    tid: int | None = None) -> Buffer:
@@ -238,6 +223,22 @@ def _vector_offsets(interp: Interpreter, op: Operation, buf: Buffer, indices: Se
     return first
 
 
+def _run_collective_matrix(interp: Interpreter, op: MatrixOpBase, args: PythonValues
+                           ) -> tuple[()]:
+    """This lane's part of a warp-collective ``regcopy.ldmatrix``/``stmatrix``: deposit its
+    operands at the warp barrier, which runs the op once all 32 lanes are there."""
+    src, dst, offset = args
+    shared, registers = (src, dst) if op.LOADS else (dst, src)
+    state = gpu_state(interp)
+    if state.warp is None:
+        raise InterpretationError(f"{op.name} is warp-collective: it runs only in a launch() "
+                                  "of the kernel (its warps in lockstep)")
+    lane = MatrixLane(shared, registers, offset)
+    state.warp.meet(state.thread.linear_tid % WARP, op, lane,
+                    lambda lanes: run_matrix(op, lanes))
+    return ()
+
+
 @register_impls
 class RegcopyFunctions(InterpreterFunctions):
     """Implementations of the gpu, vector, memref-with-layout, regcopy and extra arith ops."""
@@ -270,8 +271,9 @@ class RegcopyFunctions(InterpreterFunctions):
 
     @impl(gpu.BarrierOp)
     def run_barrier(self, interp: Interpreter, op: gpu.BarrierOp, args: PythonValues):
-        if (barrier := gpu_state(interp).barrier) is not None:
-            barrier.wait()
+        state = gpu_state(interp)
+        if state.barrier is not None:
+            state.barrier.wait(state.slot)
         return ()
 
     # ---- memref ----
@@ -346,6 +348,14 @@ class RegcopyFunctions(InterpreterFunctions):
                            dyn[n_src:])
         return ()
 
+    @impl(LdMatrixOp)
+    def run_ldmatrix(self, interp: Interpreter, op: LdMatrixOp, args: PythonValues):
+        return _run_collective_matrix(interp, op, args)
+
+    @impl(StMatrixOp)
+    def run_stmatrix(self, interp: Interpreter, op: StMatrixOp, args: PythonValues):
+        return _run_collective_matrix(interp, op, args)
+
     # ---- vector ----
     @impl(vector.LoadOp)
     def run_vector_load(self, interp: Interpreter, op: vector.LoadOp, args: PythonValues):
@@ -382,100 +392,49 @@ def make_interpreter(module: ModuleOp) -> Interpreter:
     return interp
 
 
-def kernel_func(interp: Interpreter, kernel: str) -> func.FuncOp:
-    """The ``func.func`` named ``kernel``; ``InterpretationError`` when there is none."""
-    try:
-        fn = interp.get_op_for_symbol(kernel)
-    except Exception:  # noqa: BLE001 - xDSL raises a bare InterpretationError or KeyError
-        fn = None
-    if not isinstance(fn, func.FuncOp):
-        raise InterpretationError(f"no kernel func.func @{kernel} in the module")
-    return fn
-
-
-def launch_config(interp: Interpreter, kernel: str) -> tuple[int, Dim3]:
-    """``(block, grid)`` from the kernel's ``regcopy.launch``."""
-    launch = kernel_func(interp, kernel).attributes.get("regcopy.launch")
-    if not isinstance(launch, LaunchAttr):
-        raise InterpretationError(f"kernel @{kernel} has no regcopy.launch attribute")
-    grid = [g.data for g in launch.grid] + [1, 1]
-    return launch.block.data, (grid[0], grid[1], grid[2])
-
-
-def threads_of(block: int, grid: Dim3) -> Iterator[ThreadState]:
-    """Every thread of a launch, block by block, threads in order."""
-    for bz, by, bx in product(range(grid[2]), range(grid[1]), range(grid[0])):
-        for t in range(block):
-            yield ThreadState((t, 0, 0), (bx, by, bz), (block, 1, 1), grid)
-
-
-def divisibility_promise(fn: func.FuncOp, k: int) -> int | None:
-    """N of argument ``k``'s ``{regcopy.divisibility = N : i64}`` (None without one)."""
-    if not isinstance(fn.arg_attrs, ArrayAttr) or k >= len(fn.arg_attrs.data):
-        return None
-    attrs = fn.arg_attrs.data[k]
-    if not isinstance(attrs, DictionaryAttr):
-        return None
-    n = attrs.data.get(DIVISIBILITY)
-    return n.value.data if isinstance(n, IntegerAttr) else None
-
-
-def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
-    """Buffers for memref parameters, ints for ``index``/integer ones, and every scalar keeps
-    its divisibility promise; else an ``InterpretationError`` naming the parameter."""
-    name = fn.sym_name.data
-    params = fn.function_type.inputs.data
-    if len(args) != len(params):
-        raise InterpretationError(f"kernel @{name} takes {len(params)} arguments, got "
-                                  f"{len(args)}")
-    for k, (t, a) in enumerate(zip(params, args, strict=True)):
-        arg = fn.args[k].name_hint or f"arg{k}"
-        if isinstance(t, IndexType | IntegerType):
-            if not isinstance(a, int) or isinstance(a, bool):
-                raise InterpretationError(f"kernel @{name}: argument %{arg} is {t}; pass a "
-                                          f"Python int, not {type(a).__name__}")
-            if (n := divisibility_promise(fn, k)) is not None and a % n:
-                raise InterpretationError(
-                    f"kernel @{name}: argument %{arg} = {a} breaks its promise "
-                    f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")
-
-
-def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
-    """Whether ``fn`` (or, when it calls functions, the module) holds a ``gpu.barrier``."""
-    scope = interp.module if any(isinstance(op, func.CallOp) for op in fn.walk()) else fn
-    return any(isinstance(op, gpu.BarrierOp) for op in scope.walk())
-
 
 def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str,
-                args: tuple[Any, ...], cta: Sequence[ThreadState]) -> None:
+                args: tuple[Any, ...], cta: Sequence[ThreadState], lockstep: bool) -> None:
     """Run the threads of one CTA concurrently (``workers[k]`` runs ``cta[k]``), each
-    ``gpu.barrier`` synchronising them; the first error of any thread is raised."""
+    ``gpu.barrier`` synchronising them and, with ``lockstep``, the lanes of each warp meeting
+    at every warp-collective op; the first error of any thread is raised."""
     state = gpu_state(interp)
+    barrier = CtaBarrier(len(cta))
+    block = cta[0].block_id
+    warps = attach_warps(barrier, lambda w: f"warp {cta[WARP * w].linear_tid // WARP} of "
+                                            f"block {block}") if lockstep else ()
 
-    def body(k: int, barrier: CtaBarrier) -> None:
+    def body(k: int) -> None:
         w = workers[k]
-        w.set_data(RegcopyFunctions, "gpu", state.for_thread(cta[k], barrier))
+        warp = warps[k // WARP] if warps else None
+        w.set_data(RegcopyFunctions, "gpu", state.for_thread(cta[k], barrier, k, warp))
         w.call_op(kernel, args)
 
-    run_cta(len(cta), body)
+    run_cta(barrier, body)
 
 
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
            threads: Sequence[int] | None = None) -> None:
     """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
-    ``threads`` given) with ``args`` (``Buffer``s and Python ints, in parameter order).
+    ``threads`` given: whole warps when it has warp-collective ops) with ``args`` (``Buffer``s
+    and Python ints, in parameter order).
 
-    Without ``gpu.barrier`` the threads run one after another; with one, each CTA runs in
-    barrier phases (module docstring), CTAs one after another."""
+    Without ``gpu.barrier`` and warp-collective ops the threads run one after another; with
+    one, each CTA runs in barrier phases, its warps in lockstep at collective ops (module
+    docstring), CTAs one after another."""
     fn = kernel_func(interp, kernel)
     check_arguments(fn, args)
     block, grid = launch_config(interp, kernel)
+    lockstep = has_collectives(fn, interp)
     wanted = None if threads is None else set(threads)
+    if lockstep and wanted is not None and not whole_warps(block, wanted):
+        raise InterpretationError(f"kernel @{kernel} has warp-collective ops: threads= must "
+                                  "name whole warps")
     ctas: dict[Dim3, list[ThreadState]] = {}
     for th in threads_of(block, grid):
         if wanted is None or th.linear_tid in wanted:
             ctas.setdefault(th.block_id, []).append(th)
-    if not has_barrier(fn, interp):
+    if not (lockstep or has_barrier(fn, interp)):
         for cta in ctas.values():
             for th in cta:
                 set_thread(interp, th)
@@ -483,4 +442,4 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
         return
     workers = [make_interpreter(interp.module) for _ in range(block)]
     for cta in ctas.values():
-        _run_phased(interp, workers, kernel, tuple(args), cta)
+        _run_phased(interp, workers, kernel, tuple(args), cta, lockstep)
