@@ -3,6 +3,8 @@
 * Rotated rounds stay one full-warp ``LDS.128``/``STS.128`` a round, the selects are bitwise
   blends (``LOP3``), registers stay in registers (no ``LDL``/``STL``) and no per-lane
   branches appear (no more ``BRA`` than the plain rounds).
+* With the blend mask printed as integer arithmetic on the lane bit (``text_of`` given to
+  ``expression``), no blend goes through a predicate: no ``SEL`` at all.
 * Swizzled rounds with the hoisted swizzle: a warpgroup f16 tile G -> R -> S -> R -> G through
   ``swizzle<3,3,3>`` costs at most one instruction a round more than through a plain tile
   (the per-round XOR), and less than the full per-round swizzle.
@@ -12,12 +14,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 
 from copy_harness import lower
-from regcopy_backend.cuda import print_cuda
+from regcopy_backend.cuda import CudaPrinter, print_cuda
+from regcopy_backend.cuda_arith import expression
+from regcopy_backend.cuda_types import ctype
 from regcopy_backend.nvrtc import compile_cuda, disassemble
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
@@ -25,8 +33,24 @@ KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 
 
 
-def sass_ops(text: str, **options: object) -> Counter[str]:
-    source = print_cuda(lower(text, **options))
+class IntMaskPrinter(CudaPrinter):
+    """The CUDA printer passing ``text_of`` to ``expression``, so that a blend whose condition
+    is a truncated lane bit prints its mask from the integer bit."""
+
+    def print_arith(self, op: Operation) -> None:
+        args = [self.val(v) for v in op.operands]
+        self.assign(op, expression(op, args, lambda t: ctype(t, self.index_type), self.val))
+
+
+def int_mask_cuda(module: ModuleOp) -> str:
+    out = StringIO()
+    IntMaskPrinter(stream=out).print_module(module)
+    return out.getvalue()
+
+
+def sass_ops(text: str, printer: Callable[[ModuleOp], str] = print_cuda,
+             **options: object) -> Counter[str]:
+    source = printer(lower(text, **options))
     sass = disassemble(compile_cuda(source).cubin)
     return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
                               re.M))
@@ -48,6 +72,17 @@ def test_rotated_rounds_sass(name: str, rounds: int) -> None:
     assert kind(rotated, "BRA") <= kind(plain, "BRA")
     # blends: at least one LOP3 per 32-bit word of a round in one direction
     assert kind(rotated, "LOP3") - kind(plain, "LOP3") >= 4 * rounds
+
+
+@pytest.mark.parametrize("name", ["seed_f32_k8", "seed_f32_k16", "seed_f16_k16"])
+def test_blend_masks_from_lane_bits_need_no_predicate(name: str) -> None:
+    text = (KERNELS / f"{name}.mlir").read_text()
+    plain = sass_ops(text, bank_rotation="off")
+    bool_mask, int_mask = sass_ops(text), sass_ops(text, int_mask_cuda)
+    assert kind(plain, "SEL") == kind(int_mask, "SEL") == 0
+    assert kind(bool_mask, "SEL") > 0  # the predicate form: XOR, SEL, LOP3 per word pair
+    assert sum(int_mask.values()) < sum(bool_mask.values())
+    assert int_mask["LDS.128"] == plain["LDS.128"] and int_mask["STS.128"] == plain["STS.128"]
 
 
 def _tile(swizzled: bool) -> str:
