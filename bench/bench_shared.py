@@ -33,9 +33,7 @@ visible. ``--sass-only`` prints that without a GPU.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,14 +43,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "gpu"))
 
+sys.path.insert(0, str(ROOT / "bench"))
 from cases import bootstrap  # noqa: E402
+from sass_loops import sass_summary  # noqa: E402
 
 bootstrap()
 
 from xdsl.parser import Parser  # noqa: E402
 
 from regcopy_backend.cuda import print_cuda  # noqa: E402
-from regcopy_backend.nvrtc import compile_cuda, disassemble  # noqa: E402
 from regcopy_dialect.context import regcopy_context  # noqa: E402
 from regcopy_passes import banks  # noqa: E402
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
@@ -307,70 +306,6 @@ def hand_source(s: Shape, kind: str) -> str | None:
     return HAND.format(body=HAND_BODIES[kind].format(**fields), **fields)
 
 
-SASS_KINDS = ("LDS", "STS", "LOP3", "SEL", "LDL", "STL", "BRA", "BAR")
-SASS_LINE = re.compile(r"^\s+/\*([0-9a-f]+)\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
-LABEL = re.compile(r"^(\.L_x_\d+):")
-
-
-def sass_ops(sass: str) -> list[tuple[int, str, str]]:
-    """``(address, opcode, operands)`` of every instruction, labels as ``(address, ':', name)``."""
-    out: list[tuple[int, str, str]] = []
-    address = 0
-    for line in sass.splitlines():
-        label = LABEL.match(line)
-        if label:
-            out.append((address, ":", label.group(1)))
-            continue
-        m = SASS_LINE.match(line)
-        if m:
-            address = int(m.group(1), 16)
-            out.append((address, m.group(2), m.group(3)))
-    return out
-
-
-def main_loop(ops: list[tuple[int, str, str]]) -> list[str]:
-    """Opcodes of the loop (a backward ``BRA`` to a label) with the most shared accesses."""
-    labels = {name: i for i, (_, op, name) in enumerate(ops) if op == ":"}
-    best: list[str] = []
-    for i, (_, op, args) in enumerate(ops):
-        target = re.search(r"\((\.L_x_\d+)\)", args) if op == "BRA" else None
-        if target is None or labels.get(target.group(1), i) >= i:
-            continue
-        body = [o for _, o, _ in ops[labels[target.group(1)]:i + 1] if o != ":"]
-        if _shared(body) > _shared(best):
-            best = body
-    return best
-
-
-def _shared(ops: list[str]) -> int:
-    return sum(1 for o in ops if o.split(".")[0] in ("LDS", "STS"))
-
-
-def sass_summary(source: str) -> dict[str, Any]:
-    """Counts of the SASS instruction kinds that show whether a kernel is honest, in the whole
-    kernel and in its main loop (``loop``: instructions, shared accesses, LOP3, SEL)."""
-    try:
-        sass = disassemble(compile_cuda(source, options=("--diag-suppress=550,549",)).cubin)
-    except Exception:  # noqa: BLE001 - no nvdisasm here: the timing still stands
-        sass = ""
-    listing = sass_ops(sass)
-    ops = Counter(o for _, o, _ in listing if o != ":")
-    out: dict[str, Any] = {k: 0 for k in SASS_KINDS}
-    widths: Counter[str] = Counter()
-    for op, c in ops.items():
-        head = op.split(".")[0]
-        if head in out:
-            out[head] += c
-        if head in ("LDS", "STS"):
-            widths[op] += c
-    out["total"] = sum(ops.values())
-    out["widths"] = dict(widths)
-    loop = main_loop(listing)
-    heads = Counter(o.split(".")[0] for o in loop)
-    out["loop"] = (len(loop), heads["LDS"] + heads["STS"], heads["LOP3"], heads["SEL"])
-    return out
-
-
 @dataclass(frozen=True)
 class Variant:
     shape: Shape
@@ -431,6 +366,16 @@ def time_kernel(core: Any, dev: Any, stream: Any, source: str, ctas: int, iters:
     return best
 
 
+def table_row(v: Variant, sass: dict[str, Any], frac: float | None) -> str:
+    share = f"{frac:6.3f}x" if frac is not None else "    n/a"
+    text = (f"{sass['total']:5} {sass['LDS']:3} {sass['STS']:3} "
+            f"{sass['LDL'] + sass['STL']:3} {sass['BRA']:3}")
+    n, acc, lop3, sel = sass["loop"]
+    loop = f"{n:4}/{acc:<3} {lop3:4} {sel:3}"
+    return (f"| {v.shape.name:25} | {v.kind:10} | {v.label:24} | {share} | {text:31} | "
+            f"{loop:22} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ctas-per-sm", type=int, default=4)
@@ -441,7 +386,6 @@ def main() -> int:
                     "default banks.SELECT_WEIGHT) where it picks another rotation")
     args = ap.parse_args()
     vs = variants(args.select_weight)
-    rows: list[tuple[Variant, dict[str, Any], float | None]] = []
     run: Callable[[Variant], float | None] = lambda v: None  # noqa: E731
     peak = 0.0
     header = "SASS only (no GPU timing)"
@@ -468,22 +412,14 @@ def main() -> int:
             moved = ctas * args.iters * TRANSFERS[v.kind] * v.shape.tile_bytes
             return moved / (ms * 1e-3) / peak
 
-    for v in vs:
-        rows.append((v, sass_summary(v.source), run(v)))
     print(header)
     print("SASS: the whole kernel (instructions, LDS, STS, LDL+STL, BRA) and its main loop "
           "(instructions / 128-bit shared accesses, LOP3, SEL)")
     print(f"| {'layout':25} | {'kernel':10} | {'variant':24} | {'of peak':>7} | "
           f"{'kernel: all LDS STS LDL/STL BRA':31} | {'loop: all/acc LOP3 SEL':22} |")
-    print(f"|{'-' * 27}|{'-' * 12}|{'-' * 26}|{'-' * 9}|{'-' * 33}|{'-' * 24}|")
-    for v, sass, frac in rows:
-        share = f"{frac:6.3f}x" if frac is not None else "    n/a"
-        text = (f"{sass['total']:5} {sass['LDS']:3} {sass['STS']:3} "
-                f"{sass['LDL'] + sass['STL']:3} {sass['BRA']:3}")
-        n, acc, lop3, sel = sass["loop"]
-        loop = f"{n:4}/{acc:<3} {lop3:4} {sel:3}"
-        print(f"| {v.shape.name:25} | {v.kind:10} | {v.label:24} | {share} | {text:31} | "
-              f"{loop:22} |")
+    print(f"|{'-' * 27}|{'-' * 12}|{'-' * 26}|{'-' * 9}|{'-' * 33}|{'-' * 24}|", flush=True)
+    for v in vs:
+        print(table_row(v, sass_summary(v.source), run(v)), flush=True)
     return 0
 
 
