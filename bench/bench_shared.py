@@ -45,9 +45,10 @@ sys.path.insert(0, str(ROOT / "test" / "gpu"))
 
 sys.path.insert(0, str(ROOT / "bench"))
 from cases import bootstrap  # noqa: E402
-from sass_loops import sass_summary  # noqa: E402
 
 bootstrap()
+
+from sass_loops import sass_summary  # noqa: E402
 
 from xdsl.parser import Parser  # noqa: E402
 
