@@ -4,7 +4,8 @@
   blends (``LOP3``), registers stay in registers (no ``LDL``/``STL``) and no per-lane
   branches appear (no more ``BRA`` than the plain rounds).
 * With the blend mask printed as integer arithmetic on the lane bit (``text_of`` given to
-  ``expression``), no blend goes through a predicate: no ``SEL`` at all.
+  ``expression``), no blend goes through a predicate: ``SEL`` only for the few scalar selects
+  of the hoisted S offsets.
 * Swizzled rounds with the hoisted swizzle: a warpgroup f16 tile G -> R -> S -> R -> G through
   ``swizzle<3,3,3>`` costs at most one instruction a round more than through a plain tile
   (the per-round XOR), and less than the full per-round swizzle.
@@ -19,7 +20,8 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.ir import Operation
 
 from copy_harness import lower
@@ -79,8 +81,12 @@ def test_blend_masks_from_lane_bits_need_no_predicate(name: str) -> None:
     text = (KERNELS / f"{name}.mlir").read_text()
     plain = sass_ops(text, bank_rotation="off")
     bool_mask, int_mask = sass_ops(text), sass_ops(text, int_mask_cuda)
-    assert kind(plain, "SEL") == kind(int_mask, "SEL") == 0
-    assert kind(bool_mask, "SEL") > 0  # the predicate form: XOR, SEL, LOP3 per word pair
+    # a SEL may remain for the scalar selects of the hoisted S offsets (once per copy), none
+    # for the blends: the predicate form has one SEL per word pair on top
+    scalar_selects = sum(1 for op in lower(text).walk() if isinstance(op, arith.SelectOp)
+                         and not isinstance(op.result.type, VectorType))
+    assert kind(plain, "SEL") == 0 and kind(int_mask, "SEL") <= scalar_selects
+    assert kind(bool_mask, "SEL") >= kind(int_mask, "SEL") + 4
     assert sum(int_mask.values()) < sum(bool_mask.values())
     assert int_mask["LDS.128"] == plain["LDS.128"] and int_mask["STS.128"] == plain["STS.128"]
 
