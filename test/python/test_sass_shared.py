@@ -35,18 +35,32 @@ KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 
 
 
-class IntMaskPrinter(CudaPrinter):
-    """The CUDA printer passing ``text_of`` to ``expression``, so that a blend whose condition
-    is a truncated lane bit prints its mask from the integer bit."""
+class MaskPrinter(CudaPrinter):
+    """The CUDA printer with ``expression`` given ``text_of`` (``int_mask``: a blend whose
+    condition is a truncated lane bit prints its mask from the integer bit) or not (the mask
+    comes from the ``bool``), whatever ``cuda.py`` itself passes."""
+
+    int_mask: bool = False
 
     def print_arith(self, op: Operation) -> None:
         args = [self.val(v) for v in op.operands]
-        self.assign(op, expression(op, args, lambda t: ctype(t, self.index_type), self.val))
+        text_of = self.val if self.int_mask else None
+        self.assign(op, expression(op, args, lambda t: ctype(t, self.index_type), text_of))
+
+
+class IntMaskPrinter(MaskPrinter):
+    int_mask = True
 
 
 def int_mask_cuda(module: ModuleOp) -> str:
     out = StringIO()
     IntMaskPrinter(stream=out).print_module(module)
+    return out.getvalue()
+
+
+def bool_mask_cuda(module: ModuleOp) -> str:
+    out = StringIO()
+    MaskPrinter(stream=out).print_module(module)
     return out.getvalue()
 
 
@@ -80,7 +94,7 @@ def test_rotated_rounds_sass(name: str, rounds: int) -> None:
 def test_blend_masks_from_lane_bits_need_no_predicate(name: str) -> None:
     text = (KERNELS / f"{name}.mlir").read_text()
     plain = sass_ops(text, bank_rotation="off")
-    bool_mask, int_mask = sass_ops(text), sass_ops(text, int_mask_cuda)
+    bool_mask, int_mask = sass_ops(text, bool_mask_cuda), sass_ops(text, int_mask_cuda)
     # a SEL may remain for the scalar selects of the hoisted S offsets (once per copy), none
     # for the blends: the predicate form has one SEL per word pair on top
     scalar_selects = sum(1 for op in lower(text).walk() if isinstance(op, arith.SelectOp)
