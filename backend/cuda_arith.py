@@ -1,8 +1,9 @@
 """``arith`` ops as CUDA C++ expressions.
 
-``expression(op, args, ctype_of)`` returns the right-hand side for the op's single result,
-given the C text of its operands. Operands are named values or literals, never compound
-expressions, so repeating one (``a / b - (a % b != 0 ...)``) is safe.
+``expression(op, args, ctype_of, text_of)`` returns the right-hand side for the op's single
+result, given the C text of its operands (``text_of`` gives the C text of any printed value,
+for the few ops that look through an operand's definition). Operands are named values or
+literals, never compound expressions, so repeating one (``a / b - (a % b != 0 ...)``) is safe.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from xdsl.dialects.builtin import (
     IntegerType,
     VectorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from regcopy_backend.cuda_address import int_literal
 from regcopy_backend.cuda_types import INDEX_64, is_bit_pattern
 
 CType = Callable[[Attribute], str]
+ValueText = Callable[[SSAValue], str]
 
 BINARY_INT: dict[type[Operation], str] = {
     arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/",
@@ -80,11 +82,18 @@ def _narrowed(result_type: str, text: str) -> str:
     return f"({result_type})({text})" if result_type in NARROW else text
 
 
-def expression(op: Operation, args: Sequence[str], ctype_of: CType) -> str:
-    """The C expression computing the single result of the arith ``op``."""
+def expression(op: Operation, args: Sequence[str], ctype_of: CType,
+               text_of: ValueText | None = None) -> str:
+    """The C expression computing the single result of the arith ``op`` (``text_of``: the C
+    text of a printed value; without it, no op looks through its operands' definitions)."""
     t = op.results[0].type
     rt = ctype_of(t)
     kind = type(op)
+    if isinstance(t, VectorType) and kind in BITWISE:
+        return vector_bitwise(rt, BITWISE[kind], args[0], args[1])
+    if isinstance(t, VectorType) and not isinstance(op, arith.SelectOp):
+        raise ArithError(f"is not supported on vectors by the CUDA target (bitwise and, or, "
+                         f"xor and select only), got {t}")
     if kind in BINARY_INT:
         return _narrowed(rt, f"{args[0]} {BINARY_INT[kind]} {args[1]}")
     if kind in UNSIGNED_INT:
@@ -95,14 +104,17 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType) -> str:
         return f"{args[0]} {BINARY_FLOAT[kind]} {args[1]}"
     if isinstance(op, CASTS):
         _float_check(op)
+        if rt == "bool" and isinstance(op, arith.TruncIOp | arith.IndexCastOp):
+            return f"(bool)({args[0]} & 1)"  # truncation keeps bit 0 (C's (bool) tests != 0)
         return f"({rt}){args[0]}"
     if isinstance(op, UNSIGNED_CASTS):
         _float_check(op)
         return f"({rt})({unsigned_of(op.operands[0].type, ctype_of)}){args[0]}"
-    return _special(op, args, t, rt, ctype_of)
+    return _special(op, args, t, rt, ctype_of, text_of)
 
 
-def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of: CType) -> str:
+def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of: CType,
+             text_of: ValueText | None) -> str:
     a, b = (list(args) + ["", ""])[:2]
     u = unsigned_of(t, ctype_of) if isinstance(t, IntegerType | IndexType) else ""
     match op:
@@ -127,7 +139,7 @@ def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of
                 return f"({ut}){a} {CMPI[pred]} ({ut}){b}"
             return f"{a} {CMPI[pred]} {b}"
         case arith.SelectOp() if isinstance(t, VectorType):
-            return vector_blend(rt, a, b, args[2])
+            return vector_blend(rt, blend_mask(op, a, text_of), b, args[2])
         case arith.SelectOp():
             return f"{a} ? {b} : {args[2]}"
         case arith.NegfOp():
@@ -141,19 +153,57 @@ def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of
             raise ArithError("is not supported by the CUDA target")
 
 
+BITWISE: dict[type[Operation], str] = {arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^"}
+"""Integer ops that act on each bit alone: on a vector they are the same op on its 32-bit words
+(lane boundaries do not matter), so the CUDA target prints them on vectors too."""
+
 VECTOR_WORDS: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"),
                                            "uint2": (".x", ".y"), "uint32_t": ("",)}
 """32-bit words of the transfer types that have them (member suffixes)."""
 
 
-def vector_blend(rt: str, cond: str, a: str, b: str) -> str:
+def vector_bitwise(rt: str, c_op: str, a: str, b: str) -> str:
+    """A bitwise ``a c_op b`` on vectors (transfer type ``rt``): word by word for
+    ``uint4``/``uint2``, one operation on the narrower transfer types."""
+    if rt in ("uint4", "uint2"):
+        return "{" + ", ".join(f"{a}{w} {c_op} {b}{w}" for w in VECTOR_WORDS[rt]) + "}"
+    return f"({rt})({a} {c_op} {b})"
+
+
+def truncated_bit(cond: SSAValue) -> SSAValue | None:
+    """The integer ``x`` when ``cond`` is ``trunci``/``index_cast`` of ``x`` to ``i1`` (so
+    ``cond`` is bit 0 of ``x``), else None."""
+    owner = cond.owner
+    if isinstance(owner, arith.TruncIOp | arith.IndexCastOp):
+        source = owner.operands[0]
+        if isinstance(source.type, IntegerType | IndexType):
+            return source
+    return None
+
+
+def blend_mask(op: arith.SelectOp, cond: str, text_of: ValueText | None) -> str:
+    """The all-ones-when-true 32-bit mask of a vector select: ``0u - (unsigned)(x & 1)`` when
+    the condition is bit 0 of an integer ``x`` (``truncated_bit``) and ``text_of`` names it,
+    else ``0u - (unsigned)cond``.
+
+    The difference is in SASS: from a ``bool``, NVVM rewrites ``y & -(unsigned)c`` into a
+    select on a predicate, and each blended word costs ``LOP3`` + ``SEL`` + ``LOP3``; from
+    integer arithmetic on ``x``, the mask is one register and each word one 3-input ``LOP3``."""
+    source = truncated_bit(op.cond)
+    if source is not None and text_of is not None:
+        return f"(0u - (unsigned)({text_of(source)} & 1))"
+    return f"(0u - (unsigned){cond})"
+
+
+def vector_blend(rt: str, mask: str, a: str, b: str) -> str:
     """``cond ? a : b`` on a vector (its transfer type ``rt``) as a bitwise blend per 32-bit
-    word, ``b ^ ((a ^ b) & m)`` with ``m = 0u - (unsigned)cond`` (all ones when ``cond``).
+    word, ``b ^ ((a ^ b) & m)`` with ``mask`` the C text of ``m`` (all ones when ``cond``,
+    ``blend_mask``).
 
     Written as ``c ? a : b``, ptxas turned such selects into predicated duplicate stores or
-    per-lane branches (issue 8); the blend stays one ``LOP3`` per word. 16- and 8-bit vectors
+    per-lane branches (issue 8); the blend stays bitwise per word. 16- and 8-bit vectors
     blend in ``unsigned`` and cast back."""
-    m = f"(0u - (unsigned){cond})"
+    m = mask
     if rt in VECTOR_WORDS:
         words = [f"{b}{w} ^ (({a}{w} ^ {b}{w}) & {m})" for w in VECTOR_WORDS[rt]]
         return words[0] if rt == "uint32_t" else "{" + ", ".join(words) + "}"

@@ -5,32 +5,37 @@
 
 For each layout (256-thread CTAs, ``(8,32,k):(1@warpid,1@laneid,1)``: 32-bit k=8, 32-bit
 k=16, 16-bit k=16; and a 128-thread warpgroup 16-bit ``(128,64):(1@tid_in_wg,1)`` tile through
-``swizzle<3,3,3>``) three kernels loop ``iters`` times over two shared tiles (which tile an iteration
-uses depends on data computed in the loop, so no load is loop-invariant and no store is
-provably overwritten: without that, ptxas hoisted the loads and dropped stores, showing
-"2x of peak"):
+``swizzle<3,3,3>``) three kernels loop ``iters`` times over two shared tiles. Which tile an
+iteration uses depends on data the loop computes (element 0 of the register array it carries),
+so no load is loop-invariant and no store provably overwritten: without that, ptxas hoisted
+the loads and dropped stores, showing "2x of peak".
 
 * ``round trip``: S[p] -> R -> S[1-p], a barrier per iteration (2 tile transfers);
-* ``load only``: S[p] -> R, each register folded into an accumulator ``a = a*31 + r`` (order
-  matters, so the selects of rotated rounds cannot cancel); the accumulator is written out;
-* ``store only``: each register updated ``r = r*31 + it``, then R -> S[p].
+* ``load only``: S[p] -> R, then each 32-bit word of R XORed into its own accumulator word
+  (one ``LOP3`` a word, no chain across words: the loop is bound by the loads, not by
+  arithmetic; an earlier ``a = a*31 + r`` chain over the elements made every single-direction
+  loop latency-bound, even conflict-free ones); the accumulators are folded into the output;
+* ``store only``: the iteration number XORed into each 32-bit word of R, then R -> S[p].
+
+The registers are worked on as 16-byte vectors whatever the element width (a bitwise op on a
+word is the lane-wise op), so 16-bit elements cost the same arithmetic as 32-bit ones.
 
 Each runs as lowered by ``lower-reg-copy`` with ``bank-rotation=auto`` and ``off``, beside a
-hand-written CUDA kernel of the plain pattern (thread t moves its row with uint4 accesses).
-Throughput is bytes through shared memory per second over the peak of 128 B/clock/SM (SM
-count and clock read from the device), all in the same run. Element types are integers of
-the same width as f32/f16 (the CUDA target does arithmetic on them; the banks see bytes).
-The SASS of every kernel is summarised (LDS/STS counts, LOP3, LDL/STL, BRA) so that an
-elided or spilled kernel is visible. ``--sass-only`` prints that without a GPU.
+hand-written CUDA kernel of the same shape with the plain pattern (thread t moves its row with
+uint4 accesses). Throughput is bytes through shared memory per second over the peak of
+128 B/clock/SM (SM count and clock read from the device), all in the same run. Element types
+are integers of the same width as f32/f16 (the banks see bytes). The SASS of every kernel is
+summarised: LDS/STS, LDL/STL and BRA in the whole kernel, and the main loop's instructions per
+128-bit shared access, LOP3 and SEL, so that an elided, spilled or issue-bound kernel is
+visible. ``--sass-only`` prints that without a GPU.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,15 +43,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "gpu"))
 
+sys.path.insert(0, str(ROOT / "bench"))
 from cases import bootstrap  # noqa: E402
 
 bootstrap()
 
+from sass_loops import sass_summary  # noqa: E402
+
 from xdsl.parser import Parser  # noqa: E402
 
 from regcopy_backend.cuda import print_cuda  # noqa: E402
-from regcopy_backend.nvrtc import compile_cuda, disassemble  # noqa: E402
 from regcopy_dialect.context import regcopy_context  # noqa: E402
+from regcopy_passes import banks  # noqa: E402
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
 
 
@@ -80,6 +88,16 @@ class Shape:
         """Elements per thread (one row)."""
         return self.r_shape[-1]
 
+    @property
+    def chunk(self) -> int:
+        """Elements per 16-byte chunk (one 128-bit access)."""
+        return 16 // self.elem_bytes
+
+    @property
+    def rounds(self) -> int:
+        """16-byte chunks per thread."""
+        return self.row // self.chunk
+
 
 SHAPES = (
     Shape("32-bit k=8", "(8,32,8):(1@warpid,1@laneid,1)", (8, 32, 8), "i32", 256, "cta"),
@@ -99,15 +117,21 @@ def _types(s: Shape) -> dict[str, str]:
                 "swizzle<3,3,3>>, "
     else:
         s_lay = ""
-    idx = {3: "%w, %l, %j", 2: "%t, %j"}[rank]
+    local = "#regcopy.mem<local>"
     return {
-        "R": f"memref<{dims}x{s.dtype}, #regcopy.layout<{s.r_layout}>, #regcopy.mem<local>>",
+        "R": f"memref<{dims}x{s.dtype}, #regcopy.layout<{s.r_layout}>, {local}>",
         "S": f"memref<{s_dims}x{s.dtype}, {s_lay}#regcopy.mem<shared>>",
-        "A": f"memref<{s.block}x{s.dtype}, #regcopy.layout<{s.block}:1@tx>, #regcopy.mem<local>>",
+        "ACC": f"memref<{s.block}x{s.row}x{s.dtype}, #regcopy.layout<({s.block},{s.row}):"
+               f"(1@tx,1)>, {local}>",
+        "X": f"memref<{s.block}x{s.chunk}x{s.dtype}, #regcopy.layout<({s.block},{s.chunk}):"
+             f"(1@tx,1)>, {local}>",
+        "A": f"memref<{s.block}x{s.dtype}, #regcopy.layout<{s.block}:1@tx>, {local}>",
+        "flat": f"memref<{s.row}x{s.dtype}, {local}>",
+        "xflat": f"memref<{s.chunk}x{s.dtype}, {local}>",
+        "vec": f"vector<{s.chunk}x{s.dtype}>",
         "region": ", ".join(["%row"] + ["0"] * (rank - 1)),
         "other": ", ".join(["%orow"] + ["0"] * (rank - 1)),
         "sizes": ", ".join(map(str, s.r_shape)),
-        "ridx": idx,
     }
 
 
@@ -115,34 +139,48 @@ HEAD = """func.func @{name}(%out: memref<{block}x{dtype}, #regcopy.mem<global>>,
     attributes {{regcopy.launch = #regcopy.launch<block = {block}, grid = [1]>}} {{
   %S = memref.alloca() : {S}
   %R = memref.alloca() : {R}
+  %ACC = memref.alloca() : {ACC}
+  %X = memref.alloca() : {X}
   %A = memref.alloca() : {A}
+  %Rs = regcopy.storage %R : {R} -> {flat}
+  %ACCs = regcopy.storage %ACC : {ACC} -> {flat}
+  %Xs = regcopy.storage %X : {X} -> {xflat}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c32 = arith.constant 32 : index
-  %c128 = arith.constant 128 : index
+  %cchunk = arith.constant {chunk} : index
+  %crounds = arith.constant {rounds} : index
   %ctile = arith.constant {tile0} : index
   %ck = arith.constant {k} : index
-  %w = arith.divsi %tid, %c32 : index
-  %l = arith.remsi %tid, %c32 : index
-  %t = arith.remsi %tid, %c128 : index
-  %k31 = arith.constant 31 : {dtype}
   %z = arith.constant 0 : {dtype}
-  memref.store %z, %A[%tid] : {A}
+  scf.for %e = %c0 to %ck step %c1 {{
+    %te = arith.addi %tid, %e : index
+    %tv = arith.index_cast %te : index to {dtype}
+    memref.store %tv, %Rs[%e] : {flat}
+    memref.store %z, %ACCs[%e] : {flat}
+  }}
+  scf.for %e = %c0 to %cchunk step %c1 {{
+    memref.store %z, %Xs[%e] : {xflat}
+  }}
   scf.for %it = %c0 to %n step %c1 {{
-    %a0 = memref.load %A[%tid] : {A}
-    %a0i = arith.index_cast %a0 : {dtype} to index
-    %mix = arith.addi %a0i, %it : index
-    %p = arith.remsi %mix, %c2 : index
-    %pp = arith.muli %p, %p : index
-    %row = arith.muli %pp, %ctile : index
+    %m0 = memref.load {state}[%c0] : {flat}
+    %m0i = arith.index_cast %m0 : {dtype} to index
+    %mix = arith.addi %m0i, %it : index
+    %p = arith.andi %mix, %c1 : index
+    %row = arith.muli %p, %ctile : index
     %q = arith.subi %c1, %p : index
     %orow = arith.muli %q, %ctile : index
 {body}
   }}
-  %acc = memref.load %A[%tid] : {A}
-  memref.store %acc, %out[%tid] : memref<{block}x{dtype}, #regcopy.mem<global>>
+  memref.store %z, %A[%tid] : {A}
+  scf.for %e = %c0 to %ck step %c1 {{
+    %r = memref.load {state}[%e] : {flat}
+    %s = memref.load %A[%tid] : {A}
+    %s1 = arith.xori %s, %r : {dtype}
+    memref.store %s1, %A[%tid] : {A}
+  }}
+  %res = memref.load %A[%tid] : {A}
+  memref.store %res, %out[%tid] : memref<{block}x{dtype}, #regcopy.mem<global>>
   func.return
 }}
 """
@@ -154,26 +192,35 @@ BODIES = {
     "gpu.barrier"() : () -> ()""",
     "load only": """\
     regcopy.copy {scope} %S[{region}] [{sizes}] -> %R : {S} -> {R}
-    scf.for %j = %c0 to %ck step %c1 {{
-      %v = memref.load %R[{ridx}] : {R}
-      %a = memref.load %A[%tid] : {A}
-      %a31 = arith.muli %a, %k31 : {dtype}
-      %a2 = arith.addi %a31, %v : {dtype}
-      memref.store %a2, %A[%tid] : {A}
+    scf.for %f = %c0 to %crounds step %c1 {{
+      %e = arith.muli %f, %cchunk : index
+      %v = vector.load %Rs[%e] : {flat}, {vec}
+      %a = vector.load %ACCs[%e] : {flat}, {vec}
+      %a2 = arith.xori %a, %v : {vec}
+      vector.store %a2, %ACCs[%e] : {flat}, {vec}
     }}""",
     "store only": """\
     %iti = arith.index_cast %it : index to {dtype}
-    scf.for %j = %c0 to %ck step %c1 {{
-      %v = memref.load %R[{ridx}] : {R}
-      %v31 = arith.muli %v, %k31 : {dtype}
-      %v2 = arith.addi %v31, %iti : {dtype}
-      memref.store %v2, %R[{ridx}] : {R}
-      %s = memref.load %A[%tid] : {A}
-      %s2 = arith.addi %s, %v2 : {dtype}
-      memref.store %s2, %A[%tid] : {A}
+    scf.for %w = %c0 to %cchunk step %c1 {{
+      memref.store %iti, %Xs[%w] : {xflat}
+    }}
+    %x = vector.load %Xs[%c0] : {xflat}, {vec}
+    scf.for %f = %c0 to %crounds step %c1 {{
+      %e = arith.muli %f, %cchunk : index
+      %v = vector.load %Rs[%e] : {flat}, {vec}
+      %v2 = arith.xori %v, %x : {vec}
+      vector.store %v2, %Rs[%e] : {flat}, {vec}
     }}
     regcopy.copy {scope} %R -> %S[{region}] [{sizes}] : {R} -> {S}""",
 }
+"""The loop bodies. The registers are worked on in 16-byte chunks XORed word by word (one
+``LOP3`` per 32-bit word, whatever the element width; no chain across words): the load-only
+loop folds each loaded word into its own accumulator, the store-only loop XORs the iteration
+number into each word before the stores."""
+
+STATE = {"round trip": "ACC", "load only": "ACC", "store only": "R"}
+"""The register array a loop carries from one iteration to the next: the tile choice of an
+iteration reads its element 0, and it is folded (XOR) into the kernel's output at the end."""
 
 TRANSFERS = {"round trip": 2, "load only": 1, "store only": 1}
 
@@ -182,7 +229,7 @@ def kernel_ir(s: Shape, kind: str) -> str:
     t = _types(s)
     body = BODIES[kind].format(scope=s.scope, dtype=s.dtype, **t)
     return HEAD.format(name="k", block=s.block, dtype=s.dtype, tile0=s.r_shape[0], k=s.row,
-                       body=body, **t)
+                       chunk=s.chunk, rounds=s.rounds, state=f"%{STATE[kind]}s", body=body, **t)
 
 
 def lowered_source(s: Shape, kind: str, rotation: str) -> str:
@@ -195,21 +242,31 @@ def lowered_source(s: Shape, kind: str, rotation: str) -> str:
 
 HAND = """
 typedef unsigned int uint32_t;
+typedef unsigned short uint16_t;
 // the plain pattern by hand: thread t of the CTA owns row t ({row_bytes} bytes), uint4 rounds
 extern "C" __global__ void __launch_bounds__({block}) k({ct}* __restrict__ out, int n) {{
   __shared__ alignas(128) {ct} S[{elems2}];
   alignas(16) {ct} R[{row}];
-  {ct} a = 0;
+  alignas(16) {ct} ACC[{row}];
+  alignas(16) {ct} X[{chunk}];
   const int t = threadIdx.x;
+  #pragma unroll
+  for (int e = 0; e < {row}; ++e) {{ R[e] = ({ct})(t + e); ACC[e] = 0; }}
+  #pragma unroll
+  for (int e = 0; e < {chunk}; ++e) X[e] = 0;
+  uint4* r = reinterpret_cast<uint4*>(R);
+  uint4* acc = reinterpret_cast<uint4*>(ACC);
   for (int it = 0; it < n; ++it) {{
-    const int m = (int)a + it;
-    const int p = (m % 2) * (m % 2);
+    const int m = (int){state}[0] + it;
+    const int p = m & 1;
     uint4* tile = reinterpret_cast<uint4*>(&S[p * {elems} + t * {row}]);
     uint4* other = reinterpret_cast<uint4*>(&S[(1 - p) * {elems} + t * {row}]);
-    uint4* r = reinterpret_cast<uint4*>(R);
 {body}
   }}
-  out[t] = a;
+  {ct} s = 0;
+  #pragma unroll
+  for (int e = 0; e < {row}; ++e) s ^= {state}[e];
+  out[t] = s;
 }}
 """
 
@@ -224,10 +281,17 @@ HAND_BODIES = {
     #pragma unroll
     for (int f = 0; f < {rounds}; ++f) r[f] = tile[f];
     #pragma unroll
-    for (int j = 0; j < {row}; ++j) a = a * 31 + R[j];""",
+    for (int f = 0; f < {rounds}; ++f) {{
+      acc[f].x ^= r[f].x; acc[f].y ^= r[f].y; acc[f].z ^= r[f].z; acc[f].w ^= r[f].w;
+    }}""",
     "store only": """\
     #pragma unroll
-    for (int j = 0; j < {row}; ++j) {{ R[j] = R[j] * 31 + ({ct})it; a += R[j]; }}
+    for (int e = 0; e < {chunk}; ++e) X[e] = ({ct})it;
+    const uint4 x = *reinterpret_cast<const uint4*>(X);
+    #pragma unroll
+    for (int f = 0; f < {rounds}; ++f) {{
+      r[f].x ^= x.x; r[f].y ^= x.y; r[f].z ^= x.z; r[f].w ^= x.w;
+    }}
     #pragma unroll
     for (int f = 0; f < {rounds}; ++f) tile[f] = r[f];""",
 }
@@ -237,34 +301,10 @@ def hand_source(s: Shape, kind: str) -> str | None:
     if s.swizzle:
         return None
     ct = {4: "int", 2: "short"}[s.elem_bytes]
-    row_bytes = s.row * s.elem_bytes
-    fields = dict(ct=ct, row=s.row, rounds=row_bytes // 16, row_bytes=row_bytes,
-                  block=s.block, elems=s.block * s.row, elems2=2 * s.block * s.row)
+    fields = dict(ct=ct, row=s.row, rounds=s.rounds, row_bytes=s.row * s.elem_bytes,
+                  block=s.block, elems=s.block * s.row, elems2=2 * s.block * s.row,
+                  chunk=s.chunk, state=STATE[kind])
     return HAND.format(body=HAND_BODIES[kind].format(**fields), **fields)
-
-
-SASS_KINDS = ("LDS", "STS", "LOP3", "LDL", "STL", "BRA", "BAR")
-
-
-def sass_summary(source: str) -> dict[str, Any]:
-    """Counts of the SASS instruction kinds that show whether a kernel is honest."""
-    try:
-        sass = disassemble(compile_cuda(source, options=("--diag-suppress=550,549",)).cubin)
-    except Exception:  # noqa: BLE001 - no nvdisasm here: the timing still stands
-        sass = ""
-    ops = Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
-                             re.M))
-    out: dict[str, Any] = {k: 0 for k in SASS_KINDS}
-    widths: Counter[str] = Counter()
-    for op, c in ops.items():
-        head = op.split(".")[0]
-        if head in out:
-            out[head] += c
-        if head in ("LDS", "STS"):
-            widths[op] += c
-    out["total"] = sum(ops.values())
-    out["widths"] = dict(widths)
-    return out
 
 
 @dataclass(frozen=True)
@@ -275,7 +315,20 @@ class Variant:
     source: str
 
 
-def variants() -> list[Variant]:
+@contextmanager
+def select_weight(weight: float) -> Iterator[None]:
+    """``banks.SELECT_WEIGHT`` set to ``weight`` for the duration (calibration rows only)."""
+    saved = banks.SELECT_WEIGHT
+    banks.SELECT_WEIGHT = weight
+    try:
+        yield
+    finally:
+        banks.SELECT_WEIGHT = saved
+
+
+def variants(weights: Sequence[float] = ()) -> list[Variant]:
+    """Hand-written, rotation off and auto for every layout and kernel, and for each of
+    ``weights``, ``auto`` with that select weight where it changes the chosen rotation."""
     out: list[Variant] = []
     for s in SHAPES:
         for kind in BODIES:
@@ -283,8 +336,13 @@ def variants() -> list[Variant]:
             if hand is not None:
                 out.append(Variant(s, kind, "hand-written plain", hand))
             out.append(Variant(s, kind, "regcopy rotation=off", lowered_source(s, kind, "off")))
-            out.append(Variant(s, kind, "regcopy rotation=auto",
-                               lowered_source(s, kind, "auto")))
+            auto = lowered_source(s, kind, "auto")
+            out.append(Variant(s, kind, "regcopy rotation=auto", auto))
+            for w in weights:
+                with select_weight(w):
+                    other = lowered_source(s, kind, "auto")
+                if other != auto:
+                    out.append(Variant(s, kind, f"auto, select weight {w:g}", other))
     return out
 
 
@@ -309,14 +367,26 @@ def time_kernel(core: Any, dev: Any, stream: Any, source: str, ctas: int, iters:
     return best
 
 
+def table_row(v: Variant, sass: dict[str, Any], frac: float | None) -> str:
+    share = f"{frac:6.3f}x" if frac is not None else "    n/a"
+    text = (f"{sass['total']:5} {sass['LDS']:3} {sass['STS']:3} "
+            f"{sass['LDL'] + sass['STL']:3} {sass['BRA']:3}")
+    n, acc, lop3, sel = sass["loop"]
+    loop = f"{n:4}/{acc:<3} {lop3:4} {sel:3}"
+    return (f"| {v.shape.name:25} | {v.kind:10} | {v.label:24} | {share} | {text:31} | "
+            f"{loop:22} |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ctas-per-sm", type=int, default=4)
     ap.add_argument("--iters", type=int, default=4096)
     ap.add_argument("--sass-only", action="store_true")
+    ap.add_argument("--select-weight", type=float, action="append", default=[],
+                    help="also time bank-rotation=auto with this select cost (in wavefronts; "
+                    "default banks.SELECT_WEIGHT) where it picks another rotation")
     args = ap.parse_args()
-    vs = variants()
-    rows: list[tuple[Variant, dict[str, Any], float | None]] = []
+    vs = variants(args.select_weight)
     run: Callable[[Variant], float | None] = lambda v: None  # noqa: E731
     peak = 0.0
     header = "SASS only (no GPU timing)"
@@ -343,17 +413,14 @@ def main() -> int:
             moved = ctas * args.iters * TRANSFERS[v.kind] * v.shape.tile_bytes
             return moved / (ms * 1e-3) / peak
 
-    for v in vs:
-        rows.append((v, sass_summary(v.source), run(v)))
     print(header)
-    print(f"| {'layout':25} | {'kernel':10} | {'variant':22} | {'of peak':>7} | "
-          f"{'SASS: total LDS STS LOP3 LDL/STL BRA':38} |")
-    print(f"|{'-' * 27}|{'-' * 12}|{'-' * 24}|{'-' * 9}|{'-' * 40}|")
-    for v, sass, frac in rows:
-        share = f"{frac:6.3f}x" if frac is not None else "    n/a"
-        text = (f"{sass['total']:5} {sass['LDS']:3} {sass['STS']:3} {sass['LOP3']:4} "
-                f"{sass['LDL'] + sass['STL']:3} {sass['BRA']:3} {sass['widths']}")
-        print(f"| {v.shape.name:25} | {v.kind:10} | {v.label:22} | {share} | {text:38} |")
+    print("SASS: the whole kernel (instructions, LDS, STS, LDL+STL, BRA) and its main loop "
+          "(instructions / 128-bit shared accesses, LOP3, SEL)")
+    print(f"| {'layout':25} | {'kernel':10} | {'variant':24} | {'of peak':>7} | "
+          f"{'kernel: all LDS STS LDL/STL BRA':31} | {'loop: all/acc LOP3 SEL':22} |")
+    print(f"|{'-' * 27}|{'-' * 12}|{'-' * 26}|{'-' * 9}|{'-' * 33}|{'-' * 24}|", flush=True)
+    for v in vs:
+        print(table_row(v, sass_summary(v.source), run(v)), flush=True)
     return 0
 
 

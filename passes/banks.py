@@ -160,11 +160,15 @@ def bank_report(plan: CopyPlan, element_bytes: int, rotation: Rotation = NO_ROTA
 
 # ---- choosing a rotation ----------------------------------------------------------------------
 
-SELECT_WEIGHT = 0.5
-"""Cost of one 32-bit select (a ``LOP3``) in wavefronts. Calibrated on the H200 (issue 8):
-a 1-bit rotation of a 2-way conflict (4 wavefronts saved per round at 4 selects) reached
-0.99x of peak, so a select costs less than a wavefront; a 2-bit rotation of a 4-way conflict
-(12 selects a round) was issue-bound at the 1-bit figure, so it costs at least half of one."""
+SELECT_WEIGHT = 0.25
+"""Cost of one 32-bit select (a ``LOP3`` blend) in wavefronts, measured on the H200
+(``bench/bench_shared.py``, test/gpu/RESULTS_shared.md): a 1-bit rotation of a 2-way conflict
+(4 wavefronts saved a round at 4 selects) took the shared loops from 0.49x of peak to 0.95x
+(round trip) and 0.76-0.79x (load or store only), so a select costs well under a wavefront;
+for the 4-way f32 k=16 layout, a 2-bit rotation (4 wavefronts a round at 12 selects) beat the
+1-bit one (8 wavefronts at 4 selects) in every kernel (round trip 0.70x against 0.49x, load
+only 0.53x against 0.50x, store only 0.50x against 0.50x), so a select costs less than half a
+wavefront (at 0.5 the two tie and the fewer selects win)."""
 
 MAX_ROTATED_ROUNDS = 16
 """Rotated rounds are unrolled in the IR; beyond this many, the code size is not worth it."""

@@ -7,7 +7,7 @@ With ``h(l) = XOR of v_j over the pairs (bit_j, v_j) whose lane bit is set``:
   ``(s_base + mux_h(ds(f ^ h) - ds(f))) + ds(f)``: the mux of constants is hoisted (one per
   distinct delta pattern, usually two), the round adds a constant (an ``[R+imm]`` address);
 * the value a lane moves is chosen by ``arith.select`` on whole vectors with ``i1`` conditions
-  ``c_j = bit_j(lane)``: ``mux(x, j) = c_j ? mux(x ^ v_j, j + 1) : mux(x, j + 1)``,
+  ``c_j = bit_j(lane)`` (``lane_conditions``): ``mux(x, j) = c_j ? mux(x ^ v_j, j + 1) : mux(x, j + 1)``,
   ``mux(x, k) = chunk x``. S -> R loads the rounds first, then stores register chunk ``g`` from
   ``mux(g)`` of the loaded rounds; R -> S loads the register chunks first and stores round ``f``
   from ``mux(f)`` of them. Both are exact permutations: chunk ``g`` of the registers always
@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import VectorType
+from xdsl.dialects.builtin import VectorType, i1
 from xdsl.ir import SSAValue
 
-from regcopy_dialect.layout import Scope
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.banks import Rotation
 from regcopy_passes.dispatch import Accepted
@@ -32,14 +31,18 @@ from regcopy_passes.planning import CopyPlan, round_deltas
 Swizzler = Callable[[IndexBuilder, Value], Value]
 
 
-def lane_conditions(b: IndexBuilder, t: Value, scope: Scope, rotation: Rotation
-                    ) -> list[SSAValue]:
-    """``i1`` values ``bit_j(lane) != 0`` for the rotation's pairs (hoisted)."""
-    lane = t if scope is Scope.WARP else b.rem(t, 32)
+def lane_conditions(b: IndexBuilder, t: Value, rotation: Rotation) -> list[SSAValue]:
+    """The ``i1`` lane bits of the rotation's pairs (hoisted):
+    ``c_j = index_cast((t >> bit_j) & 1 : index to i1)``.
+
+    ``t`` is the thread's index in the scope (``t >= 0``), so for ``bit_j < 5`` bit ``bit_j``
+    of ``t`` is that bit of the lane ``t mod 32``. The condition is the truncation of an
+    integer 0/1, so the CUDA target prints the blend mask of a select on it as integer
+    arithmetic, ``0u - (unsigned)(x & 1)`` (one ``LOP3`` a word), not from a predicate."""
     out: list[SSAValue] = []
     for bit, _ in rotation.pairs:
-        bit_value = b.rem(b.div(lane, 1 << bit), 2)
-        out.append(b.emit(arith.CmpiOp(b.value(bit_value), b.value(0), "ne"), f"lane_b{bit}"))
+        bit_value = b.and_(b.shr(t, bit), 1)
+        out.append(b.emit(arith.IndexCastOp(b.value(bit_value), i1), f"lane_b{bit}"))
     return out
 
 
@@ -80,7 +83,7 @@ def emit_rotated(b: IndexBuilder, body: IndexBuilder, op: CopyOp, acc: Accepted,
                  plan: CopyPlan, t: Value, s_base: Value, r_base: Value, src: SSAValue,
                  dst: SSAValue, rotation: Rotation, swizzle: Swizzler | None) -> None:
     """All rounds, unrolled, into ``body`` (constants and lane math into ``b``)."""
-    conds = lane_conditions(b, t, acc.scope, rotation)
+    conds = lane_conditions(b, t, rotation)
     s_offs = rotated_s_offsets(b, body, plan, s_base, conds, rotation, swizzle)
     r_offs = [body.add(r_base, round_deltas(plan.outer, g)[1]) for g in range(plan.rounds)]
     vtype = VectorType(op.src_type.element_type, [plan.n])

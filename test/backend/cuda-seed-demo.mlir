@@ -7,7 +7,9 @@
 // RUN: regcopy-opt %s --lower-reg-copy -t cuda | filecheck %s --check-prefix=ROT
 // ROT: extern "C" __global__
 // ROT-NOT: const uint4 {{.*}} ? {{.*}};
-// ROT: const uint4 {{.*}} = {{[{]}}{{.*}} ^ (({{.*}}) & (0u - (unsigned)lane_b2)), {{.*}}};
+// The blend mask is integer arithmetic on the lane bit where the printer names it, else it
+// comes from the bool lane_b2.
+// ROT: const uint4 {{.*}} = {{[{]}}{{.*}} ^ (({{.*}}) & (0u - (unsigned){{lane_b2|\([a-z0-9_]+ & 1\)}})), {{.*}}};
 // ROT-NOT: const uint4 {{.*}} ? {{.*}};
 
 func.func @seed_demo(%in: memref<32x8xf32, #regcopy.mem<global>>,

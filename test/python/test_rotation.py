@@ -58,8 +58,13 @@ def test_rotated_copy_places_every_element(name: str, r_to_s: bool) -> None:
         if isinstance(op, vector.LoadOp | vector.StoreOp) and isinstance(
                 op.base.owner, StorageOp) and "local" in str(op.base.type):
             assert all(isinstance(i.owner, arith.ConstantOp) for i in op.indices)
-    # conditions are i1 lane bits
-    assert all(str(s.cond.type) == "i1" for s in selects)
+    # conditions are lane bits: i1 truncations of the integer (t >> bit) & 1 (t & 1 for bit 0)
+    for s in selects:
+        cast = s.cond.owner
+        assert isinstance(cast, arith.IndexCastOp) and str(s.cond.type) == "i1"
+        bit = cast.input.owner
+        assert isinstance(bit, arith.AndIOp) and isinstance(bit.rhs.owner, arith.ConstantOp)
+        assert bit.rhs.owner.value.value.data == 1
 
 
 @pytest.mark.parametrize("r_to_s", [False, True], ids=["S->R", "R->S"])

@@ -3,6 +3,9 @@
 * Rotated rounds stay one full-warp ``LDS.128``/``STS.128`` a round, the selects are bitwise
   blends (``LOP3``), registers stay in registers (no ``LDL``/``STL``) and no per-lane
   branches appear (no more ``BRA`` than the plain rounds).
+* With the blend mask printed as integer arithmetic on the lane bit (``text_of`` given to
+  ``expression``), no blend goes through a predicate: ``SEL`` only for the few scalar selects
+  of the hoisted S offsets.
 * Swizzled rounds with the hoisted swizzle: a warpgroup f16 tile G -> R -> S -> R -> G through
   ``swizzle<3,3,3>`` costs at most one instruction a round more than through a plain tile
   (the per-round XOR), and less than the full per-round swizzle.
@@ -12,12 +15,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, VectorType
+from xdsl.ir import Operation
 
 from copy_harness import lower
-from regcopy_backend.cuda import print_cuda
+from regcopy_backend.cuda import CudaPrinter, print_cuda
+from regcopy_backend.cuda_arith import expression
+from regcopy_backend.cuda_types import ctype
 from regcopy_backend.nvrtc import compile_cuda, disassemble
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
@@ -25,8 +35,38 @@ KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 
 
 
-def sass_ops(text: str, **options: object) -> Counter[str]:
-    source = print_cuda(lower(text, **options))
+class MaskPrinter(CudaPrinter):
+    """The CUDA printer with ``expression`` given ``text_of`` (``int_mask``: a blend whose
+    condition is a truncated lane bit prints its mask from the integer bit) or not (the mask
+    comes from the ``bool``), whatever ``cuda.py`` itself passes."""
+
+    int_mask: bool = False
+
+    def print_arith(self, op: Operation) -> None:
+        args = [self.val(v) for v in op.operands]
+        text_of = self.val if self.int_mask else None
+        self.assign(op, expression(op, args, lambda t: ctype(t, self.index_type), text_of))
+
+
+class IntMaskPrinter(MaskPrinter):
+    int_mask = True
+
+
+def int_mask_cuda(module: ModuleOp) -> str:
+    out = StringIO()
+    IntMaskPrinter(stream=out).print_module(module)
+    return out.getvalue()
+
+
+def bool_mask_cuda(module: ModuleOp) -> str:
+    out = StringIO()
+    MaskPrinter(stream=out).print_module(module)
+    return out.getvalue()
+
+
+def sass_ops(text: str, printer: Callable[[ModuleOp], str] = print_cuda,
+             **options: object) -> Counter[str]:
+    source = printer(lower(text, **options))
     sass = disassemble(compile_cuda(source).cubin)
     return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
                               re.M))
@@ -48,6 +88,21 @@ def test_rotated_rounds_sass(name: str, rounds: int) -> None:
     assert kind(rotated, "BRA") <= kind(plain, "BRA")
     # blends: at least one LOP3 per 32-bit word of a round in one direction
     assert kind(rotated, "LOP3") - kind(plain, "LOP3") >= 4 * rounds
+
+
+@pytest.mark.parametrize("name", ["seed_f32_k8", "seed_f32_k16", "seed_f16_k16"])
+def test_blend_masks_from_lane_bits_need_no_predicate(name: str) -> None:
+    text = (KERNELS / f"{name}.mlir").read_text()
+    plain = sass_ops(text, bank_rotation="off")
+    bool_mask, int_mask = sass_ops(text, bool_mask_cuda), sass_ops(text, int_mask_cuda)
+    # a SEL may remain for the scalar selects of the hoisted S offsets (once per copy), none
+    # for the blends: the predicate form has one SEL per word pair on top
+    scalar_selects = sum(1 for op in lower(text).walk() if isinstance(op, arith.SelectOp)
+                         and not isinstance(op.result.type, VectorType))
+    assert kind(plain, "SEL") == 0 and kind(int_mask, "SEL") <= scalar_selects
+    assert kind(bool_mask, "SEL") >= kind(int_mask, "SEL") + 4
+    assert sum(int_mask.values()) < sum(bool_mask.values())
+    assert int_mask["LDS.128"] == plain["LDS.128"] and int_mask["STS.128"] == plain["STS.128"]
 
 
 def _tile(swizzled: bool) -> str:

@@ -36,7 +36,9 @@ func.func @s2r_f32_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // ROT-LABEL: func.func @s2r_f32_k8
 // ROT:         %[[LANE:.*]] = "gpu.lane_id"() : () -> index
 // ROT:         %[[BASE:.*]] = arith.muli %[[LANE]], %{{.*}} : index
-// ROT:         %[[B2:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : index
+// ROT:         %[[SH:.*]] = arith.shrsi %[[LANE]], %{{.*}} : index
+// ROT:         %[[BIT:.*]] = arith.andi %[[SH]], %{{.*}} : index
+// ROT-NEXT:    %[[B2:.*]] = arith.index_cast %[[BIT]] : index to i1
 // ROT-NOT:     scf.for
 // ROT:         %[[V0:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<256xf32, #regcopy.mem<shared>>, vector<4xf32>
 // ROT-NEXT:    %[[V1:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<256xf32, #regcopy.mem<shared>>, vector<4xf32>
