@@ -82,6 +82,9 @@ class MatrixTransfer:
     element_bits: int
     threads: int  # of the scope; the thread index t is below it
     ops: tuple[MatrixInstruction, ...]
+    s_base_divisibility: int = 1
+    """Provable divisor of the slice base (``CopyPlan.s_base_divisibility``; 0: the base is
+    the constant 0), for ``emit_matrix``'s carry-free swizzle."""
 
     @property
     def instructions(self) -> int:
@@ -118,6 +121,18 @@ def vector_instructions(plan: CopyPlan) -> int:
 def prefer_matrix(transfer: MatrixTransfer, plan: CopyPlan) -> bool:
     """ld/stmatrix when it moves the same bytes in fewer shared-memory instructions."""
     return transfer.instructions < vector_instructions(plan)
+
+
+def choice_note(transfer: MatrixTransfer | str, plan: CopyPlan, loads: bool) -> str:
+    """The remark line on the transfer kind: the matrix form chosen (and what it replaces),
+    or why it was not (``loads``: S -> R, i.e. ldmatrix)."""
+    rounds = vector_instructions(plan)
+    per_thread = f"{rounds} per-thread shared instruction{'s' if rounds != 1 else ''} a warp"
+    if isinstance(transfer, str):
+        return f"{'ldmatrix' if loads else 'stmatrix'} not used: {transfer}"
+    if prefer_matrix(transfer, plan):
+        return f"{transfer.describe()} instead of {per_thread}"
+    return f"{transfer.describe()} not used: no fewer instructions than the {per_thread}"
 
 
 # ---- the checklist ----------------------------------------------------------------------------
@@ -162,7 +177,8 @@ def plan_matrix(acc: Accepted, plan: CopyPlan, shared: bool) -> MatrixTransfer |
         return f"{plan.swizzle} keeps {plan.swizzle.chunk * eb} contiguous bytes, less than a " \
                "16-byte matrix row"
     kind = "stmatrix" if not acc.r_is_dst else "ldmatrix"
-    return MatrixTransfer(kind, is_trans, acc.element_bits, plan.threads, ops)
+    return MatrixTransfer(kind, is_trans, acc.element_bits, plan.threads, ops,
+                          plan.s_base_divisibility)
 
 
 def _element_map(plan: CopyPlan) -> list[dict[int, int]]:

@@ -13,9 +13,9 @@ from copy_harness import CopyCase, parse
 from matrix_cases import A_64x64, A_WG, B_KN, C_16x8, frag, planned
 from regcopy_dialect.layout import Swizzle
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
-from regcopy_passes.emit_matrix import emit_matrix
+from regcopy_passes.emit_matrix import emit_matrix, possible_bits
 from regcopy_passes.index_builder import IndexBuilder
-from regcopy_passes.matrix_plan import MatrixTransfer
+from regcopy_passes.matrix_plan import BitField, MatrixTransfer
 
 BINARY = {arith.AddiOp: lambda a, b: a + b, arith.MuliOp: lambda a, b: a * b,
           arith.AndIOp: lambda a, b: a & b, arith.OrIOp: lambda a, b: a | b,
@@ -85,7 +85,8 @@ def test_emitted_addresses(name: str, r_to_s: bool, s_base: int | None) -> None:
     assert [op.register_offsets for op in matrix_ops] == [op.registers for op in transfer.ops]
     assert all(op.transposed == transfer.trans for op in matrix_ops)
     assert not any(isinstance(op, scf.IfOp) for op in module.walk())
-    for bound in (0, 2048) if s_base is None else (s_base,):
+    # a dynamic base is any multiple of its provable divisor (here: of the whole tile)
+    for bound in (0, 4096, 8192) if s_base is None else (s_base,):
         for lane_t in range(transfer.threads):
             got = evaluate(ops, {t: lane_t, base: bound})
             want = [bound + op.address(lane_t) for op in transfer.ops]
@@ -102,3 +103,39 @@ def test_address_hoisted_once() -> None:
     assert len(shifts) == 1  # (t >> 4) & 1; t & 15 needs no shift
     adds = [op for op in ops if isinstance(op, arith.AddiOp)]
     assert len(adds) == 2 + 15  # A(t) = f0 + f1, base + A(t), then + delta for 15 of 16
+
+
+def test_swizzle_hoisted_for_disjoint_bits() -> None:
+    """A warp's A fragments of a swizzled 64 x 64 tile: the deltas' low parts (16, 32, 48;
+    the rest are multiples of 512, past the swizzle's bits) touch bits 4-5, which no lane's
+    row address sets (bit 3 and bits 6 up): one swizzle, one XOR per distinct low part, and
+    an add for the high part."""
+    _, _, _, ops, _, _ = emitted(CASES["swizzled"], False, 0)
+    xors = [op for op in ops if isinstance(op, arith.XOrIOp)]
+    assert len(xors) == 1 + 3  # the swizzle's own, then one per low part 16, 32, 48
+    assert len([op for op in ops if isinstance(op, arith.ShRSIOp)]) == 3  # t >> 4, 2 in sw
+
+
+@pytest.mark.parametrize("fields,divisor", [
+    ((BitField(0, 4, 64), BitField(4, 1, 8)), 0),
+    ((BitField(0, 4, 64), BitField(4, 1, 8)), 512),
+    ((BitField(0, 4, 64), BitField(4, 1, 8)), 8),
+    ((BitField(0, 3, 24), BitField(3, 2, 8)), 16),  # overlapping terms: carries
+    ((BitField(0, 2, 40),), 1024),  # a coefficient that is no power of two
+    ((BitField(0, 5, 8), BitField(5, 2, 1024)), 4096),
+])
+def test_possible_bits_is_sound(fields: tuple[BitField, ...], divisor: int) -> None:
+    """Every value ``base + A(t)`` (base a multiple of the divisor) sets only bits of the
+    mask, and the hoisted swizzle equals the full one for every delta it is allowed for."""
+    may = possible_bits(fields, divisor)
+    sw = Swizzle(3, 3, 3)
+    bases = [0] if divisor == 0 else [divisor * k for k in range(0, 9)]
+    width = max(f.lo + f.width for f in fields)
+    for base in bases:
+        for t in range(1 << width):
+            x = base + sum(f.value(t) for f in fields)
+            assert x & ~may == 0, (base, t)
+            for delta in range(0, 1024, 8):
+                lo, hi = delta & 511, delta & ~511
+                if lo & may == 0:
+                    assert sw.apply(x + delta) == (sw.apply(x) ^ sw.apply(lo)) + hi

@@ -29,6 +29,7 @@ from copy_harness import BlockRow, CopyCase, Side
 from regcopy_passes.matrix_plan import (
     BitField,
     MatrixTransfer,
+    choice_note,
     prefer_matrix,
     vector_instructions,
 )
@@ -140,3 +141,14 @@ def test_refusals(name: str) -> None:
     for r_to_s in (False, True):
         transfer = planned(case, r_to_s)[2]
         assert isinstance(transfer, str) and reason in transfer, transfer
+
+
+def test_choice_notes() -> None:
+    _, plan, transfer = planned(frag((16, 16), A_16x16), False)
+    assert choice_note(transfer, plan, True) == \
+        "ldmatrix.x4 (1 instruction a warp, 16 bytes a lane) instead of 4 per-thread shared " \
+        "instructions a warp"
+    case, reason = REFUSED["misaligned slice base"]
+    _, plan, refused = planned(case, True)
+    assert choice_note(refused, plan, False) == f"stmatrix not used: {refused}"
+    assert reason in choice_note(refused, plan, False)
