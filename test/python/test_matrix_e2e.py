@@ -58,7 +58,8 @@ def lower_with_matrix(text: str) -> tuple[str, list[MatrixTransfer], list[CopyPl
     for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
         acc, plan, _ = plan_for(op)
         s_type = op.src_type if acc.r_is_dst else op.dst_type
-        transfer = plan_matrix(acc, plan, memory_space(s_type) == MemSpace.SHARED)
+        transfer = plan_matrix(acc, plan, memory_space(s_type) in (MemSpace.SHARED,
+                                                                 MemSpace.SHARED_DYN))
         if isinstance(transfer, MatrixTransfer) and prefer_matrix(transfer, plan):
             block = op.parent_block()
             assert block is not None
@@ -112,3 +113,18 @@ def plain_shared(ops: Counter[str]) -> int:
     """Shared loads and stores other than LDSM/STSM."""
     return sum(c for name, c in ops.items()
                if name.split(".")[0] in ("LDS", "STS"))
+
+
+def test_gemm_tiles_fragments() -> None:
+    """examples/gemm_tiles.mlir: the warp's A (64 x 64) and B (32 x 64) fragment loads from
+    the swizzled 3-stage ring in dynamic shared memory (slice base ``8192 * stage + 64 * am``)
+    become 16 + 8 ``ldmatrix.x4`` a K tile instead of 64 + 32 32-bit loads; the cta-scope
+    stores into the ring stay 128-bit vectors (a thread's 16 bytes are one row, not a matrix)."""
+    source, transfers, plans = lower_with_matrix((REPO / "examples" / "gemm_tiles.mlir")
+                                                 .read_text())
+    assert [(t.kind, t.instructions) for t in transfers] == [("ldmatrix", 16), ("ldmatrix", 8)]
+    assert [vector_instructions(p) for p in plans] == [64, 32]
+    ops = sass_ops(source)
+    ldsm = ops["LDSM.16.M88.4"]
+    assert ldsm > 0 and ldsm % 24 == 0, ops  # the K loop may be unrolled
+    assert not any(name.startswith(("LDL", "STL", "STSM")) for name in ops), ops
