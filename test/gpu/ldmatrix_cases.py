@@ -12,6 +12,7 @@ select once the pass emits them).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -98,3 +99,8 @@ MATRIX_KINDS: dict[str, tuple[str | None, str | None]] = {
 }
 """Per kernel, (S -> R, R -> S): the instruction ``plan_matrix`` selects, or None where the
 per-thread path must run (the slice base is 8 bytes off; f32 words are no matrix rows)."""
+
+LDMATRIX_GPU_CASES: tuple[GpuCase, ...] = tuple(
+    replace(c, plan=()) if MATRIX_KINDS[c.name][0] is not None else c for c in LDMATRIX_CASES)
+"""The same cases as the pass lowers them with ``transfer=auto`` once it emits ld/stmatrix:
+the matrix kernels have no ``vector.load`` left (their other accesses are scalar loops)."""
