@@ -103,7 +103,7 @@ def test_matrix_sass(case: GpuCase) -> None:
     assert got == want
     assert not any(name.startswith(("LDL", "STL")) for name in ops), ops
     # the replaced copies' per-thread shared accesses (one a round) are gone, nothing else
-    vector = sass_ops(print_cuda(lower(case.path.read_text())))
+    vector = sass_ops(print_cuda(lower(case.path.read_text(), transfer="vector")))
     rounds = sum(vector_instructions(t_plan) for t_plan in plans)
     assert plain_shared(vector) - plain_shared(ops) == rounds
     assert (rounds > 0) == ("asm volatile(" in source)
