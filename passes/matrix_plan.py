@@ -124,15 +124,17 @@ def prefer_matrix(transfer: MatrixTransfer, plan: CopyPlan) -> bool:
 
 
 def choice_note(transfer: MatrixTransfer | str, plan: CopyPlan, loads: bool) -> str:
-    """The remark line on the transfer kind: the matrix form chosen (and what it replaces),
-    or why it was not (``loads``: S -> R, i.e. ldmatrix)."""
+    """The remark line on the kind *not* chosen: with ld/stmatrix chosen, what the per-thread
+    path would have cost; otherwise why ld/stmatrix was not used (``loads``: S -> R)."""
     rounds = vector_instructions(plan)
-    per_thread = f"{rounds} per-thread shared instruction{'s' if rounds != 1 else ''} a warp"
+    per_thread = f"the per-thread path (vec {plan.n}) needs {rounds} shared " \
+                 f"instruction{'s' if rounds != 1 else ''} a warp"
     if isinstance(transfer, str):
         return f"{'ldmatrix' if loads else 'stmatrix'} not used: {transfer}"
     if prefer_matrix(transfer, plan):
-        return f"{transfer.describe()} instead of {per_thread}"
-    return f"{transfer.describe()} not used: no fewer instructions than the {per_thread}"
+        return f"{per_thread}, {transfer.kind} {transfer.instructions}"
+    return f"{transfer.kind} not used: {transfer.describe()} is no fewer instructions; " \
+           f"{per_thread}"
 
 
 # ---- the checklist ----------------------------------------------------------------------------

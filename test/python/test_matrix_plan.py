@@ -146,8 +146,7 @@ def test_refusals(name: str) -> None:
 def test_choice_notes() -> None:
     _, plan, transfer = planned(frag((16, 16), A_16x16), False)
     assert choice_note(transfer, plan, True) == \
-        "ldmatrix.x4 (1 instruction a warp, 16 bytes a lane) instead of 4 per-thread shared " \
-        "instructions a warp"
+        "the per-thread path (vec 2) needs 4 shared instructions a warp, ldmatrix 1"
     case, reason = REFUSED["misaligned slice base"]
     _, plan, refused = planned(case, True)
     assert choice_note(refused, plan, False) == f"stmatrix not used: {refused}"
