@@ -96,15 +96,18 @@ def test_describe_mixed_counts() -> None:
 
 
 def test_not_preferred_when_no_fewer_instructions() -> None:
-    """A thread owning one 16-byte row already moves it in one LDS.128 a round."""
-    row = frag((8, 8), "(8,8):(4@laneid,1)", block=32)
-    # eight lanes own a 16-byte row each: guarded, so no matrix either; build a full warp
-    full = frag((32, 8), "(32,8):(1@laneid,1)")
-    acc, plan, transfer = planned(full, False)
-    assert plan.n == 8 and plan.rounds == 1
-    if isinstance(transfer, MatrixTransfer):
-        assert not prefer_matrix(transfer, plan)
-    assert isinstance(planned(row, False)[2], str)
+    """One 8 x 8 f16 matrix, one word a lane: ldmatrix.x1 applies, but the per-thread path
+    also needs just one 32-bit access (a matrix word is never adjacent to another, so the
+    per-thread path never moves more than one word an access)."""
+    acc, plan, transfer = planned(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
+    assert isinstance(transfer, MatrixTransfer) and counts(transfer) == [1]
+    assert plan.n == 2 and vector_instructions(plan) == 1
+    assert not prefer_matrix(transfer, plan)
+    assert choice_note(transfer, plan, True) == \
+        "ldmatrix not used: ldmatrix.x1 (1 instruction a warp, 4 bytes a lane) is no fewer " \
+        "instructions; the per-thread path (vec 2) needs 1 shared instruction a warp"
+    assert simulate(transfer, frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), 0, None) == \
+        expected(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"))
 
 
 REFUSED: dict[str, tuple[CopyCase, str]] = {
