@@ -289,6 +289,6 @@ def _alignment(plan: CopyPlan, rows: dict[tuple[int, int], tuple[int, ...]],
     for (warp, w), starts in rows.items():
         for r, start in enumerate(starts):
             if (start * eb) % ROW_BYTES:
-                return f"row {r} of the matrix of warp {warp} at register word {w} starts at " \
-                       f"byte {start * eb} of the slice, not 16-byte aligned"
+                return f"row {r} of the matrix of warp {warp} at register {w * 4 // eb} starts " \
+                       f"at byte {start * eb} of the slice, not 16-byte aligned"
     return None

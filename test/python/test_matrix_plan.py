@@ -125,8 +125,7 @@ REFUSED: dict[str, tuple[CopyCase, str]] = {
     "misaligned slice base": (frag((16, 16), A_16x16, (16, 24), offsets=(0, 4)),
                               "the S slice base is provably a multiple of 8 bytes only"),
     "misaligned row pitch": (frag((16, 16), A_16x16, (16, 20), offsets=(0, 0)),
-                             "row 1 of the matrix of warp 0 at register word 0 starts at byte "
-                             "40"),
+                             "row 1 of the matrix of warp 0 at register 0 starts at byte 40"),
     "narrow swizzle chunk": (frag((16, 16), A_16x16, s_layout="(16,16):(16,1), swizzle<2,2,2>"),
                              "swizzle<2,2,2> keeps 8 contiguous bytes"),
     "dynamic register offset": (
