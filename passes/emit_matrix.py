@@ -1,0 +1,133 @@
+"""ld/stmatrix in IR: a ``MatrixTransfer`` (``matrix_plan``) as ``regcopy.ldmatrix`` /
+``regcopy.stmatrix`` ops.
+
+Each thread computes its row address ``x = s_base + A(t)`` once per address table (normally
+one), ``A(t) = sum(((t >> lo) & (2^w - 1)) * c)``; each instruction then supplies
+``swizzle(x + delta)``, the row start (a row stays inside one swizzle chunk, so its 16 bytes
+need no further swizzling). No guard surrounds the ops: every lane of the warp must execute a
+``.sync.aligned`` instruction.
+
+The swizzle is hoisted where it provably can be (as in ``swizzle_address``, with known bits
+instead of a divisor): split ``delta = lo + hi`` at the swizzle's read end ``T``; then
+``swizzle(x + delta) = (swizzle(x) ^ swizzle(lo)) + hi`` when no bit ``lo`` sets can be set in
+``x`` (the addition is then an XOR, and the swizzle is linear over GF(2)). ``x``'s possible
+bits come from the table's fields and the slice base's divisor (``possible_bits``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Operation, SSAValue
+
+from regcopy_dialect.layout import Swizzle
+from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.regcopy import CopyOp, StorageOp
+from regcopy_passes.dispatch import Accepted
+from regcopy_passes.emit_thread import thread_index
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.matrix_plan import BitField, MatrixTransfer
+from regcopy_passes.planning import CopyPlan
+from regcopy_passes.swizzle_address import emit_swizzle, read_end
+
+
+def _bit_range(lo: int, hi: int) -> int:
+    """The mask of bits ``[lo, hi)``."""
+    return ((1 << hi) - 1) & ~((1 << lo) - 1)
+
+
+def _trailing_zeros(x: int) -> int:
+    return (x & -x).bit_length() - 1
+
+
+def possible_bits(fields: tuple[BitField, ...], s_base_divisibility: int) -> int:
+    """A mask of the bits that ``s_base + A(t)`` may set (``-1 << k``: every bit from ``k``
+    up). Terms whose bit ranges are disjoint add without carries (their sum is their OR);
+    otherwise the sum may set any bit from the lowest term's up to its maximum's length."""
+    bits = 0
+    low = None
+    top = 0
+    overlap = False
+    for f in fields:
+        if f.coeff <= 0:
+            return -1
+        top += ((1 << f.width) - 1) * f.coeff
+        k = _trailing_zeros(f.coeff)
+        low = k if low is None else min(low, k)
+        term = ((1 << f.width) - 1) << k if f.coeff == 1 << k else \
+            _bit_range(k, (((1 << f.width) - 1) * f.coeff).bit_length())
+        overlap = overlap or bool(bits & term)
+        bits |= term
+    if overlap:
+        assert low is not None
+        bits = _bit_range(low, top.bit_length())
+    if s_base_divisibility:
+        base = -1 << _trailing_zeros(s_base_divisibility)
+        if bits & base:
+            return -1 << min(_trailing_zeros(s_base_divisibility), _trailing_zeros(bits))
+        bits |= base
+    return bits
+
+
+def emit_table(b: IndexBuilder, t: Value, fields: tuple[BitField, ...],
+               thread_bits: int) -> Value:
+    """``sum(((t >> lo) & (2^w - 1)) * c)``; the mask is left out for a field that reaches
+    the top of ``t``'s ``thread_bits`` bits."""
+    out: Value = 0
+    for f in fields:
+        x = b.shr(t, f.lo)
+        if f.lo + f.width < thread_bits:
+            x = b.and_(x, (1 << f.width) - 1)
+        out = b.add(out, b.mul(x, f.coeff))
+    return out
+
+
+def emit_address(b: IndexBuilder, base: Value, delta: int, swizzle: Swizzle | None,
+                 may_set: int, swizzled_base: Callable[[], Value]) -> Value:
+    """``swizzle(base + delta)``: hoisted, ``(swizzled_base() ^ swizzle(lo)) + hi``, when
+    ``delta``'s low part avoids the bits ``may_set`` of ``base`` (module doc), else in full."""
+    if swizzle is None:
+        return b.add(base, delta)
+    mask = (1 << read_end(swizzle)) - 1
+    lo, hi = delta & mask, delta & ~mask
+    if lo & may_set:
+        return emit_swizzle(b, b.add(base, delta), swizzle)
+    return b.add(b.xor(swizzled_base(), swizzle.apply(lo)), hi)
+
+
+def emit_matrix(b: IndexBuilder, t: Value, s_base: Value, src: SSAValue, dst: SSAValue,
+                transfer: MatrixTransfer, swizzle: Swizzle | None) -> None:
+    """Append the transfer's ops to ``b``: ``t`` is the scope-local thread index
+    (``emit_thread.thread_index``), ``s_base`` the S slice base (elements, a multiple of
+    ``transfer.s_base_divisibility``), ``src``/``dst`` the flat storages (shared -> local for
+    ldmatrix, local -> shared for stmatrix)."""
+    thread_bits = (transfer.threads - 1).bit_length()
+    bases: dict[tuple[BitField, ...], Value] = {}
+    swizzled: dict[tuple[BitField, ...], Value] = {}
+    cls = LdMatrixOp if transfer.kind == "ldmatrix" else StMatrixOp
+    for op in transfer.ops:
+        table = op.fields
+        if table not in bases:
+            bases[table] = b.add(s_base, emit_table(b, t, table, thread_bits))
+
+        def swizzled_base(table: tuple[BitField, ...] = table) -> Value:
+            if table not in swizzled:
+                assert swizzle is not None
+                swizzled[table] = emit_swizzle(b, bases[table], swizzle)
+            return swizzled[table]
+
+        may_set = possible_bits(table, transfer.s_base_divisibility)
+        address = emit_address(b, bases[table], op.delta, swizzle, may_set, swizzled_base)
+        b.ops.append(cls(src, dst, b.value(address), op.registers, transfer.trans))
+
+
+def lower_matrix(op: CopyOp, acc: Accepted, plan: CopyPlan,
+                 transfer: MatrixTransfer) -> list[Operation]:
+    """All ops that replace ``op`` (the counterpart of ``emit_rounds.lower``): the thread
+    index, the storages of both sides and the transfer's instructions, unguarded."""
+    b = IndexBuilder()
+    t = thread_index(b, acc.scope)
+    src, dst = StorageOp(op.src), StorageOp(op.dst)
+    b.ops += [src, dst]
+    emit_matrix(b, t, b.affine(plan.s_base), src.result, dst.result, transfer, plan.swizzle)
+    return b.ops

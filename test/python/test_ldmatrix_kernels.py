@@ -1,0 +1,53 @@
+"""test/gpu/kernels/ldmatrix_*.mlir on the CPU: each kernel verifies, its copies get the
+ld/stmatrix decision ``ldmatrix_cases.MATRIX_KINDS`` names, and its un-lowered (reference)
+and per-thread-path (``transfer=vector``) runs on the interpreter give exactly the buffers the PTX ISA's fragment tables
+predict (``ldmatrix_cases``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "test" / "gpu"))
+from cases import GpuCase, compare, lowering_plan  # noqa: E402
+from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
+
+from copy_harness import lower, parse  # noqa: E402
+from regcopy_backend.cpu_run import run_on_cpu  # noqa: E402
+from regcopy_backend.kernel_info import kernel_info, kernels  # noqa: E402
+from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space  # noqa: E402
+from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
+from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix  # noqa: E402
+from regcopy_tools.regcopy_run import random_inputs  # noqa: E402
+
+
+@pytest.mark.parametrize("case", LDMATRIX_CASES, ids=lambda c: c.name)
+def test_matrix_decision(case: GpuCase) -> None:
+    ops = [op for op in parse(case.path.read_text()).walk() if isinstance(op, CopyOp)]
+    got: list[str | None] = []
+    for op in ops:
+        acc, plan, _ = plan_for(op)
+        s_type = op.src_type if acc.r_is_dst else op.dst_type
+        transfer = plan_matrix(acc, plan, memory_space(s_type) == MemSpace.SHARED)
+        got.append(transfer.mnemonic(transfer.ops[0].count)
+                   if isinstance(transfer, MatrixTransfer) else None)
+    assert tuple(got) == MATRIX_KINDS[case.name]
+
+
+@pytest.mark.parametrize("lowered", [False, True], ids=["reference", "lowered"])
+@pytest.mark.parametrize("case", LDMATRIX_CASES, ids=lambda c: c.name)
+def test_kernel_on_cpu(case: GpuCase, lowered: bool) -> None:
+    text = case.path.read_text()
+    module = lower(text, transfer="vector") if lowered else parse(text)
+    assert lowered != any(isinstance(op, CopyOp) for op in module.walk())
+    if lowered:  # the per-thread path's plan (GpuCase.plan)
+        assert lowering_plan(module) == list(case.plan)
+    (fn,) = kernels(module)
+    info = kernel_info(fn)
+    before = random_inputs(info, np.random.default_rng(3))
+    after = run_on_cpu(module, fn.sym_name.data, before)
+    assert compare(case, [p.name for p in info.buffers], before, after) == []

@@ -1,0 +1,130 @@
+"""ld/stmatrix end to end without a GPU: the fragment copies of test/gpu/kernels/ldmatrix_*
+replaced by ``emit_matrix.lower_matrix`` (where ``plan_matrix`` applies and ``prefer_matrix``
+says so; the rest by the pass), printed with ``cuda_matrix`` (through a printer subclass
+standing in for the hook in backend/cuda.py), compiled with NVRTC for sm_90: the SASS holds
+exactly the planned LDSM/STSM variants, no LDL/STL, and, against the per-thread lowering of
+the same kernel, exactly one plain shared access a round fewer for each replaced copy."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from xdsl.ir import Operation
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "test" / "gpu"))
+from cases import GpuCase  # noqa: E402
+from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
+
+from copy_harness import context, lower, parse  # noqa: E402
+from regcopy_backend.cuda import CudaPrinter, print_cuda  # noqa: E402
+from regcopy_backend.cuda_address import operand_text  # noqa: E402
+from regcopy_backend.cuda_matrix import print_matrix  # noqa: E402
+from regcopy_backend.nvrtc import compile_cuda, disassemble  # noqa: E402
+from regcopy_dialect.matrix_ops import MatrixOpBase  # noqa: E402
+from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space  # noqa: E402
+from regcopy_passes.emit_matrix import lower_matrix  # noqa: E402
+from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for  # noqa: E402
+from regcopy_passes.matrix_plan import (  # noqa: E402
+    MatrixTransfer,
+    plan_matrix,
+    prefer_matrix,
+    vector_instructions,
+)
+from regcopy_passes.planning import CopyPlan  # noqa: E402
+
+
+class MatrixPrinter(CudaPrinter):
+    """``CudaPrinter`` plus the ld/stmatrix hook (what backend/cuda.py gains)."""
+
+    def print_op(self, op: Operation) -> None:  # type: ignore[override]
+        if isinstance(op, MatrixOpBase):
+            self.line(print_matrix(op, self.val(op.shared), operand_text(self.operand(op.offset)),
+                                   self.val(op.registers)))
+        else:
+            super().print_op(op)
+
+
+def lower_with_matrix(text: str) -> tuple[str, list[MatrixTransfer], list[CopyPlan]]:
+    """The CUDA source of ``text`` with matrix transfers where they apply and are preferred."""
+    module = parse(text)
+    transfers: list[MatrixTransfer] = []
+    plans: list[CopyPlan] = []
+    for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
+        acc, plan, _ = plan_for(op)
+        s_type = op.src_type if acc.r_is_dst else op.dst_type
+        transfer = plan_matrix(acc, plan, memory_space(s_type) in (MemSpace.SHARED,
+                                                                 MemSpace.SHARED_DYN))
+        if isinstance(transfer, MatrixTransfer) and prefer_matrix(transfer, plan):
+            block = op.parent_block()
+            assert block is not None
+            block.insert_ops_before(lower_matrix(op, acc, plan, transfer), op)
+            op.detach()
+            op.erase()
+            transfers.append(transfer)
+            plans.append(plan)
+    LowerRegCopyPass().apply(context(), module)
+    module.verify()
+    out = StringIO()
+    MatrixPrinter(stream=out).print_module(module)
+    return out.getvalue(), transfers, plans
+
+
+def sass_ops(source: str) -> Counter[str]:
+    sass = disassemble(compile_cuda(source).cubin)
+    return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
+                              re.M))
+
+
+def sass_name(mnemonic: str) -> str:
+    """``ldmatrix.x4.trans`` -> ``LDSM.16.MT88.4``."""
+    kind, count, *trans = mnemonic.split(".")
+    n = count[1:]
+    return (f"{'LDSM' if kind == 'ldmatrix' else 'STSM'}.16.{'MT88' if trans else 'M88'}"
+            + ("" if n == "1" else f".{n}"))
+
+
+@pytest.mark.parametrize("case", LDMATRIX_CASES, ids=lambda c: c.name)
+def test_matrix_sass(case: GpuCase) -> None:
+    source, transfers, plans = lower_with_matrix(case.path.read_text())
+    ops = sass_ops(source)
+    want: Counter[str] = Counter()
+    for t in transfers:
+        for op in t.ops:
+            want[sass_name(t.mnemonic(op.count))] += 1
+    assert [t.mnemonic(t.ops[0].count) for t in transfers] == \
+        [k for k in MATRIX_KINDS[case.name] if k is not None]
+    got = Counter({name: c for name, c in ops.items() if name.startswith(("LDSM", "STSM"))})
+    assert got == want
+    assert not any(name.startswith(("LDL", "STL")) for name in ops), ops
+    # the replaced copies' per-thread shared accesses (one a round) are gone, nothing else
+    vector = sass_ops(print_cuda(lower(case.path.read_text(), transfer="vector")))
+    rounds = sum(vector_instructions(t_plan) for t_plan in plans)
+    assert plain_shared(vector) - plain_shared(ops) == rounds
+    assert (rounds > 0) == ("asm volatile(" in source)
+
+
+def plain_shared(ops: Counter[str]) -> int:
+    """Shared loads and stores other than LDSM/STSM."""
+    return sum(c for name, c in ops.items()
+               if name.split(".")[0] in ("LDS", "STS"))
+
+
+def test_gemm_tiles_fragments() -> None:
+    """examples/gemm_tiles.mlir: the warp's A (64 x 64) and B (32 x 64) fragment loads from
+    the swizzled 3-stage ring in dynamic shared memory (slice base ``8192 * stage + 64 * am``)
+    become 16 + 8 ``ldmatrix.x4`` a K tile instead of 64 + 32 32-bit loads; the cta-scope
+    stores into the ring stay 128-bit vectors (a thread's 16 bytes are one row, not a matrix)."""
+    source, transfers, plans = lower_with_matrix((REPO / "examples" / "gemm_tiles.mlir")
+                                                 .read_text())
+    assert [(t.kind, t.instructions) for t in transfers] == [("ldmatrix", 16), ("ldmatrix", 8)]
+    assert [vector_instructions(p) for p in plans] == [64, 32]
+    ops = sass_ops(source)
+    ldsm = ops["LDSM.16.M88.4"]
+    assert ldsm > 0 and ldsm % 24 == 0, ops  # the K loop may be unrolled
+    assert not any(name.startswith(("LDL", "STL", "STSM")) for name in ops), ops
