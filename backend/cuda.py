@@ -47,6 +47,7 @@ from xdsl.utils.target import Target
 
 from regcopy_backend.cuda_address import index_ctype
 from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda_matrix import print_matrix
 from regcopy_backend.cuda_arith import ArithError, constant_literal, expression
 from regcopy_backend.cuda_names import c_identifier, function_c_names, unique_name
 from regcopy_backend.cuda_types import INDEX_32, PRELUDE, CudaTypeError, ctype
@@ -58,6 +59,7 @@ from regcopy_backend.shared_memory import (
     shared_usage,
 )
 from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import (
     CopyOp,
     LaunchAttr,
@@ -274,7 +276,7 @@ class CudaPrinter(BasePrinter):
     def print_arith(self, op: Operation) -> None:
         args = [self.val(v) for v in op.operands]
         try:
-            rhs = expression(op, args, lambda t: ctype(t, self.index_type))
+            rhs = expression(op, args, lambda t: ctype(t, self.index_type), self.val)
         except (ArithError, CudaTypeError) as e:
             raise UnsupportedOpError(op_error(op, str(e))) from None
         self.assign(op, rhs)
@@ -433,10 +435,11 @@ class CudaPrinter(BasePrinter):
         self.line(f"{target} = {self.val(op.vector)};")
 
     # ---- warp-collective matrix transfers --------------------------------------------
-    # regcopy.ldmatrix / regcopy.stmatrix (issue 10) print through backend/cuda_matrix.py:
-    # register one ``print_op`` method per op here. Their shared operand is already flat
-    # storage (lower-layout-access leaves them alone), so ``self.val`` of it and of its 1-D
-    # offset is all the addressing they need; ``self.line`` writes a statement.
+    @print_op.register
+    def _(self, op: LdMatrixOp | StMatrixOp) -> None:
+        """Inline PTX (``cuda_matrix``): flat storages, the lane's 1-D offset."""
+        self.line(print_matrix(op, self.val(op.shared), self.val(op.offset),
+                               self.val(op.registers)))
 
 
 @dataclass(frozen=True)

@@ -309,7 +309,7 @@ class RegcopyFunctions(InterpreterFunctions):
         state = gpu_state(interp)
         if not (buf.local and state.check_ownership):
             return
-        axes, _ = buf.locate(indices)
+        axes = buf.owner(indices)
         for name, value in axes.items():
             if state.thread.axis(name) != value:
                 raise InterpretationError(

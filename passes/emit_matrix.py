@@ -23,12 +23,10 @@ from xdsl.ir import Operation, SSAValue
 from regcopy_dialect.layout import Swizzle
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import CopyOp, StorageOp
-from regcopy_passes.dispatch import Accepted
-from regcopy_passes.emit_thread import thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.matrix_plan import BitField, MatrixTransfer
-from regcopy_passes.planning import CopyPlan
 from regcopy_passes.swizzle_address import emit_swizzle, read_end
+from regcopy_passes.transfer import LoweringPlan
 
 
 def _bit_range(lo: int, hi: int) -> int:
@@ -121,13 +119,13 @@ def emit_matrix(b: IndexBuilder, t: Value, s_base: Value, src: SSAValue, dst: SS
         b.ops.append(cls(src, dst, b.value(address), op.registers, transfer.trans))
 
 
-def lower_matrix(op: CopyOp, acc: Accepted, plan: CopyPlan,
-                 transfer: MatrixTransfer) -> list[Operation]:
-    """All ops that replace ``op`` (the counterpart of ``emit_rounds.lower``): the thread
-    index, the storages of both sides and the transfer's instructions, unguarded."""
-    b = IndexBuilder()
-    t = thread_index(b, acc.scope)
-    src, dst = StorageOp(op.src), StorageOp(op.dst)
-    b.ops += [src, dst]
-    emit_matrix(b, t, b.affine(plan.s_base), src.result, dst.result, transfer, plan.swizzle)
-    return b.ops
+def emit_matrix_copy(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
+                     storages: tuple[StorageOp, StorageOp]) -> list[Operation]:
+    """The emitter of ``MatrixTransfer`` (``emit_copy.EMITTERS``): the storages and the
+    instructions into ``b``, unguarded (every lane executes them); nothing follows."""
+    transfer = lp.transfer
+    assert isinstance(transfer, MatrixTransfer)
+    b.ops += storages
+    emit_matrix(b, t, b.affine(lp.copy.s_base), storages[0].result, storages[1].result,
+                transfer, lp.copy.swizzle)
+    return []

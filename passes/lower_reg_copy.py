@@ -12,7 +12,7 @@ each reported once: an error under ``strict``, a remark under ``remarks``, else 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -36,6 +36,7 @@ from regcopy_dialect.diagnostics import (
     op_error,
     op_location,
 )
+from regcopy_dialect.layout import Scope
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_passes.dispatch import Rejected, accept
 from regcopy_passes.divisibility import describe_value, divisibility
@@ -43,7 +44,8 @@ from regcopy_passes.emit_copy import lower
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes.transfer import LoweringPlan, vector_transfer
+from regcopy_passes.matrix_plan import MatrixTransfer, choice_note, plan_matrix, prefer_matrix
+from regcopy_passes.transfer import LoweringPlan, VectorTransfer, vector_transfer
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
@@ -68,9 +70,23 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     plan = plan_copy(acc.partition, acc.r.base, acc.s.base, acc.element_bits,
                      max_vector_bits, divisors, names)
     s_type = op.src_type if acc.r_is_dst else op.dst_type
-    shared = plan_shared(acc, plan, rotate=rotate,
-                         shared=memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN))
-    return LoweringPlan(acc, plan, shared, vector_transfer(acc, plan, shared))
+    s_shared = memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN)
+    shared = plan_shared(acc, plan, rotate=rotate, shared=s_shared)
+    vector = vector_transfer(acc, plan, shared, str(op.src_type.element_type))
+    if not s_shared or acc.scope is Scope.THREAD:  # no warp-collective kind applies
+        return LoweringPlan(acc, plan, shared, vector)
+    kind = "ldmatrix" if acc.r_is_dst else "stmatrix"
+    if transfer == "vector":
+        return LoweringPlan(acc, plan, shared, vector, (f"{kind} not tried: transfer=vector",))
+    if vector.bits >= 128:  # an .x4 also moves 16 bytes a lane: it cannot need fewer
+        return LoweringPlan(acc, plan, shared, vector, (
+            f"{kind} not needed: 128-bit transfers already move 16 bytes a lane an "
+            "instruction",))
+    matrix = plan_matrix(acc, plan, s_shared)
+    note = choice_note(matrix, plan, acc.r_is_dst)
+    if isinstance(matrix, MatrixTransfer) and prefer_matrix(matrix, plan):
+        return LoweringPlan(acc, plan, replace(shared, note=None), matrix, (note,))
+    return LoweringPlan(acc, plan, shared, vector, (note,))
 
 
 @dataclass(frozen=True)
@@ -129,12 +145,11 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
     """``<transfer>, <k> registers/thread[, guarded]`` (e.g. ``vec 4 × f32 (128 bits), 2
     rounds, 8 registers/thread``), then why a wider vector or another transfer kind was not
     chosen and the shared-memory note, one per indented line."""
-    head = f"{lp.transfer.describe(op.src_type.element_type)}, {lp.acc.registers} " \
-           "registers/thread"
-    if lp.copy.guarded:
+    head = f"{lp.transfer.describe()}, {lp.acc.registers} registers/thread"
+    if lp.copy.guarded and isinstance(lp.transfer, VectorTransfer):
         head += ", guarded"
     notes: list[str] = []
-    if lp.copy.narrowed_by:
+    if lp.copy.narrowed_by and isinstance(lp.transfer, VectorTransfer):
         notes.append(f"narrowed: {lp.copy.narrowed_by}")
     notes += lp.passed_over
     if lp.shared.note is not None:
@@ -154,8 +169,9 @@ class LowerRegCopyPass(ModulePass):
     * ``remarks`` (default false): one remark per copy on stderr (result, or why not lowered);
     * ``warn-unlowered`` (default true): a warning per copy left in the IR;
     * ``bank-rotation`` (``auto``/``off``): lane-rotated rounds for bank-conflicted transfers;
-    * ``transfer`` (``auto``/``vector``): ``auto`` allows ldmatrix/stmatrix where they fit
-      (none are emitted yet, so today ``auto`` equals ``vector``).
+    * ``transfer`` (``auto``/``vector``): ``auto`` moves shared <-> register fragments with
+      ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions; ``vector`` forces
+      the per-thread path.
     """
 
     name = "lower-reg-copy"

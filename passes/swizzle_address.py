@@ -21,24 +21,16 @@ from math import gcd
 
 from xdsl.dialects import arith
 
+from regcopy_dialect.address import swizzle
 from regcopy_dialect.layout import Swizzle
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import CopyPlan, round_deltas
 
 
 def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
-    """``(g(m >> M) << M) | (m & (2^M - 1))``, ``g(x) = x ^ ((x & ((2^B-1) << S)) >> S)``."""
-    if isinstance(m, int):
-        return sw.apply(m)
-    x = b.binary(arith.ShRSIOp, m, sw.m_base) if sw.m_base else m
-    y = b.binary(arith.AndIOp, x, ((1 << sw.bits) - 1) << sw.shift)
-    y = b.binary(arith.ShRSIOp, y, sw.shift)
-    g = b.binary(arith.XOrIOp, x, y)
-    if not sw.m_base:
-        return g
-    hi = b.binary(arith.ShLIOp, g, sw.m_base)
-    lo = b.binary(arith.AndIOp, m, (1 << sw.m_base) - 1)
-    return b.binary(arith.OrIOp, hi, lo)
+    """``swizzle(m)`` in IR: ``regcopy_dialect.address.swizzle`` (the one definition, over
+    ``IndexMath``) run on the builder; a constant folds to ``Swizzle.apply``."""
+    return swizzle(b, m, sw)
 
 
 def read_end(sw: Swizzle) -> int:

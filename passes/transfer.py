@@ -14,10 +14,10 @@ transfer's type, one emitter per kind (``emit_copy.EMITTERS``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from regcopy_passes.banks import NO_ROTATION, Rotation
 from regcopy_passes.dispatch import Accepted
+from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.planning import CopyPlan
 from regcopy_passes.shared_plan import SharedPlan
 
@@ -29,9 +29,10 @@ class VectorTransfer:
     n: int
     element_bits: int
     rounds: int
+    element_type: str
     rotation: Rotation = NO_ROTATION
 
-    KIND: ClassVar[str] = "vector"
+    kind = "vector"
 
     @property
     def bits(self) -> int:
@@ -42,14 +43,15 @@ class VectorTransfer:
         """Memory instructions a warp issues on one side (one per round)."""
         return self.rounds
 
-    def describe(self, element_type: object) -> str:
+    def describe(self) -> str:
         """``vec 4 × f32 (128 bits), 2 rounds``."""
         rounds = f"{self.rounds} round{'s' if self.rounds != 1 else ''}"
-        return f"vec {self.n} × {element_type} ({self.bits} bits), {rounds}"
+        return f"vec {self.n} × {self.element_type} ({self.bits} bits), {rounds}"
 
 
-Transfer = VectorTransfer
-"""Every transfer kind the pass can emit."""
+Transfer = VectorTransfer | MatrixTransfer
+"""Every transfer kind the pass can emit; each has ``kind``, ``instructions`` (memory
+instructions a warp issues on the shared/global side) and ``describe()``."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class LoweringPlan:
     """Why each other transfer kind was not chosen (remark notes)."""
 
 
-def vector_transfer(acc: Accepted, plan: CopyPlan, shared: SharedPlan) -> VectorTransfer:
+def vector_transfer(acc: Accepted, plan: CopyPlan, shared: SharedPlan,
+                    element_type: str) -> VectorTransfer:
     """The per-thread transfer of ``plan`` (lane-rotated as ``shared`` chose)."""
-    return VectorTransfer(plan.n, acc.element_bits, plan.rounds, shared.rotation)
+    return VectorTransfer(plan.n, acc.element_bits, plan.rounds, element_type, shared.rotation)

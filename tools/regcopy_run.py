@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 from regcopy_backend.cpu_run import run_on_cpu
+from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_backend.cuda import print_cuda
 from regcopy_backend.host_data import checksum, random_values
 from regcopy_backend.kernel_info import KernelInfo, kernel_info, kernels
@@ -312,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
             arrays = run_kernel(prepared.source, info, host).arrays
             label = "gpu"
         else:
-            arrays = run_on_cpu(prepared.module, info.name, host)
+            arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host)
             label = "lowered"
         if reference is None:
             print("\n".join(checksum_lines(info, arrays)))

@@ -59,7 +59,9 @@ class GpuCase:
     name: str
     path: Path
     expect: Callable[[Arrays], dict[int, np.ndarray]]  # initial arrays -> changed buffers
-    plan: tuple[tuple[int, int], ...]  # (vector elements, rounds) per copy, in IR order
+    plan: tuple[tuple[int | str, int], ...]
+    """Per copy, in IR order: ``(vector elements, rounds)``, or ``(mnemonic, instructions)``
+    for a warp-collective transfer (``("ldmatrix.x4", 16)``)."""
     may_reject: bool = False  # algorithm.md §5: lowered correctly *or rejected with a reason*
     offsets: tuple[int, ...] | None = None  # byte offsets of the pointers (alignment test)
 
@@ -132,7 +134,8 @@ def _gemm(a: Arrays) -> dict[int, np.ndarray]:
 
 
 GEMM = EXAMPLES / "gemm_tiles.mlir"
-GEMM_PLAN = ((8, 16), (8, 16), (8, 16), (8, 16), (2, 256), (2, 128), (8, 64), (8, 32))
+GEMM_PLAN = ((8, 16), (8, 16), (8, 16), (8, 16), ("ldmatrix.x4", 16), ("ldmatrix.x4", 8),
+             (8, 64), (8, 32))
 """gemm_tiles, per vector.load in IR order (rounds x 4 K tiles): A and B global -> registers
 (128-bit, once the divisibility analysis follows the K-loop IV), registers -> shared (128-bit),
 shared -> the A and B fragments (32-bit: a fragment's register pairs are 4 bytes apart in
@@ -178,11 +181,15 @@ the launch (AlignmentError), never a misaligned-address fault."""
 # ---- analysis of the lowered IR and of the PTX/SASS ----------------------------------------
 
 
-def lowering_plan(module: Any) -> list[tuple[int, int]]:
-    """``(vector elements, rounds)`` of every copy's loads in IR order: rounds is the trip
-    count product of the enclosing constant ``scf.for`` loops of its ``vector.load``, or, for
-    lane-rotated (unrolled) rounds, the number of consecutive loads from one storage."""
+def lowering_plan(module: Any) -> list[tuple[int | str, int]]:
+    """Every copy's transfers in IR order: ``(vector elements, rounds)`` of its loads, rounds
+    being the trip count product of the enclosing constant ``scf.for`` loops of its
+    ``vector.load`` or, for lane-rotated (unrolled) rounds, the number of consecutive loads
+    from one storage; ``(mnemonic, instructions)`` for consecutive ld/stmatrix ops of one
+    kind on one shared storage."""
     from xdsl.dialects import arith, scf, vector
+
+    from regcopy_dialect.matrix_ops import MatrixOpBase
 
     def const(v: Any) -> int | None:
         owner = v.owner
@@ -190,9 +197,18 @@ def lowering_plan(module: Any) -> list[tuple[int, int]]:
             return owner.value.value.data  # type: ignore[union-attr]
         return None
 
-    plan: list[tuple[int, int]] = []
-    last: tuple[Any, Any] | None = None  # (block, storage) of the previous load
+    plan: list[tuple[int | str, int]] = []
+    last: tuple[Any, ...] | None = None  # (block, storage[, mnemonic]) of the previous op
     for op in module.walk():
+        if isinstance(op, MatrixOpBase):
+            name = op.name.split(".")[1] + f".x{op.count}" + (".trans" if op.transposed else "")
+            key: tuple[Any, ...] = (op.parent_block(), op.shared, name)
+            if key == last:
+                plan[-1] = (name, int(plan[-1][1]) + 1)
+            else:
+                plan.append((name, 1))
+            last = key
+            continue
         if not isinstance(op, vector.LoadOp):
             continue
         key = (op.parent_block(), op.base)
@@ -212,11 +228,14 @@ def lowering_plan(module: Any) -> list[tuple[int, int]]:
     return plan
 
 
-PTX_VECTOR = re.compile(r"^\s*((?:ld|st)\.(?:shared|global|local)(?:\.nc)?\.v[248]\.\w+)", re.M)
+PTX_VECTOR = re.compile(r"^\s*((?:ld|st)\.(?:shared|global|local)(?:\.nc)?\.v[248]\.\w+|"
+                        r"(?:ld|st)matrix\.sync\.aligned\.m8n8\.x[124](?:\.trans)?\.shared\.b16)",
+                        re.M)
 
 
 def ptx_vector_ops(ptx: str) -> Counter[str]:
-    """Vector loads/stores in the PTX (``ld.shared.v4.u32`` ...) and how many of each."""
+    """Vector loads/stores and ld/stmatrix in the PTX (``ld.shared.v4.u32``,
+    ``ldmatrix.sync.aligned.m8n8.x4.shared.b16`` ...) and how many of each."""
     return Counter(PTX_VECTOR.findall(ptx))
 
 
@@ -235,7 +254,7 @@ class CaseResult:
     name: str
     ok: bool
     status: str
-    plan: list[tuple[int, int]] = field(default_factory=list)
+    plan: list[tuple[int | str, int]] = field(default_factory=list)
     ptx_ops: Counter[str] = field(default_factory=Counter)
     local_accesses: int | None = None
     seconds: float = 0.0

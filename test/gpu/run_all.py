@@ -37,17 +37,18 @@ from cases import (  # noqa: E402
     bootstrap,
     run_case,
 )
+from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 
 bootstrap()
 
 from regcopy_backend.runner import gpu_available  # noqa: E402
 
-HEADER = ("kernel", "plan (vec x rounds per copy)", "PTX vector ops", "LDL/STL", "result",
+HEADER = ("kernel", "plan (vec x rounds, or instruction x count, per copy)", "PTX vector ops", "LDL/STL", "result",
           "time ms")
 
 
 def fmt_row(r: CaseResult) -> tuple[str, ...]:
-    plan = " ".join(f"{v}x{n}" for v, n in r.plan) or "-"
+    plan = " ".join(f"{v}x{n}" if isinstance(v, int) else f"{v}*{n}" for v, n in r.plan) or "-"
     ptx = " ".join(f"{op}*{n}" for op, n in sorted(r.ptx_ops.items())) or "-"
     local = "n/a" if r.local_accesses is None else str(r.local_accesses)
     return (r.name, plan, ptx, local, r.status, f"{r.seconds * 1e3:.3f}")
@@ -105,7 +106,7 @@ def run_sanitizer(args: argparse.Namespace) -> bool:
 
 
 def selected(only: list[str] | None) -> list[GpuCase]:
-    cases = [*ALL_CASES, ALIGNMENT_CASE]
+    cases = [*ALL_CASES, *LDMATRIX_GPU_CASES, ALIGNMENT_CASE]
     if not only:
         return cases
     return [c for c in cases if any(o in c.name for o in only)]

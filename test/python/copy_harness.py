@@ -100,7 +100,7 @@ class Lowering:
     vec: int | None = None  # elements per vector.load (None: not a vector transfer)
     rounds: int | None = None  # rounds (vector) or instructions a warp (matrix transfers)
     guarded: bool = False  # the transfers sit in an scf.if
-    kind: str = "vector"  # the transfer kind (``VectorTransfer.KIND``, ...)
+    kind: str = "vector"  # the transfer kind (``VectorTransfer.kind``, "ldmatrix", ...)
 
 
 def planned_lowering(text: str, **options: Any) -> Lowering:
@@ -116,7 +116,7 @@ def planned_lowering(text: str, **options: Any) -> Lowering:
     t = lp.transfer
     if isinstance(t, VectorTransfer):
         return Lowering(True, t.n, t.rounds, lp.copy.guarded)
-    return Lowering(True, None, t.instructions, lp.copy.guarded, t.KIND)
+    return Lowering(True, None, t.instructions, lp.copy.guarded, t.kind)
 
 
 def _constant(v: SSAValue) -> int:
@@ -494,7 +494,7 @@ def check_copy(case: CopyCase, r_to_s: bool, *, require_accepted: bool = True,
     text = case.kernel_text(r_to_s)
     lowered = lower(text, **options)
     numbers = planned_lowering(text, **options)
-    if numbers.kind == VectorTransfer.KIND:  # the IR holds what the plan says
+    if numbers.kind == VectorTransfer.kind:  # the IR holds what the plan says
         assert lowering_numbers(lowered) == numbers, (lowering_numbers(lowered), numbers)
     if require_accepted and not numbers.accepted:
         raise MisLowered(f"the pass rejected the copy:\n{text}")

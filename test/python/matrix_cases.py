@@ -52,7 +52,8 @@ def frag(r_shape: tuple[int, ...], layout: str, s_shape: tuple[int, ...] | None 
 def planned(case: CopyCase, r_to_s: bool) -> tuple[Accepted, CopyPlan, MatrixTransfer | str]:
     """Accept and plan the case's copy as the pass does, then ``plan_matrix``."""
     op = next(o for o in parse(case.kernel_text(r_to_s)).walk() if isinstance(o, CopyOp))
-    acc, plan, _ = plan_for(op)
+    _lp = plan_for(op)
+    acc, plan = _lp.acc, _lp.copy
     return acc, plan, plan_matrix(acc, plan, case.s.space != "global")
 
 

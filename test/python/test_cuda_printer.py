@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "examples").glob("*.mlir"))
 sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import ALIGNMENT_CASE, ALL_CASES, GpuCase, analyse_case  # noqa: E402
+from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 
 LAUNCH = "attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>}"
 
@@ -77,7 +78,7 @@ def test_seed_row_vector_transfers(dtype: str, k: int, rounds: int) -> None:
 # ---- the GPU cases, up to (not including) the launch ----------------------------------------
 
 
-@pytest.mark.parametrize("case", [*ALL_CASES, ALIGNMENT_CASE], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [*ALL_CASES, *LDMATRIX_GPU_CASES, ALIGNMENT_CASE], ids=lambda c: c.name)
 def test_gpu_case_compiles_with_expected_plan(case: GpuCase) -> None:
     """Every GPU kernel lowers to its expected (vec, rounds) plan and compiles cleanly with no
     LDL/STL (a copy B1-B4 may also be rejected: then it stays unlowered, by design)."""

@@ -17,6 +17,7 @@ from regcopy_backend.cpu_run import run_on_cpu
 from regcopy_backend.cuda import print_cuda
 from regcopy_backend.host_data import random_values
 from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_dialect.matrix_ops import LdMatrixOp
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_tools.regcopy_run import parse_and_lower
 
@@ -44,9 +45,12 @@ def test_gemm_example_lowers_every_copy() -> None:
     module = parse_and_lower(GEMM.read_text(), str(GEMM))
     assert not any(isinstance(op, CopyOp) for op in module.walk())
     widths = vector_widths(module)
-    # registers -> shared: 128-bit; shared -> mma fragments: 32-bit (a fragment's register
-    # pairs are 2 halves apart in K); the fragment write-out: 128-bit
-    assert widths[2:] == [8, 8, 2, 2, 8, 8]
+    # registers -> shared: 128-bit; shared -> mma fragments: ldmatrix.x4 (16 a warp for A,
+    # 8 for B; per-thread they would be 32-bit loads: a fragment's register pairs are 8
+    # halves apart in K); the fragment write-out: 128-bit
+    assert widths[2:] == [8, 8, 8, 8]
+    matrix = [(op.count, op.transposed) for op in module.walk() if isinstance(op, LdMatrixOp)]
+    assert matrix == [(4, False)] * 24
 
 
 def test_gemm_example_runs_exactly_on_the_cpu() -> None:

@@ -12,6 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import ALIGNMENT_CASE, ALL_CASES, GpuCase, bootstrap, run_case  # noqa: E402
+from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 
 bootstrap()  # a plain checkout (GPU machine) works without `pip install -e .`
 
@@ -21,7 +22,7 @@ HAS_GPU, WHY = gpu_available()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=WHY)]
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [*ALL_CASES, *LDMATRIX_GPU_CASES], ids=lambda c: c.name)
 def test_kernel_on_gpu(case: GpuCase) -> None:
     result = run_case(case, seed=1)
     assert result.ok, f"{result.status}: {result.details}"

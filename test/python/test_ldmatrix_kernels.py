@@ -19,6 +19,7 @@ from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
 from copy_harness import lower, parse  # noqa: E402
 from regcopy_backend.cpu_run import run_on_cpu  # noqa: E402
 from regcopy_backend.kernel_info import kernel_info, kernels  # noqa: E402
+from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase  # noqa: E402
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
 from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix  # noqa: E402
@@ -30,7 +31,8 @@ def test_matrix_decision(case: GpuCase) -> None:
     ops = [op for op in parse(case.path.read_text()).walk() if isinstance(op, CopyOp)]
     got: list[str | None] = []
     for op in ops:
-        acc, plan, _ = plan_for(op)
+        _lp = plan_for(op)
+        acc, plan = _lp.acc, _lp.copy
         s_type = op.src_type if acc.r_is_dst else op.dst_type
         transfer = plan_matrix(acc, plan, memory_space(s_type) == MemSpace.SHARED)
         got.append(transfer.mnemonic(transfer.ops[0].count)
@@ -38,14 +40,22 @@ def test_matrix_decision(case: GpuCase) -> None:
     assert tuple(got) == MATRIX_KINDS[case.name]
 
 
-@pytest.mark.parametrize("lowered", [False, True], ids=["reference", "lowered"])
+@pytest.mark.parametrize("lowered", [None, "vector", "auto"],
+                         ids=["reference", "vector", "auto"])
 @pytest.mark.parametrize("case", LDMATRIX_CASES, ids=lambda c: c.name)
-def test_kernel_on_cpu(case: GpuCase, lowered: bool) -> None:
+def test_kernel_on_cpu(case: GpuCase, lowered: str | None) -> None:
+    """The reference semantics, the per-thread lowering and the default lowering (ld/stmatrix
+    where chosen, run by the interpreter's warp lockstep) all give the PTX-table expectation."""
     text = case.path.read_text()
-    module = lower(text, transfer="vector") if lowered else parse(text)
-    assert lowered != any(isinstance(op, CopyOp) for op in module.walk())
-    if lowered:  # the per-thread path's plan (GpuCase.plan)
+    module = lower(text, transfer=lowered) if lowered else parse(text)
+    assert (lowered is not None) != any(isinstance(op, CopyOp) for op in module.walk())
+    if lowered == "vector":  # the per-thread path's plan (GpuCase.plan)
         assert lowering_plan(module) == list(case.plan)
+    if lowered == "auto":  # exactly the matrix kinds chosen appear
+        kinds = [f"{'ldmatrix' if isinstance(op, LdMatrixOp) else 'stmatrix'}"
+                 for op in module.walk() if isinstance(op, MatrixOpBase)]
+        want = [k.split(".")[0] for k in MATRIX_KINDS[case.name] if k is not None]
+        assert sorted(set(kinds)) == sorted(set(want))
     (fn,) = kernels(module)
     info = kernel_info(fn)
     before = random_inputs(info, np.random.default_rng(3))

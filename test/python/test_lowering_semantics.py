@@ -45,7 +45,9 @@ def lanes(k: int, rows: int = 32, reg_stride: int = 1, lane_stride: int = 1) -> 
     return Side((rows, k), "local", f"({rows},{k}):({lane_stride}@laneid,{reg_stride})")
 
 
-def assert_numbers(got: tuple[Lowering, Lowering], vec: int, rounds: int) -> None:
+def assert_numbers(got: tuple[Lowering, Lowering], vec: int | None, rounds: int) -> None:
+    """Both directions lowered with ``vec`` elements a transfer and ``rounds`` rounds, or, with
+    ``vec`` None, as ``rounds`` ld/stmatrix instructions a warp."""
     for direction, numbers in zip(("S -> R", "R -> S"), got, strict=True):
         assert numbers.accepted, direction
         assert (numbers.vec, numbers.rounds) == (vec, rounds), f"{direction}: {numbers}"
@@ -288,8 +290,12 @@ MORE = {  # name: (case, vec, rounds)
                                         Side((32, 8), "shared"), "f32"), 1, 8),
     "R-register-gap-between-runs": (CopyCase(Side((32, 8), "local", "(32,2,4):(1@laneid,8,1)"),
                                              Side((32, 8), "shared"), "f32"), 4, 2),
+    # lane l's 8 words are S[r][l]: bytes 4l + 128r, i.e. rows of 16 bytes (4 lanes each):
+    # two ldmatrix.x4 / stmatrix.x4 a warp instead of 8 rounds of 32-bit accesses
     "lane-owns-column": (CopyCase(Side((8, 32), "local", "(8,32):(1,1@laneid)"),
-                                  Side((8, 32), "shared"), "f32"), 1, 8),
+                                  Side((8, 32), "shared"), "f32"), None, 2),
+    "lane-owns-column-per-thread": (CopyCase(Side((8, 32), "local", "(8,32):(1,1@laneid)"),
+                                             Side((8, 32), "global"), "f32"), 1, 8),
     "lane-owns-column-S-col-major": (CopyCase(Side((8, 32), "local", "(8,32):(1,1@laneid)"),
                                               Side((8, 32), "shared", "(8,32):(1,8)"), "f32"),
                                      4, 2),

@@ -1,7 +1,7 @@
 """ld/stmatrix end to end without a GPU: the fragment copies of test/gpu/kernels/ldmatrix_*
-replaced by ``emit_matrix.lower_matrix`` (where ``plan_matrix`` applies and ``prefer_matrix``
-says so; the rest by the pass), printed with ``cuda_matrix`` (through a printer subclass
-standing in for the hook in backend/cuda.py), compiled with NVRTC for sm_90: the SASS holds
+lowered by the pass (``transfer=auto``: ld/stmatrix where ``plan_matrix`` applies and
+``prefer_matrix`` says so), printed by ``-t cuda`` (inline PTX from ``cuda_matrix``),
+compiled with NVRTC for sm_90: the SASS holds
 exactly the planned LDSM/STSM variants, no LDL/STL, and, against the per-thread lowering of
 the same kernel, exactly one plain shared access a round fewer for each replaced copy."""
 
@@ -10,69 +10,39 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from xdsl.ir import Operation
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import GpuCase  # noqa: E402
 from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
 
-from copy_harness import context, lower, parse  # noqa: E402
-from regcopy_backend.cuda import CudaPrinter, print_cuda  # noqa: E402
-from regcopy_backend.cuda_address import operand_text  # noqa: E402
-from regcopy_backend.cuda_matrix import print_matrix  # noqa: E402
+from copy_harness import lower, parse  # noqa: E402
+from regcopy_backend.cuda import print_cuda  # noqa: E402
+from regcopy_dialect.regcopy import CopyOp  # noqa: E402
+from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
+
 from regcopy_backend.nvrtc import compile_cuda, disassemble  # noqa: E402
-from regcopy_dialect.matrix_ops import MatrixOpBase  # noqa: E402
-from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space  # noqa: E402
-from regcopy_passes.emit_matrix import lower_matrix  # noqa: E402
-from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for  # noqa: E402
 from regcopy_passes.matrix_plan import (  # noqa: E402
     MatrixTransfer,
-    plan_matrix,
-    prefer_matrix,
     vector_instructions,
 )
 from regcopy_passes.planning import CopyPlan  # noqa: E402
 
 
-class MatrixPrinter(CudaPrinter):
-    """``CudaPrinter`` plus the ld/stmatrix hook (what backend/cuda.py gains)."""
-
-    def print_op(self, op: Operation) -> None:  # type: ignore[override]
-        if isinstance(op, MatrixOpBase):
-            self.line(print_matrix(op, self.val(op.shared), operand_text(self.operand(op.offset)),
-                                   self.val(op.registers)))
-        else:
-            super().print_op(op)
-
-
 def lower_with_matrix(text: str) -> tuple[str, list[MatrixTransfer], list[CopyPlan]]:
-    """The CUDA source of ``text`` with matrix transfers where they apply and are preferred."""
-    module = parse(text)
+    """The CUDA source of ``text`` as the pass lowers it by default (``transfer=auto``), and
+    the matrix transfers (with their per-thread plans) that its plans name."""
     transfers: list[MatrixTransfer] = []
     plans: list[CopyPlan] = []
-    for op in [o for o in module.walk() if isinstance(o, CopyOp)]:
-        acc, plan, _ = plan_for(op)
-        s_type = op.src_type if acc.r_is_dst else op.dst_type
-        transfer = plan_matrix(acc, plan, memory_space(s_type) in (MemSpace.SHARED,
-                                                                 MemSpace.SHARED_DYN))
-        if isinstance(transfer, MatrixTransfer) and prefer_matrix(transfer, plan):
-            block = op.parent_block()
-            assert block is not None
-            block.insert_ops_before(lower_matrix(op, acc, plan, transfer), op)
-            op.detach()
-            op.erase()
-            transfers.append(transfer)
-            plans.append(plan)
-    LowerRegCopyPass().apply(context(), module)
-    module.verify()
-    out = StringIO()
-    MatrixPrinter(stream=out).print_module(module)
-    return out.getvalue(), transfers, plans
+    for op in [o for o in parse(text).walk() if isinstance(o, CopyOp)]:
+        lp = plan_for(op)
+        if isinstance(lp.transfer, MatrixTransfer):
+            transfers.append(lp.transfer)
+            plans.append(lp.copy)
+    return print_cuda(lower(text)), transfers, plans
 
 
 def sass_ops(source: str) -> Counter[str]:

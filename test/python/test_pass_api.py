@@ -187,11 +187,14 @@ def test_remark_leads_with_result_and_labels_python_built_ir() -> None:
         LowerRegCopyPass(remarks=True).apply(ctx, module)
     banks = ("  2-way bank conflict: 8 wavefronts per round, ideal 4; lane-rotated rounds "
              "(lane bit 2 -> round ^ 1): 4 wavefronts per round, 1 select(s) per word")
+    kinds = ["  ldmatrix not needed: 128-bit transfers already move 16 bytes a lane an "
+             "instruction\n", "  stmatrix not needed: 128-bit transfers already move 16 bytes a "
+             "lane an instruction\n"]
     assert [str(d) for d in diags] == [
         "remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy #1 in @seed_demo]\n"
-        + banks,
+        + kinds[0] + banks,
         "remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy #2 in @seed_demo]\n"
-        + banks]
+        + kinds[1] + banks]
 
 
 def test_narrowed_remark_keeps_first_line_short() -> None:

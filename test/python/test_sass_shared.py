@@ -29,6 +29,7 @@ from regcopy_backend.cuda import CudaPrinter, print_cuda
 from regcopy_backend.cuda_arith import expression
 from regcopy_backend.cuda_types import ctype
 from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_passes.lower_layout_access import lower_layout_access
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 
@@ -54,13 +55,13 @@ class IntMaskPrinter(MaskPrinter):
 
 def int_mask_cuda(module: ModuleOp) -> str:
     out = StringIO()
-    IntMaskPrinter(stream=out).print_module(module)
+    IntMaskPrinter(stream=out).print_module(lower_layout_access(module.clone()))
     return out.getvalue()
 
 
 def bool_mask_cuda(module: ModuleOp) -> str:
     out = StringIO()
-    MaskPrinter(stream=out).print_module(module)
+    MaskPrinter(stream=out).print_module(lower_layout_access(module.clone()))
     return out.getvalue()
 
 
