@@ -71,6 +71,8 @@ class Shape:
     block: int
     scope: str
     swizzle: bool = False
+    regs: int | None = None
+    """Registers a thread holds when R is not one row a thread (a fragment layout)."""
 
     @property
     def elem_bytes(self) -> int:
@@ -85,8 +87,8 @@ class Shape:
 
     @property
     def row(self) -> int:
-        """Elements per thread (one row)."""
-        return self.r_shape[-1]
+        """Elements per thread (one row, or a fragment's registers)."""
+        return self.regs if self.regs is not None else self.r_shape[-1]
 
     @property
     def chunk(self) -> int:
@@ -99,13 +101,21 @@ class Shape:
         return self.row // self.chunk
 
 
+MMA_A = "(8,2,8,2,4,2):(1@warpid,2,4@laneid,4,1@laneid,1)"
+"""Per warp, the m16n8k16 A fragment (as in examples/gemm_tiles.mlir)."""
+
 SHAPES = (
     Shape("32-bit k=8", "(8,32,8):(1@warpid,1@laneid,1)", (8, 32, 8), "i32", 256, "cta"),
     Shape("32-bit k=16", "(8,32,16):(1@warpid,1@laneid,1)", (8, 32, 16), "i32", 256, "cta"),
     Shape("16-bit k=16", "(8,32,16):(1@warpid,1@laneid,1)", (8, 32, 16), "i16", 256, "cta"),
     Shape("16-bit wg swizzle<3,3,3>", "(128,64):(1@tid_in_wg,1)", (128, 64), "i16", 128,
           "warpgroup", True),
+    Shape("16-bit mma A fragments", MMA_A, (128, 16), "i16", 256, "cta", regs=8),
 )
+"""The row layouts (issue 8) and, last, eight warps' m16n8k16 A fragments (16 x 16 each, 8
+registers a lane: rows ``lane/4`` and ``+8``, column pairs ``2(lane%4)`` and ``+8``) read from
+/ written to a row-major 16-column tile: ldmatrix/stmatrix territory (issue 10), timed with
+``transfer=auto`` (one ``.x4`` a warp) beside ``transfer=vector`` (four 32-bit accesses)."""
 
 
 def _types(s: Shape) -> dict[str, str]:
@@ -232,10 +242,10 @@ def kernel_ir(s: Shape, kind: str) -> str:
                        chunk=s.chunk, rounds=s.rounds, state=f"%{STATE[kind]}s", body=body, **t)
 
 
-def lowered_source(s: Shape, kind: str, rotation: str) -> str:
+def lowered_source(s: Shape, kind: str, rotation: str, transfer: str = "auto") -> str:
     ctx = regcopy_context()
     module = Parser(ctx, kernel_ir(s, kind), "bench_shared.mlir").parse_module()
-    LowerRegCopyPass(bank_rotation=rotation).apply(ctx, module)
+    LowerRegCopyPass(bank_rotation=rotation, transfer=transfer).apply(ctx, module)
     module.verify()
     return print_cuda(module)
 
@@ -298,7 +308,7 @@ HAND_BODIES = {
 
 
 def hand_source(s: Shape, kind: str) -> str | None:
-    if s.swizzle:
+    if s.swizzle or s.regs is not None:
         return None
     ct = {4: "int", 2: "short"}[s.elem_bytes]
     fields = dict(ct=ct, row=s.row, rounds=s.rounds, row_bytes=s.row * s.elem_bytes,
@@ -332,6 +342,11 @@ def variants(weights: Sequence[float] = ()) -> list[Variant]:
     out: list[Variant] = []
     for s in SHAPES:
         for kind in BODIES:
+            if s.regs is not None:  # a fragment: the transfer kinds side by side
+                for transfer in ("vector", "auto"):
+                    out.append(Variant(s, kind, f"regcopy transfer={transfer}",
+                                       lowered_source(s, kind, "auto", transfer)))
+                continue
             hand = hand_source(s, kind)
             if hand is not None:
                 out.append(Variant(s, kind, "hand-written plain", hand))

@@ -46,7 +46,11 @@ def main_loop(ops: list[tuple[int, str, str]]) -> list[str]:
 
 
 def _shared(ops: list[str]) -> int:
-    return sum(1 for o in ops if o.split(".")[0] in ("LDS", "STS"))
+    return sum(1 for o in ops if o.split(".")[0] in ("LDS", "STS", "LDSM", "STSM"))
+
+
+MATRIX = {"LDSM": "LDS", "STSM": "STS"}
+"""ldmatrix/stmatrix count as shared loads/stores (their widths show which)."""
 
 
 def sass_summary(source: str) -> dict[str, Any]:
@@ -61,7 +65,7 @@ def sass_summary(source: str) -> dict[str, Any]:
     out: dict[str, Any] = {k: 0 for k in SASS_KINDS}
     widths: Counter[str] = Counter()
     for op, c in ops.items():
-        head = op.split(".")[0]
+        head = MATRIX.get(op.split(".")[0], op.split(".")[0])
         if head in out:
             out[head] += c
         if head in ("LDS", "STS"):
@@ -69,6 +73,6 @@ def sass_summary(source: str) -> dict[str, Any]:
     out["total"] = sum(ops.values())
     out["widths"] = dict(widths)
     loop = main_loop(listing)
-    heads = Counter(o.split(".")[0] for o in loop)
+    heads = Counter(MATRIX.get(o.split(".")[0], o.split(".")[0]) for o in loop)
     out["loop"] = (len(loop), heads["LDS"] + heads["STS"], heads["LOP3"], heads["SEL"])
     return out

@@ -45,13 +45,15 @@ run() {  # regcopy-run from the editable install, else from the checkout
 }
 : >"$out/summary.txt"
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_runner.py test/python/test_docs.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_runner.py test/python/test_docs.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
     run --compile-only examples/gemm_tiles.mlir
 step "regcopy-run --check test/gpu/kernels/shared_dyn_192k.mlir" check_shared_dyn.txt \
     run --check test/gpu/kernels/shared_dyn_192k.mlir
+step "regcopy-run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir" check_ldmatrix.txt \
+    run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir
 for bench in bench/bench_copy.py bench/bench_shared.py; do
     if [[ -f $bench ]]; then
         step "$bench" "$(basename "$bench" .py).txt" python3 "$bench"
