@@ -51,7 +51,7 @@ VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
-    "transfer": ("auto", "vector"),
+    "transfer": ("auto", "vector", "matrix"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -61,7 +61,8 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
-    (``transfer="vector"`` forces the per-thread path). Raises ``Rejected`` with the
+    (``transfer="vector"`` forces the per-thread path, ``"matrix"`` takes ld/stmatrix wherever
+    they apply). Raises ``Rejected`` with the
     dispatch's reason. ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
@@ -78,13 +79,16 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     kind = "ldmatrix" if acc.r_is_dst else "stmatrix"
     if transfer == "vector":
         return LoweringPlan(acc, plan, shared, vector, (f"{kind} not tried: transfer=vector",))
-    if vector.bits >= 128:  # an .x4 also moves 16 bytes a lane: it cannot need fewer
+    if vector.bits >= 128 and transfer == "auto":  # an .x4 moves 16 bytes a lane too
         return LoweringPlan(acc, plan, shared, vector, (
             f"{kind} not needed: 128-bit transfers already move 16 bytes a lane an "
             "instruction",))
     matrix = plan_matrix(acc, plan, s_shared)
-    note = choice_note(matrix, plan, acc.r_is_dst)
-    if isinstance(matrix, MatrixTransfer) and prefer_matrix(matrix, plan):
+    report = shared.rotated or shared.plain
+    waves = report.wavefronts if report is not None else None
+    note = choice_note(matrix, plan, acc.r_is_dst, waves)
+    if isinstance(matrix, MatrixTransfer) and (transfer == "matrix"
+                                               or prefer_matrix(matrix, plan, waves)):
         return LoweringPlan(acc, plan, replace(shared, note=None), matrix, (note,))
     return LoweringPlan(acc, plan, shared, vector, (note,))
 
@@ -170,8 +174,9 @@ class LowerRegCopyPass(ModulePass):
     * ``warn-unlowered`` (default true): a warning per copy left in the IR;
     * ``bank-rotation`` (``auto``/``off``): lane-rotated rounds for bank-conflicted transfers;
     * ``transfer`` (``auto``/``vector``): ``auto`` moves shared <-> register fragments with
-      ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions; ``vector`` forces
-      the per-thread path.
+      ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no more
+      wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
+      ld/stmatrix wherever they fit.
     """
 
     name = "lower-reg-copy"

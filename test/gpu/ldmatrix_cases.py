@@ -100,6 +100,11 @@ MATRIX_KINDS: dict[str, tuple[str | None, str | None]] = {
 """Per kernel, (S -> R, R -> S): the instruction ``plan_matrix`` selects, or None where the
 per-thread path must run (the slice base is 8 bytes off; f32 words are no matrix rows)."""
 
+CHOSEN_BY_DEFAULT = ("ldmatrix_b_trans", "ldmatrix_c_bf16", "ldmatrix_wg_swizzle")
+"""Where ``transfer=auto`` takes the matrix kind: the others' 16-byte rows sit 32 bytes apart
+(2-way bank conflicts between rows) while the lane-rotated per-thread path is conflict-free,
+so the pass keeps the per-thread path there (``transfer=matrix`` forces ld/stmatrix)."""
+
 MATRIX_INSTRUCTIONS: dict[str, int] = {
     "ldmatrix_a_f16": 1, "ldmatrix_b_trans": 1, "ldmatrix_b_nk": 1, "ldmatrix_c_bf16": 1,
     "ldmatrix_a_i8": 1, "ldmatrix_wg_swizzle": 4,
@@ -110,7 +115,7 @@ warpgroup registers a thread = 16 words = four .x4 ...)."""
 LDMATRIX_GPU_CASES: tuple[GpuCase, ...] = tuple(
     replace(c, plan=tuple((kind, MATRIX_INSTRUCTIONS[c.name])
                           for kind in MATRIX_KINDS[c.name] if kind is not None))
-    if MATRIX_KINDS[c.name][0] is not None else c for c in LDMATRIX_CASES)
+    if c.name in CHOSEN_BY_DEFAULT else c for c in LDMATRIX_CASES)
 """The same cases as the pass lowers them by default (``transfer=auto``): ld/stmatrix where
 ``MATRIX_KINDS`` names them (their other accesses are scalar loops), the per-thread plan
 elsewhere."""

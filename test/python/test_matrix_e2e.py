@@ -1,6 +1,5 @@
 """ld/stmatrix end to end without a GPU: the fragment copies of test/gpu/kernels/ldmatrix_*
-lowered by the pass (``transfer=auto``: ld/stmatrix where ``plan_matrix`` applies and
-``prefer_matrix`` says so), printed by ``-t cuda`` (inline PTX from ``cuda_matrix``),
+lowered by the pass with ``transfer=matrix`` (ld/stmatrix wherever ``plan_matrix`` applies), printed by ``-t cuda`` (inline PTX from ``cuda_matrix``),
 compiled with NVRTC for sm_90: the SASS holds
 exactly the planned LDSM/STSM variants, no LDL/STL, and, against the per-thread lowering of
 the same kernel, exactly one plain shared access a round fewer for each replaced copy."""
@@ -33,16 +32,16 @@ from regcopy_passes.planning import CopyPlan  # noqa: E402
 
 
 def lower_with_matrix(text: str) -> tuple[str, list[MatrixTransfer], list[CopyPlan]]:
-    """The CUDA source of ``text`` as the pass lowers it by default (``transfer=auto``), and
-    the matrix transfers (with their per-thread plans) that its plans name."""
+    """The CUDA source of ``text`` as the pass lowers it with ``transfer=matrix`` (ld/stmatrix
+    wherever they apply), and the matrix transfers (with their per-thread plans)."""
     transfers: list[MatrixTransfer] = []
     plans: list[CopyPlan] = []
     for op in [o for o in parse(text).walk() if isinstance(o, CopyOp)]:
-        lp = plan_for(op)
+        lp = plan_for(op, transfer="matrix")
         if isinstance(lp.transfer, MatrixTransfer):
             transfers.append(lp.transfer)
             plans.append(lp.copy)
-    return print_cuda(lower(text)), transfers, plans
+    return print_cuda(lower(text, transfer="matrix")), transfers, plans
 
 
 def sass_ops(source: str) -> Counter[str]:
