@@ -103,6 +103,8 @@ class Shape:
 
 MMA_A = "(8,2,8,2,4,2):(1@warpid,2,4@laneid,4,1@laneid,1)"
 """Per warp, the m16n8k16 A fragment (as in examples/gemm_tiles.mlir)."""
+MMA_A64 = "(8,2,8,4,2,4,2):(1@warpid,2,4@laneid,8,4,1@laneid,1)"
+"""Per warp, four K steps of A fragments (16 x 64), from a ``swizzle<3,3,3>`` tile."""
 
 SHAPES = (
     Shape("32-bit k=8", "(8,32,8):(1@warpid,1@laneid,1)", (8, 32, 8), "i32", 256, "cta"),
@@ -111,11 +113,15 @@ SHAPES = (
     Shape("16-bit wg swizzle<3,3,3>", "(128,64):(1@tid_in_wg,1)", (128, 64), "i16", 128,
           "warpgroup", True),
     Shape("16-bit mma A fragments", MMA_A, (128, 16), "i16", 256, "cta", regs=8),
+    Shape("16-bit mma A, K=64 swizzled", MMA_A64, (128, 64), "i16", 256, "cta", True, 32),
 )
 """The row layouts (issue 8) and, last, eight warps' m16n8k16 A fragments (16 x 16 each, 8
 registers a lane: rows ``lane/4`` and ``+8``, column pairs ``2(lane%4)`` and ``+8``) read from
-/ written to a row-major 16-column tile: ldmatrix/stmatrix territory (issue 10), timed with
-``transfer=auto`` (one ``.x4`` a warp) beside ``transfer=vector`` (four 32-bit accesses)."""
+/ written to a row-major 16-column tile (its 16-byte rows 32 bytes apart: 2-way conflicts
+between ldmatrix rows, so ``transfer=auto`` keeps the lane-rotated 32-bit path) and four K
+steps of them from a swizzled 64-column tile (conflict-free rows: ``auto`` takes ldmatrix):
+ldmatrix/stmatrix territory (issue 10), timed as ``transfer=vector``, ``auto`` and ``matrix``
+(forced)."""
 
 
 def _types(s: Shape) -> dict[str, str]:
@@ -343,7 +349,7 @@ def variants(weights: Sequence[float] = ()) -> list[Variant]:
     for s in SHAPES:
         for kind in BODIES:
             if s.regs is not None:  # a fragment: the transfer kinds side by side
-                for transfer in ("vector", "auto"):
+                for transfer in ("vector", "auto", "matrix"):
                     out.append(Variant(s, kind, f"regcopy transfer={transfer}",
                                        lowered_source(s, kind, "auto", transfer)))
                 continue
