@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from regcopy_passes.dispatch import Accepted, Rejected
 from regcopy_passes.lower_reg_copy import plan_for
+from regcopy_passes.transfer import VectorTransfer
 from regcopy_passes.planning import CopyPlan, round_deltas
 
 from regcopy_dialect.diagnostics import op_text
@@ -142,8 +143,13 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
              f"round(s), {acc.registers} registers/thread, {acc.threads} threads in the "
              f"{acc.scope.name.lower()}" + (", guarded" if plan.guarded else ""),
              f"  direction: {'S -> R' if acc.r_is_dst else 'R -> S'}, S is {s_space}"]
+    lines.append(f"  transfer: {lp.transfer.describe()}")
+    lines += [f"  {note}" for note in lp.passed_over]
     if plan.narrowed_by:
         lines.append(f"  narrowed: {plan.narrowed_by}")
+    if not isinstance(lp.transfer, VectorTransfer):
+        lines.append("  (the pictures below show the per-thread plan the matrix transfer "
+                     "replaces: the same elements in the same registers)")
     lines += ["  " + x for x in thread_lines(acc, plan, thread)]
     tiles = [round_tile(op, acc, plan, thread)]
     if s_space in (MemSpace.SHARED, MemSpace.SHARED_DYN) and element_bits(op.src_type.element_type):
