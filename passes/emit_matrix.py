@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation, SSAValue
 
+from regcopy_dialect.address import place_digit
 from regcopy_dialect.layout import Swizzle
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import CopyOp, StorageOp
@@ -69,13 +70,12 @@ def possible_bits(fields: tuple[BitField, ...], s_base_divisibility: int) -> int
 
 def emit_table(b: IndexBuilder, t: Value, fields: tuple[BitField, ...],
                thread_bits: int) -> Value:
-    """``sum(((t >> lo) & (2^w - 1)) * c)``; the mask is left out for a field that reaches
-    the top of ``t``'s ``thread_bits`` bits."""
+    """``sum(((t >> lo) & (2^w - 1)) * c)``: each field is a digit of ``t`` of place ``2^lo``
+    and extent ``2^w`` (``address.place_digit``: a shift and a mask), without the mask for a
+    field that reaches the top of ``t``'s ``thread_bits`` bits."""
     out: Value = 0
     for f in fields:
-        x = b.shr(t, f.lo)
-        if f.lo + f.width < thread_bits:
-            x = b.and_(x, (1 << f.width) - 1)
+        x = place_digit(b, t, 1 << f.lo, 1 << f.width, f.lo + f.width >= thread_bits)
         out = b.add(out, b.mul(x, f.coeff))
     return out
 

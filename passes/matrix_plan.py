@@ -162,13 +162,14 @@ def choice_note(transfer: MatrixTransfer | str, plan: CopyPlan, loads: bool,
     waves = "" if vector_wavefronts is None else f" and {vector_wavefronts} wavefronts"
     if isinstance(transfer, str):
         return f"{'ldmatrix' if loads else 'stmatrix'} not used: {transfer}"
-    mw = matrix_wavefronts(transfer, plan)
-    if prefer_matrix(transfer, plan, vector_wavefronts):
-        return f"{per_thread}{waves}, {transfer.kind} {transfer.instructions}" + \
-            ("" if vector_wavefronts is None else f" and {mw}")
     if transfer.instructions >= rounds:
         return f"{transfer.kind} not used: {transfer.describe()} is no fewer instructions; " \
                f"{per_thread}"
+    if vector_wavefronts is None:
+        return f"{per_thread}, {transfer.kind} {transfer.instructions}"
+    mw = matrix_wavefronts(transfer, plan)  # the one test prefer_matrix has left
+    if mw <= vector_wavefronts:
+        return f"{per_thread}{waves}, {transfer.kind} {transfer.instructions} and {mw}"
     return f"{transfer.kind} not used: {transfer.describe()} needs {mw} wavefronts (bank " \
            f"conflicts between its rows); {per_thread}{waves}"
 

@@ -75,12 +75,13 @@ def digit(math: IndexMath[V], index: V | int, extents: Sequence[int], k: int) ->
     """Digit ``k`` of ``index`` in the row-major radix ``extents``:
     ``c_k = (index / Q_k) % E_k`` with ``Q = suffix_product(extents)``; the outermost digit is
     ``index / Q_0`` (an index in ``[0, prod(extents))`` needs no remainder there)."""
-    return _digit(math, index, suffix_product(extents)[k], extents[k], k == 0)
+    return place_digit(math, index, suffix_product(extents)[k], extents[k], k == 0)
 
 
-def _digit(math: IndexMath[V], index: V | int, place: int, extent: int, outermost: bool
+def place_digit(math: IndexMath[V], index: V | int, place: int, extent: int, outermost: bool
            ) -> V | int:
-    """``(index / place) % extent``, without the remainder for the outermost digit."""
+    """``(index / place) % extent``, without the remainder for the outermost digit (shifts
+    and masks for powers of two)."""
     q = div(math, index, place)
     return q if outermost else rem(math, q, extent)
 
@@ -150,7 +151,7 @@ class Term:
 
     def digit(self, math: IndexMath[V], indices: Sequence[V | int]) -> V | int:
         """The digit (not yet scaled by the stride)."""
-        return _digit(math, indices[self.dim], self.place, self.extent, self.outermost)
+        return place_digit(math, indices[self.dim], self.place, self.extent, self.outermost)
 
 
 @dataclass(frozen=True)
