@@ -24,7 +24,9 @@ inlined as literals, and values nobody uses left out (NVRTC warns about unused v
   its own flat storage into index math + an access to its ``regcopy.storage``; so
   ``memref.load/store`` and ``vector.load/store`` print as ``name[offset]`` on 1-D storage,
   ``regcopy.storage`` aliases its buffer, and a ``vector.load/store`` of 16/8/4/2/1 bytes is
-  one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access;
+  one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access; ``vector.bitcast`` between vectors
+  of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
+  add/sub/mul on i32 and f32 lanes);
 * ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
 
 Anything else raises ``CudaEmitError`` naming the op.
@@ -39,7 +41,7 @@ from typing import IO, cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
-from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, VectorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 from xdsl.utils.exceptions import DiagnosticException
@@ -48,7 +50,12 @@ from xdsl.utils.target import Target
 from regcopy_backend.cuda_address import index_ctype
 from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda_matrix import print_matrix
-from regcopy_backend.cuda_arith import ArithError, constant_literal, expression
+from regcopy_backend.cuda_arith import (
+    ArithError,
+    bitcast_expression,
+    constant_literal,
+    expression,
+)
 from regcopy_backend.cuda_names import c_identifier, function_c_names, unique_name
 from regcopy_backend.cuda_types import INDEX_32, PRELUDE, CudaTypeError, ctype
 from regcopy_backend.kernel_info import LAUNCH, is_kernel, scalar_param
@@ -90,7 +97,7 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 
 PURE_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
-    vector.LoadOp,
+    vector.LoadOp, vector.BitcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp,
 )
@@ -433,6 +440,16 @@ class CudaPrinter(BasePrinter):
         access = self.ctype(op.vector.type, op)
         target = self.vector_address(op, op.base, list(op.indices), access)
         self.line(f"{target} = {self.val(op.vector)};")
+
+    @print_op.register
+    def _(self, op: vector.BitcastOp) -> None:
+        """Same byte size, same transfer type: a plain copy (``cuda_arith.bitcast_expression``)."""
+        source, result = cast(VectorType, op.source.type), cast(VectorType, op.result.type)
+        try:
+            rhs = bitcast_expression(source, result, self.val(op.source))
+        except (ArithError, CudaTypeError) as e:
+            raise self.fail(op, str(e)) from None
+        self.assign(op, rhs)
 
     # ---- warp-collective matrix transfers --------------------------------------------
     @print_op.register

@@ -4,6 +4,12 @@
 result, given the C text of its operands (``text_of`` gives the C text of any printed value,
 for the few ops that look through an operand's definition). Operands are named values or
 literals, never compound expressions, so repeating one (``a / b - (a % b != 0 ...)``) is safe.
+
+On vectors (held in their transfer type, ``uint4``/``uint2``/``uint32_t``/``uint16_t``/
+``uint8_t``): ``andi``/``ori``/``xori`` and ``select`` on any lanes (bitwise, word by word);
+``addi``/``subi``/``muli`` on ``i32`` lanes and ``addf``/``subf``/``mulf`` on ``f32`` lanes,
+one lane per 32-bit word; anything else is an ``ArithError`` saying what is supported.
+``bitcast_expression`` prints ``vector.bitcast`` (same size: the value itself).
 """
 
 from __future__ import annotations
@@ -24,7 +30,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from regcopy_backend.cuda_address import int_literal
-from regcopy_backend.cuda_types import INDEX_64, is_bit_pattern
+from regcopy_backend.cuda_types import (
+    INDEX_64,
+    TRANSFER_TYPES,
+    is_bit_pattern,
+    vector_bytes,
+)
 
 CType = Callable[[Attribute], str]
 ValueText = Callable[[SSAValue], str]
@@ -89,11 +100,8 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
     t = op.results[0].type
     rt = ctype_of(t)
     kind = type(op)
-    if isinstance(t, VectorType) and kind in BITWISE:
-        return vector_bitwise(rt, BITWISE[kind], args[0], args[1])
     if isinstance(t, VectorType) and not isinstance(op, arith.SelectOp):
-        raise ArithError(f"is not supported on vectors by the CUDA target (bitwise and, or, "
-                         f"xor and select only), got {t}")
+        return vector_expression(op, t, rt, args)
     if kind in BINARY_INT:
         return _narrowed(rt, f"{args[0]} {BINARY_INT[kind]} {args[1]}")
     if kind in UNSIGNED_INT:
@@ -138,6 +146,9 @@ def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of
                 ut = unsigned_of(op.lhs.type, ctype_of)
                 return f"({ut}){a} {CMPI[pred]} ({ut}){b}"
             return f"{a} {CMPI[pred]} {b}"
+        case arith.SelectOp() if isinstance(op.cond.type, VectorType):
+            raise ArithError(f"with a vector condition ({op.cond.type}) is not supported by "
+                             "the CUDA target (a scalar i1 condition selects a whole vector)")
         case arith.SelectOp() if isinstance(t, VectorType):
             return vector_blend(rt, blend_mask(op, a, text_of), b, args[2])
         case arith.SelectOp():
@@ -160,6 +171,70 @@ BITWISE: dict[type[Operation], str] = {arith.AndIOp: "&", arith.OrIOp: "|", arit
 VECTOR_WORDS: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"),
                                            "uint2": (".x", ".y"), "uint32_t": ("",)}
 """32-bit words of the transfer types that have them (member suffixes)."""
+
+
+LANEWISE_INT: dict[type[Operation], str] = {arith.AddiOp: "+", arith.SubiOp: "-",
+                                            arith.MuliOp: "*"}
+"""Integer ops printed lane by lane on vectors of 32-bit integer lanes (C's ``unsigned``
+arithmetic wraps around: the same bits as MLIR's two's complement)."""
+
+LANEWISE_F32: dict[type[Operation], str] = {arith.AddfOp: "__fadd_rn", arith.SubfOp: "__fsub_rn",
+                                            arith.MulfOp: "__fmul_rn"}
+"""Float ops printed lane by lane on vectors of f32 lanes, as the round-to-nearest intrinsics:
+unlike ``*`` and ``+``, ``__fmul_rn``/``__fadd_rn`` are never contracted into an ``FFMA``, so
+each op rounds once, as MLIR's ``arith`` (without fastmath) and the CPU interpreter do."""
+
+VECTOR_OPS_NOTE = ("vectors take andi, ori, xori and select (any lanes), addi, subi and muli "
+                   "(i32 lanes) and addf, subf and mulf (f32 lanes) only; for bit "
+                   "manipulation of other lanes, vector.bitcast to i32 lanes and use "
+                   "andi/ori/xori")
+"""What the CUDA target prints on vectors (the end of every refusal of a vector op)."""
+
+
+def vector_expression(op: Operation, t: VectorType, rt: str, args: Sequence[str]) -> str:
+    """The C expression of an arith op (not ``select``) on vectors of transfer type ``rt``:
+    bitwise ops on any lanes (``vector_bitwise``), add/sub/mul on i32 lanes and on f32 lanes
+    word by word (``vector_lanewise``); anything else is an ``ArithError``."""
+    kind = type(op)
+    if kind in BITWISE:
+        return vector_bitwise(rt, BITWISE[kind], args[0], args[1])
+    lane = t.element_type
+    if kind in LANEWISE_INT and lane == IntegerType(32):
+        return vector_lanewise(rt, lambda x, y: f"{x} {LANEWISE_INT[kind]} {y}", *args)
+    if kind in LANEWISE_F32 and isinstance(lane, Float32Type):
+        fn = LANEWISE_F32[kind]
+        return vector_lanewise(rt, lambda x, y: f"__float_as_uint({fn}(__uint_as_float({x}), "
+                                                f"__uint_as_float({y})))", *args)
+    raise ArithError(f"on {t} is not supported by the CUDA target: {VECTOR_OPS_NOTE}")
+
+
+def vector_lanewise(rt: str, word: Callable[[str, str], str], a: str, b: str) -> str:
+    """``{word(a.x, b.x), word(a.y, b.y), ...}`` over the 32-bit words of the transfer type
+    ``rt`` (``uint4``/``uint2``), or ``word(a, b)`` for ``uint32_t``; each word is one lane."""
+    if rt not in VECTOR_WORDS:
+        raise ArithError(f"internal error: {rt} has no 32-bit words")
+    words = [word(f"{a}{w}", f"{b}{w}") for w in VECTOR_WORDS[rt]]
+    return words[0] if rt == "uint32_t" else "{" + ", ".join(words) + "}"
+
+
+def bitcast_expression(source: VectorType, result: VectorType, text: str) -> str:
+    """The C expression of ``vector.bitcast`` of the value ``text`` from ``source`` to
+    ``result``: vectors of the same byte size share their transfer type, so the bitcast is the
+    value itself (``const uint4 b = a;``). Lanes must be integers or floats of 8 to 64 bits
+    (no ``i1``, no ``index``); anything else is an ``ArithError``."""
+    for t in (source, result):
+        lane = t.element_type
+        if isinstance(lane, IndexType) or (isinstance(lane, IntegerType)
+                                           and lane.width.data == 1):
+            raise ArithError(f"from {source} to {result} is not supported by the CUDA target: "
+                             f"{lane} lanes have no fixed bytes here (bitcast vectors of "
+                             "8- to 64-bit integer or float lanes)")
+    size_in, size_out = vector_bytes(source), vector_bytes(result)
+    if size_in != size_out or TRANSFER_TYPES.get(size_in) is None:
+        raise ArithError(f"from {source} ({size_in} bytes) to {result} ({size_out} bytes) is "
+                         "not supported by the CUDA target: it bitcasts between vectors of "
+                         "the same size, 16, 8, 4, 2 or 1 bytes")
+    return text
 
 
 def vector_bitwise(rt: str, c_op: str, a: str, b: str) -> str:

@@ -4,18 +4,35 @@
   (``0u - (unsigned)(x & 1)``) when the condition is ``x`` truncated to ``i1`` and the printer
   can name ``x``, else it is built from the ``bool`` condition;
 * ``trunci``/``index_cast`` to ``i1`` keep bit 0 (C's ``(bool)x`` would test ``x != 0``);
-* bitwise ``and``/``or``/``xor`` on vectors print word by word; other vector arithmetic is
-  refused (a 32-bit add is not a lane-wise 16-bit add).
+* bitwise ``and``/``or``/``xor`` on vectors print word by word;
+* ``addi``/``subi``/``muli`` on ``i32`` lanes and ``addf``/``subf``/``mulf`` on ``f32`` lanes
+  print lane by lane (one lane per 32-bit word; f32 through ``__uint_as_float`` and the
+  ``__f*_rn`` intrinsics); other vector arithmetic is refused with what is supported (a 32-bit
+  add is not a lane-wise 16-bit add);
+* ``vector.bitcast`` between vectors of one size is the value itself.
 """
 
 from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType, VectorType, i1, i16, i32
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IndexType,
+    IntegerType,
+    VectorType,
+    f32,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
 from xdsl.ir import Block, SSAValue
 
-from regcopy_backend.cuda_arith import ArithError, expression
+from regcopy_backend.cuda_arith import ArithError, bitcast_expression, expression
 from regcopy_backend.cuda_types import ctype
 
 V4 = VectorType(i32, [4])
@@ -65,8 +82,76 @@ def test_bitwise_ops_on_vectors_act_word_by_word() -> None:
     assert expression(arith.OrIOp(h, g), ["h", "g"], ctype) == "(uint32_t)(h | g)"
 
 
-@pytest.mark.parametrize("op", [arith.AddiOp, arith.MuliOp, arith.ShLIOp])
-def test_non_bitwise_vector_arithmetic_is_refused(op: type[arith.AddiOp]) -> None:
-    h, g = _args(V2H, V2H)
-    with pytest.raises(ArithError, match="bitwise and, or, xor and select only"):
-        expression(op(h, g), ["h", "g"], ctype)
+@pytest.mark.parametrize(("op", "c_op"), [(arith.AddiOp, "+"), (arith.SubiOp, "-"),
+                                          (arith.MuliOp, "*")])
+def test_integer_arithmetic_on_i32_lanes_is_word_by_word(op: type[arith.AddiOp],
+                                                         c_op: str) -> None:
+    a, b, p, q, s, t = _args(V4, V4, VectorType(i32, [2]), VectorType(i32, [2]),
+                             VectorType(i32, [1]), VectorType(i32, [1]))
+    assert expression(op(a, b), ["a", "b"], ctype) == \
+        f"{{a.x {c_op} b.x, a.y {c_op} b.y, a.z {c_op} b.z, a.w {c_op} b.w}}"
+    assert expression(op(p, q), ["p", "q"], ctype) == f"{{p.x {c_op} q.x, p.y {c_op} q.y}}"
+    assert expression(op(s, t), ["s", "t"], ctype) == f"s {c_op} t"  # uint32_t: unsigned
+
+
+@pytest.mark.parametrize(("op", "fn"), [(arith.AddfOp, "__fadd_rn"), (arith.SubfOp, "__fsub_rn"),
+                                        (arith.MulfOp, "__fmul_rn")])
+def test_float_arithmetic_on_f32_lanes_goes_through_the_float_bits(op: type[arith.AddfOp],
+                                                                   fn: str) -> None:
+    a, b, s, t = _args(VectorType(f32, [4]), VectorType(f32, [4]), VectorType(f32, [1]),
+                       VectorType(f32, [1]))
+    word = "__float_as_uint({fn}(__uint_as_float(a{w}), __uint_as_float(b{w})))"
+    assert expression(op(a, b), ["a", "b"], ctype) == \
+        "{" + ", ".join(word.format(fn=fn, w=w) for w in (".x", ".y", ".z", ".w")) + "}"
+    assert expression(op(s, t), ["a", "b"], ctype) == word.format(fn=fn, w="")
+
+
+@pytest.mark.parametrize(("op", "lanes"), [
+    (arith.AddiOp, VectorType(i16, [2])),     # two 16-bit lanes per word: no 32-bit add
+    (arith.MuliOp, VectorType(i8, [4])),
+    (arith.SubiOp, VectorType(i64, [2])),
+    (arith.ShLIOp, V4),                       # i32 lanes, but not add/sub/mul
+    (arith.DivSIOp, V4),
+    (arith.AddfOp, VectorType(Float16Type(), [8])),
+    (arith.MulfOp, VectorType(BFloat16Type(), [4])),
+    (arith.DivfOp, VectorType(f32, [4])),
+])
+def test_other_vector_arithmetic_is_refused_with_what_is_supported(
+        op: type[arith.AddiOp], lanes: VectorType) -> None:
+    a, b = _args(lanes, lanes)
+    with pytest.raises(ArithError) as e:
+        expression(op(a, b), ["a", "b"], ctype)
+    message = str(e.value)
+    assert message.startswith(f"on {lanes} is not supported by the CUDA target: ")
+    assert "andi, ori, xori and select (any lanes)" in message
+    assert "addi, subi and muli (i32 lanes)" in message and "(f32 lanes)" in message
+    assert "vector.bitcast to i32 lanes" in message
+
+
+def test_select_with_a_vector_condition_is_refused() -> None:
+    c, a, b = _args(VectorType(i1, [4]), V4, V4)
+    with pytest.raises(ArithError, match="with a vector condition"):
+        expression(arith.SelectOp(c, a, b), ["c", "a", "b"], ctype)
+
+
+@pytest.mark.parametrize(("source", "result"), [
+    (VectorType(i16, [8]), V4), (V4, VectorType(Float32Type(), [4])),
+    (VectorType(Float16Type(), [4]), VectorType(i32, [2])),
+    (VectorType(i8, [4]), VectorType(i32, [1])),
+    (VectorType(i8, [2]), VectorType(i16, [1])),
+])
+def test_bitcast_of_one_size_is_the_value_itself(source: VectorType, result: VectorType) -> None:
+    assert bitcast_expression(source, result, "a") == "a"
+    assert ctype(source) == ctype(result)  # one transfer type: `const uint4 b = a;`
+
+
+@pytest.mark.parametrize(("source", "result", "why"), [
+    (VectorType(i16, [4]), V4, "8 bytes) to vector<4xi32> (16 bytes)"),
+    (VectorType(i1, [32]), V4, "i1 lanes have no fixed bytes"),
+    (VectorType(IndexType(), [2]), VectorType(IndexType(), [2]), "index lanes"),
+    (VectorType(i32, [3]), VectorType(i8, [12]), "12 bytes"),
+])
+def test_bitcast_refusals_say_why(source: VectorType, result: VectorType, why: str) -> None:
+    with pytest.raises(ArithError, match="is not supported by the CUDA target") as e:
+        bitcast_expression(source, result, "a")
+    assert why in str(e.value)
