@@ -1,15 +1,31 @@
 """Interpreter implementations of the ``arith`` ops xDSL 0.74's interpreter lacks: unsigned
 division/remainder/shift, ceiling division, and min/max (signed and unsigned). Values are
 Python ints in two's complement of the result's width (``index`` = the interpreter's
-``index_bitwidth``)."""
+``index_bitwidth``). Also faster integer ops (``FastIntArithFunctions``) and ``addf``/``subf``/
+``mulf`` rounded to the result's float type (``FloatArithFunctions``).
+
+Lane-wise versions of all of them on vectors (tuples) are ``interp_vector``'s."""
 
 from __future__ import annotations
 
+import math
+import struct
+from collections.abc import Callable
+
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    VectorType,
+)
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.utils.exceptions import InterpretationError
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Block, Operation
 
 
 def _unsigned(v: int, bits: int) -> int:
@@ -80,6 +96,41 @@ class ExtraArithFunctions(InterpreterFunctions):
         return (max(_signed(args[0], b), _signed(args[1], b)),)
 
 
+def _lane_type(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, VectorType) else t
+
+
+def lane_op(op: Operation) -> Operation:
+    """A detached copy of ``op`` whose vector operand and result types are their element
+    types (same properties and attributes): the scalar op that one lane of ``op`` runs."""
+    block = Block(arg_types=[_lane_type(v.type) for v in op.operands])
+    return type(op).create(operands=list(block.args),
+                           result_types=[_lane_type(r.type) for r in op.results],
+                           properties=dict(op.properties), attributes=dict(op.attributes))
+
+
+def run_lanes(interp: Interpreter, op: Operation, args: PythonValues,
+              lane_ops: dict[Operation, Operation]) -> PythonValues:
+    """An elementwise op on vectors (tuples of lanes, all of one length): the interpreter's
+    implementation of its ``lane_op`` (cached in ``lane_ops``) on each lane's operands, so
+    every lane is wrapped, rounded or refused exactly as the scalar op is. A failure of the
+    scalar implementation on a lane is a one-line ``InterpretationError``."""
+    n = len(args[0])
+    if any(type(a) is not tuple or len(a) != n for a in args):
+        raise InterpretationError(f"{op.name}: operands mix vectors of different lengths and "
+                                  "scalars")
+    if (scalar := lane_ops.get(op)) is None:
+        scalar = lane_ops[op] = lane_op(op)
+    try:
+        lanes = [interp.run_op(scalar, lane) for lane in zip(*args)]
+    except InterpretationError as e:
+        raise InterpretationError(f"{op.name} on {op.operands[0].type}: {e}") from None
+    except (TypeError, ValueError, AssertionError, ArithmeticError) as e:
+        raise InterpretationError(f"{op.name} on {op.operands[0].type} is not supported by "
+                                  f"the interpreter ({type(e).__name__}: {e})") from None
+    return tuple(tuple(lane[k] for lane in lanes) for k in range(len(op.results)))
+
+
 def _wrap(v: int, bits: int) -> int:
     """``v`` as a two's complement integer of ``bits`` bits."""
     half = 1 << (bits - 1)
@@ -91,11 +142,13 @@ class FastIntArithFunctions(InterpreterFunctions):
     """Faster drop-in implementations (``override=True``) of the integer ``arith`` ops that
     lowered index math is made of. Same semantics as xDSL's (operands and result wrapped to
     the result's width); the width and each constant are looked up once per op, not per run
-    (xDSL's ``isa`` checks dominated the interpreter's time)."""
+    (xDSL's ``isa`` checks dominated the interpreter's time). On vectors (tuples), each runs
+    lane by lane (``run_lanes``): one ``type(x) is tuple`` test on the scalar path."""
 
     def __init__(self) -> None:
         self._widths: dict[Operation, int] = {}
         self._constants: dict[Operation, PythonValues] = {}
+        self._lane_ops: dict[Operation, Operation] = {}
 
     def _w(self, interp: Interpreter, op: Operation) -> int:
         if (w := self._widths.get(op)) is None:
@@ -117,53 +170,77 @@ class FastIntArithFunctions(InterpreterFunctions):
 
     @impl(arith.AddiOp)
     def run_addi(self, interp: Interpreter, op: arith.AddiOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] + args[1], self._w(interp, op)),)
 
     @impl(arith.SubiOp)
     def run_subi(self, interp: Interpreter, op: arith.SubiOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] - args[1], self._w(interp, op)),)
 
     @impl(arith.MuliOp)
     def run_muli(self, interp: Interpreter, op: arith.MuliOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] * args[1], self._w(interp, op)),)
 
     @impl(arith.AndIOp)
     def run_andi(self, interp: Interpreter, op: arith.AndIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] & args[1], self._w(interp, op)),)
 
     @impl(arith.OrIOp)
     def run_ori(self, interp: Interpreter, op: arith.OrIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] | args[1], self._w(interp, op)),)
 
     @impl(arith.XOrIOp)
     def run_xori(self, interp: Interpreter, op: arith.XOrIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] ^ args[1], self._w(interp, op)),)
 
     @impl(arith.ShLIOp)
     def run_shli(self, interp: Interpreter, op: arith.ShLIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] << args[1], self._w(interp, op)),)
 
     @impl(arith.ShRSIOp)
     def run_shrsi(self, interp: Interpreter, op: arith.ShRSIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         return (_wrap(args[0] >> args[1], self._w(interp, op)),)
 
     @impl(arith.DivUIOp)
     def run_divui(self, interp: Interpreter, op: arith.DivUIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         b = self._w(interp, op)
         return (_signed(_unsigned(args[0], b) // _unsigned(args[1], b), b),)
 
     @impl(arith.RemUIOp)
     def run_remui(self, interp: Interpreter, op: arith.RemUIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         b = self._w(interp, op)
         return (_signed(_unsigned(args[0], b) % _unsigned(args[1], b), b),)
 
     @impl(arith.ShRUIOp)
     def run_shrui(self, interp: Interpreter, op: arith.ShRUIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         b = self._w(interp, op)
         return (_signed(_unsigned(args[0], b) >> args[1], b),)
 
     @impl(arith.DivSIOp)
     def run_divsi(self, interp: Interpreter, op: arith.DivSIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         a, b = args
         if b == 0:
             raise InterpretationError("arith.divsi by zero")
@@ -172,8 +249,74 @@ class FastIntArithFunctions(InterpreterFunctions):
 
     @impl(arith.RemSIOp)
     def run_remsi(self, interp: Interpreter, op: arith.RemSIOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
         a, b = args
         if b == 0:
             raise InterpretationError("arith.remsi by zero")
         r = abs(a) % abs(b)  # takes the sign of the dividend
         return (_wrap(r if a >= 0 else -r, self._w(interp, op)),)
+
+
+_F32 = struct.Struct("<f")
+_F16 = struct.Struct("<e")
+
+
+def _rounder(packer: struct.Struct) -> Callable[[float], float]:
+    def rounded(x: float) -> float:
+        try:
+            return packer.unpack(packer.pack(x))[0]
+        except OverflowError:  # beyond the largest finite value after rounding: inf
+            return math.copysign(math.inf, x)
+
+    return rounded
+
+
+round_f32 = _rounder(_F32)
+"""The nearest f32 (ties to even) of a Python float, as a Python float; overflow gives inf."""
+round_f16 = _rounder(_F16)
+"""The nearest f16 (ties to even) of a Python float, as a Python float; overflow gives inf."""
+
+
+def _same(x: float) -> float:
+    return x
+
+
+@register_impls
+class FloatArithFunctions(InterpreterFunctions):
+    """``arith.addf``/``subf``/``mulf`` (``override=True`` of xDSL's) rounded to the result
+    type: a Python float holds an f64 exactly, and the f64 result of an f32 (f16) operation on
+    f32 (f16) values, rounded once to f32 (f16), is the correctly rounded result, as on the
+    GPU. ``bf16`` and the fp8 types are raw bit patterns here (``host_data``, as in the CUDA
+    target), so arithmetic on them is refused."""
+
+    def __init__(self) -> None:
+        self._rounders: dict[Operation, Callable[[float], float]] = {}
+
+    def _round(self, op: Operation) -> Callable[[float], float]:
+        if (r := self._rounders.get(op)) is None:
+            t = op.results[0].type
+            if isinstance(t, Float64Type):
+                r = _same
+            elif isinstance(t, Float32Type):
+                r = round_f32
+            elif isinstance(t, Float16Type):
+                r = round_f16
+            else:
+                raise InterpretationError(f"{op.name} on {t} is not supported by the "
+                                          "interpreter (f64, f32 and f16 only; bf16 and fp8 "
+                                          "values are raw bit patterns here)")
+            self._rounders[op] = r
+        return r
+
+    @impl(arith.AddfOp)
+    def run_addf(self, interp: Interpreter, op: arith.AddfOp, args: PythonValues):
+        return (self._round(op)(args[0] + args[1]),)
+
+    @impl(arith.SubfOp)
+    def run_subf(self, interp: Interpreter, op: arith.SubfOp, args: PythonValues):
+        return (self._round(op)(args[0] - args[1]),)
+
+    @impl(arith.MulfOp)
+    def run_mulf(self, interp: Interpreter, op: arith.MulfOp, args: PythonValues):
+        return (self._round(op)(args[0] * args[1]),)

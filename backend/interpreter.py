@@ -14,7 +14,9 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
 * ``regcopy.storage`` (a flat 1-D view sharing the buffer's storage), ``vector.load`` and
   ``vector.store`` (bounds- and alignment-checked), ``regcopy.multiple_of`` (the value; a
   value that breaks the promise is an error), the unsigned/min/max ``arith`` ops xDSL lacks
-  (``interp_arith``);
+  and float ``addf``/``subf``/``mulf`` rounded to their type (``interp_arith``);
+* vectors (tuples of lanes): every ``arith`` op lane by lane, with its scalar semantics per
+  lane, and ``vector.bitcast`` (little-endian lane bytes) (``interp_vector``);
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
   lowering can be compared element by element;
@@ -84,7 +86,11 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interp_arith import ExtraArithFunctions, FastIntArithFunctions
+from regcopy_backend.interp_arith import (
+    ExtraArithFunctions,
+    FastIntArithFunctions,
+    FloatArithFunctions,
+)
 from regcopy_backend.interp_buffers import (
     Buffer,
     CopyTable,
@@ -110,6 +116,7 @@ from regcopy_backend.interp_launch import (
     whole_warps,
 )
 from regcopy_backend.interp_matrix import MatrixLane, run_matrix
+from regcopy_backend.interp_vector import VectorFunctions
 from regcopy_backend.warp_sync import WARP, WarpSync, attach_warps
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
@@ -381,14 +388,17 @@ class RegcopyFunctions(InterpreterFunctions):
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
     """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
-    ``ExtraArithFunctions`` and ``RegcopyFunctions`` (which overrides ``memref.load/store`` to
-    honour layouts)."""
+    ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``VectorFunctions``
+    (arith on vectors lane by lane, ``vector.bitcast``) and ``RegcopyFunctions`` (which
+    overrides ``memref.load/store`` to honour layouts)."""
     interp = Interpreter(module, index_bitwidth=64)
-    for fns in (BuiltinFunctions(), ArithFunctions(), FuncFunctions(), ScfFunctions(),
-                MemRefFunctions(), ExtraArithFunctions()):
+    arith_fns = (ArithFunctions(), ExtraArithFunctions())
+    overrides = (FastIntArithFunctions(), FloatArithFunctions())
+    for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
+                MemRefFunctions()):
         interp.register_implementations(fns)
-    interp.register_implementations(FastIntArithFunctions(), override=True)
-    interp.register_implementations(RegcopyFunctions(), override=True)
+    for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions()):
+        interp.register_implementations(fns, override=True)
     return interp
 
 
