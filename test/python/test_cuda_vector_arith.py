@@ -14,7 +14,11 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pytest
+from copy_harness import parse
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -32,8 +36,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, SSAValue
 
+from regcopy_backend.cuda import CudaEmitError, print_cuda
 from regcopy_backend.cuda_arith import ArithError, bitcast_expression, expression
 from regcopy_backend.cuda_types import ctype
+from regcopy_backend.nvrtc import compile_cuda, disassemble
 
 V4 = VectorType(i32, [4])
 V2H = VectorType(i16, [2])
@@ -155,3 +161,112 @@ def test_bitcast_refusals_say_why(source: VectorType, result: VectorType, why: s
     with pytest.raises(ArithError, match="is not supported by the CUDA target") as e:
         bitcast_expression(source, result, "a")
     assert why in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Whole kernels: the printed lines, NVRTC and SASS (no GPU needed)
+# --------------------------------------------------------------------------------------------
+
+G = "#regcopy.mem<global>"
+
+
+def _kernel(body: str, x: str = "i32", y: str = "i32", n: int = 4, m: int = 4,
+            out: str = "i32", y_row: int | None = None) -> str:
+    """``@k``: thread t loads ``%x`` (vector<n x x>) and ``%y`` (vector<m x y>) at row t of
+    ``%X``/``%Y`` (rows of ``y_row`` elements, default ``m``), runs ``body`` and stores ``%z``
+    (vector<4 x out>) to row t of ``%Z``."""
+    row = y_row or m
+    return f"""func.func @k(%X: memref<64x{n}x{x}, {G}>, %Y: memref<64x{row}x{y}, {G}>,
+                 %Z: memref<64x4x{out}, {G}>)
+    attributes {{regcopy.launch = #regcopy.launch<block = 64, grid = [1]>}} {{
+  %t = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %c0 = arith.constant 0 : index
+  %x = vector.load %X[%t, %c0] : memref<64x{n}x{x}, {G}>, vector<{n}x{x}>
+  %y = vector.load %Y[%t, %c0] : memref<64x{row}x{y}, {G}>, vector<{m}x{y}>
+{body}
+  vector.store %z, %Z[%t, %c0] : memref<64x4x{out}, {G}>, vector<4x{out}>
+  func.return
+}}
+"""
+
+
+def _cuda(text: str) -> str:
+    return print_cuda(parse(text))
+
+
+def _sass(text: str) -> Counter[str]:
+    """Opcodes (with their modifiers) of the kernel's SASS."""
+    sass = disassemble(compile_cuda(_cuda(text)).cubin)
+    return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
+                              re.M))
+
+
+def _kind(ops: Counter[str], head: str) -> int:
+    return sum(c for op, c in ops.items() if op.split(".")[0] == head)
+
+
+CONVERSIONS = ("I2F", "F2I", "F2F", "I2I", "FRND", "F2FP")
+
+ADDF = _kernel("  %z = arith.addf %x, %y : vector<4xf32>", "f32", "f32", out="f32")
+MULI = _kernel("  %z = arith.muli %x, %y : vector<4xi32>")
+ADDI = _kernel("  %z = arith.addi %x, %y : vector<4xi32>")
+BITCAST_ADDI = _kernel("  %w = vector.bitcast %y : vector<8xi16> to vector<4xi32>\n"
+                       "  %z = arith.addi %x, %w : vector<4xi32>", y="i16", m=8)
+MUL_ADD = _kernel("  %p = arith.mulf %x, %y : vector<4xf32>\n"
+                  "  %z = arith.addf %p, %x : vector<4xf32>", "f32", "f32", out="f32")
+
+
+def test_printed_lines_of_a_bitcast_kernel() -> None:
+    source = _cuda(BITCAST_ADDI)
+    assert "  const uint4 w = y;\n" in source
+    assert "  const uint4 z = {x.x + w.x, x.y + w.y, x.z + w.z, x.w + w.w};\n" in source
+    assert "#include" not in source
+    f32 = _cuda(ADDF)
+    assert ("const uint4 z = {__float_as_uint(__fadd_rn(__uint_as_float(x.x), "
+            "__uint_as_float(y.x))), ") in f32
+
+
+def test_a_refused_vector_op_names_the_op_and_its_line() -> None:
+    text = _kernel("  %w = arith.addi %y, %y : vector<8xi16>\n"
+                   "  %z = vector.bitcast %w : vector<8xi16> to vector<4xi32>", y="i16", m=8)
+    with pytest.raises(CudaEmitError) as e:
+        _cuda(text)
+    first = str(e.value).splitlines()[0]
+    assert first.startswith("'arith.addi' op on vector<8xi16> is not supported by the CUDA "
+                            "target: vectors take andi, ori, xori and select (any lanes)")
+
+
+def test_f32_vector_addf_is_four_fadd_and_no_conversion() -> None:
+    ops = _sass(ADDF)
+    assert ops["FADD"] == 4 and ops["LDG.E.128"] + ops["LDG.E.128.CONSTANT"] == 2
+    assert ops["STG.E.128"] == 1
+    assert not any(_kind(ops, c) for c in CONVERSIONS)
+    assert _kind(ops, "LDL") == _kind(ops, "STL") == 0
+
+
+def test_f32_vector_mulf_then_addf_is_never_contracted() -> None:
+    """MLIR's mulf + addf round twice; `*` then `+` in C would become one FFMA."""
+    ops = _sass(MUL_ADD)
+    assert ops["FMUL"] == 4 and ops["FADD"] == 4 and _kind(ops, "FFMA") == 0
+
+
+def test_i32_vector_muli_is_imad_per_lane() -> None:
+    muli, addi = _sass(MULI), _sass(ADDI)
+    # same address math in both kernels: 4 lane IMAD in place of 4 lane IADD3
+    assert muli["IMAD"] == 4 and addi["IADD3"] == 4
+    assert muli - Counter({"IMAD": 4}) == addi - Counter({"IADD3": 4})
+    assert _kind(muli, "LDL") == _kind(muli, "STL") == 0
+
+
+def test_bitcast_costs_no_instruction() -> None:
+    """A vector<8xi16> bitcast to vector<4xi32> and added: the same SASS as adding a
+    vector<4xi32> loaded from a row of the same stride (8 elements), and a chain of bitcasts
+    (i16 -> f32 -> i8 -> i32) the same again."""
+    plain = _sass(_kernel("  %z = arith.addi %x, %y : vector<4xi32>", y_row=8))
+    with_bitcast = _sass(BITCAST_ADDI)
+    chain = _sass(_kernel("  %f = vector.bitcast %y : vector<8xi16> to vector<4xf32>\n"
+                          "  %b = vector.bitcast %f : vector<4xf32> to vector<16xi8>\n"
+                          "  %w = vector.bitcast %b : vector<16xi8> to vector<4xi32>\n"
+                          "  %z = arith.addi %x, %w : vector<4xi32>", y="i16", m=8))
+    assert with_bitcast == plain == chain
+    assert plain["IADD3"] == 4 and _kind(plain, "LDL") == _kind(plain, "STL") == 0
