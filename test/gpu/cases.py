@@ -142,6 +142,24 @@ shared -> the A and B fragments (32-bit: a fragment's register pairs are 4 bytes
 K), and the two loops writing the fragments out."""
 
 
+VECTOR_ARITH = EXAMPLES / "vector_arith.mlir"
+
+
+def vector_arith_expected(a: Arrays) -> dict[int, np.ndarray]:
+    """What examples/vector_arith.mlir writes (buffers A, B, N, H, F, I, D), by numpy: f32
+    operations in float32 (each rounded once), i32 ones wrapping, the bitcasts as views of
+    the little-endian bytes."""
+    A, B, N, H = a[0], a[1], a[2].astype(np.int32), a[3]
+    ab = A * B
+    F = (ab + A) - B
+    with np.errstate(over="ignore"):
+        m = (N + H.view("<i4")) * N
+    I = (m - ab.view("<i4")) ^ N
+    quads = N.reshape(32, 4, 4)
+    D = (quads[:, :, :2] - quads[:, :, 2:]).reshape(32, 8)
+    return {4: F, 5: I, 6: D}
+
+
 CASES: tuple[GpuCase, ...] = (
     _seed("f32", 8, 4, 2),
     _seed("f32", 16, 4, 4),

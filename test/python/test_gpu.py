@@ -43,3 +43,24 @@ def test_regcopy_run_seed_demo_round_trips(capsys: pytest.CaptureFixture[str]) -
     inp, res = out.splitlines()
     assert inp.startswith("seed_demo.in ") and res.startswith("seed_demo.out ")
     assert inp.split()[2:] == res.split()[2:]  # same sum and hash: out == in
+
+
+def test_vector_arith_example_gpu_equals_cpu() -> None:
+    """examples/vector_arith.mlir (lane-wise i32/f32 arithmetic, vector.bitcast): the GPU's
+    buffers equal the CPU interpreter's and numpy's, bit for bit."""
+    import numpy as np
+    from cases import VECTOR_ARITH, _bits, vector_arith_expected
+
+    from regcopy_backend.cpu_run import run_on_cpu
+    from regcopy_backend.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare, random_inputs
+
+    prepared = prepare(VECTOR_ARITH.read_text(), str(VECTOR_ARITH))
+    (info,) = prepared.kernels
+    before = random_inputs(info, np.random.default_rng(7))
+    gpu = run_kernel(prepared.source, info, before).arrays
+    cpu = run_on_cpu(prepared.module, info.name, before)
+    for k, (g, c) in enumerate(zip(gpu, cpu, strict=True)):
+        assert (_bits(g) == _bits(c)).all(), info.buffers[k].name
+    for k, want in vector_arith_expected(before).items():
+        assert (_bits(gpu[k]) == _bits(want)).all(), info.buffers[k].name
