@@ -2,23 +2,30 @@
 """Benchmark: shared-memory copies of regcopy's lowering against the shared peak (issue 8).
 
     python bench/bench_shared.py [--ctas-per-sm 4] [--iters 4096] [--sass-only]
+                                 [--consumer fadd|xor] [--select-weight W]
 
 For each layout (256-thread CTAs, ``(8,32,k):(1@warpid,1@laneid,1)``: 32-bit k=8, 32-bit
-k=16, 16-bit k=16; and a 128-thread warpgroup 16-bit ``(128,64):(1@tid_in_wg,1)`` tile through
-``swizzle<3,3,3>``) three kernels loop ``iters`` times over two shared tiles. Which tile an
-iteration uses depends on data the loop computes (element 0 of the register array it carries),
-so no load is loop-invariant and no store provably overwritten: without that, ptxas hoisted
-the loads and dropped stores, showing "2x of peak".
+k=16, 16-bit k=16; a 128-thread warpgroup 16-bit ``(128,64):(1@tid_in_wg,1)`` tile through
+``swizzle<3,3,3>``; eight warps' mma A fragments) three kernels loop ``iters`` times over
+shared tiles. In the single-direction loops, which tiles an iteration uses depends on ``R[0]``,
+which the previous iteration loaded or computed, so no access is loop-invariant and no store
+provably overwritten (without that, ptxas hoisted the loads and dropped stores, showing "2x of
+peak"); the round trip alternates with ``it & 1``, its barrier keeping every access in place:
 
 * ``round trip``: S[p] -> R -> S[1-p], a barrier per iteration (2 tile transfers);
-* ``load only``: S[p] -> R, then each 32-bit word of R XORed into its own accumulator word
-  (one ``LOP3`` a word, no chain across words: the loop is bound by the loads, not by
-  arithmetic; an earlier ``a = a*31 + r`` chain over the elements made every single-direction
-  loop latency-bound, even conflict-free ones); the accumulators are folded into the output;
-* ``store only``: the iteration number XORed into each 32-bit word of R, then R -> S[p].
+* ``load only``: ``copies`` tiles an iteration, S[u^p] -> R for u < copies, each 32-bit word
+  of R folded into its own accumulator word after each copy (no chain across words);
+* ``store only``: ``copies`` times, ``it * copies + u`` folded into each 32-bit word of R,
+  then R -> S[u^p].
 
-The registers are worked on as 16-byte vectors whatever the element width (a bitwise op on a
-word is the lane-wise op), so 16-bit elements cost the same arithmetic as 32-bit ones.
+``copies`` is 2 to 4 (as many tiles as fit 32 KiB), so the per-iteration choice of tiles (a
+few integer instructions) is paid once for 4 to 8 128-bit accesses, not once for two.
+
+The consumer (``--consumer``) is what a loop does to each word: ``fadd`` (default) adds it as an
+f32 (``vector.bitcast`` to ``vector<4xf32>``, ``arith.addf``: one ``FADD`` a word, on the FMA
+pipe, like a kernel's math); ``xor`` XORs it (one ``LOP3`` a word, on the integer pipe, which
+the lane-rotation blends also use: 8 ``LOP3`` per 128-bit access against a budget of 8 at the
+shared peak, so that loop is integer-bound, and the table shows by how much).
 
 Each runs as lowered by ``lower-reg-copy`` with ``bank-rotation=auto`` and ``off``, beside a
 hand-written CUDA kernel of the same shape with the plain pattern (thread t moves its row with
@@ -124,133 +131,255 @@ ldmatrix/stmatrix territory (issue 10), timed as ``transfer=vector``, ``auto`` a
 (forced)."""
 
 
-def _types(s: Shape) -> dict[str, str]:
+SLOT_BYTES = 32 * 1024
+"""Shared bytes a single-direction loop spreads its copies over (4 CTAs fit an SM)."""
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """What a loop does with each 32-bit word it loads, or to each word before it stores:
+    ``fadd`` adds it as an f32 (``FADD``, the FMA pipe, like a kernel's math), ``xor`` XORs
+    it (``LOP3``, the integer pipe that the lane-rotation blends use too)."""
+
+    name: str
+    word: str
+    """MLIR type of a word: ``f32`` or ``i32``."""
+    op: str
+    """The MLIR op combining two vectors of words."""
+    c_word: str
+    """CUDA C of ``a op b`` on two ``unsigned`` words (``{a}``, ``{b}``)."""
+    c_it: str
+    """CUDA C of the word made from ``it * copies + u`` (iteration ``it``, copy ``u``)."""
+
+
+CONSUMERS = {
+    "fadd": Consumer("fadd", "f32", "arith.addf",
+                     "__float_as_uint(__uint_as_float({a}) + __uint_as_float({b}))",
+                     "__float_as_uint((float)(it * {copies} + u))"),
+    "xor": Consumer("xor", "i32", "arith.xori", "{a} ^ {b}", "(unsigned)(it * {copies} + u)"),
+}
+
+
+def copies(s: Shape, kind: str) -> int:
+    """Copies an iteration makes: the round trip one each way; a single-direction loop as many
+    tiles as fit ``SLOT_BYTES`` (2 to 4), so that choosing the tiles (a few integer
+    instructions an iteration) is paid once for several copies, not once for two 128-bit
+    accesses."""
+    if kind == "round trip":
+        return 1
+    return max(2, min(4, SLOT_BYTES // s.tile_bytes))
+
+
+def slots(s: Shape, kind: str) -> int:
+    """Shared tiles a kernel cycles through: copy ``u`` of an iteration uses tile ``u ^ p``
+    (``p`` in {0, 1}, computed from data), the round trip tiles ``p`` and ``1 - p``."""
+    return max(2, copies(s, kind))
+
+
+def _types(s: Shape, kind: str, c: Consumer) -> dict[str, str]:
     dims = "x".join(map(str, s.r_shape))
-    s_dims = "x".join(map(str, (2 * s.r_shape[0], *s.r_shape[1:])))
-    rank = len(s.r_shape)
+    rows = slots(s, kind) * s.r_shape[0]
+    s_dims = "x".join(map(str, (rows, *s.r_shape[1:])))
     if s.swizzle:
-        s_lay = f"#regcopy.layout<({2 * s.r_shape[0]},{s.r_shape[1]}):({s.r_shape[1]},1), " \
-                "swizzle<3,3,3>>, "
+        s_lay = f"#regcopy.layout<({rows},{s.r_shape[1]}):({s.r_shape[1]},1), swizzle<3,3,3>>, "
     else:
         s_lay = ""
     local = "#regcopy.mem<local>"
+    words = s.row * s.elem_bytes // 4
     return {
         "R": f"memref<{dims}x{s.dtype}, #regcopy.layout<{s.r_layout}>, {local}>",
         "S": f"memref<{s_dims}x{s.dtype}, {s_lay}#regcopy.mem<shared>>",
-        "ACC": f"memref<{s.block}x{s.row}x{s.dtype}, #regcopy.layout<({s.block},{s.row}):"
-               f"(1@tx,1)>, {local}>",
-        "X": f"memref<{s.block}x{s.chunk}x{s.dtype}, #regcopy.layout<({s.block},{s.chunk}):"
+        "F": f"memref<{s.block}x{words}x{c.word}, #regcopy.layout<({s.block},{words}):"
              f"(1@tx,1)>, {local}>",
-        "A": f"memref<{s.block}x{s.dtype}, #regcopy.layout<{s.block}:1@tx>, {local}>",
+        "X": f"memref<{s.block}x4x{c.word}, #regcopy.layout<({s.block},4):(1@tx,1)>, {local}>",
         "flat": f"memref<{s.row}x{s.dtype}, {local}>",
-        "xflat": f"memref<{s.chunk}x{s.dtype}, {local}>",
+        "fflat": f"memref<{words}x{c.word}, {local}>",
+        "xflat": f"memref<4x{c.word}, {local}>",
         "vec": f"vector<{s.chunk}x{s.dtype}>",
-        "region": ", ".join(["%row"] + ["0"] * (rank - 1)),
-        "other": ", ".join(["%orow"] + ["0"] * (rank - 1)),
+        "wvec": f"vector<4x{c.word}>",
+        "OUT": f"memref<{4 * s.block}x{c.word}, #regcopy.mem<global>>",
+        "region": "".join(", 0" for _ in s.r_shape[1:]),
         "sizes": ", ".join(map(str, s.r_shape)),
+        "words": str(words),
     }
 
 
-HEAD = """func.func @{name}(%out: memref<{block}x{dtype}, #regcopy.mem<global>>, %n: index)
+HEAD = """func.func @k(%out: {OUT}, %n: index)
     attributes {{regcopy.launch = #regcopy.launch<block = {block}, grid = [1]>}} {{
   %S = memref.alloca() : {S}
   %R = memref.alloca() : {R}
-  %ACC = memref.alloca() : {ACC}
+  %F = memref.alloca() : {F}
   %X = memref.alloca() : {X}
-  %A = memref.alloca() : {A}
   %Rs = regcopy.storage %R : {R} -> {flat}
-  %ACCs = regcopy.storage %ACC : {ACC} -> {flat}
+  %Fs = regcopy.storage %F : {F} -> {fflat}
   %Xs = regcopy.storage %X : {X} -> {xflat}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
   %cchunk = arith.constant {chunk} : index
   %crounds = arith.constant {rounds} : index
+  %cwords = arith.constant {words} : index
   %ctile = arith.constant {tile0} : index
   %ck = arith.constant {k} : index
-  %z = arith.constant 0 : {dtype}
+  %zw = {zero_word}
   scf.for %e = %c0 to %ck step %c1 {{
     %te = arith.addi %tid, %e : index
     %tv = arith.index_cast %te : index to {dtype}
     memref.store %tv, %Rs[%e] : {flat}
-    memref.store %z, %ACCs[%e] : {flat}
   }}
-  scf.for %e = %c0 to %cchunk step %c1 {{
-    memref.store %z, %Xs[%e] : {xflat}
+  scf.for %e = %c0 to %cwords step %c1 {{
+    memref.store %zw, %Fs[%e] : {fflat}
   }}
   scf.for %it = %c0 to %n step %c1 {{
-    %m0 = memref.load {state}[%c0] : {flat}
-    %m0i = arith.index_cast %m0 : {dtype} to index
-    %mix = arith.addi %m0i, %it : index
-    %p = arith.andi %mix, %c1 : index
-    %row = arith.muli %p, %ctile : index
-    %q = arith.subi %c1, %p : index
-    %orow = arith.muli %q, %ctile : index
-{body}
-  }}
-  memref.store %z, %A[%tid] : {A}
-  scf.for %e = %c0 to %ck step %c1 {{
-    %r = memref.load {state}[%e] : {flat}
-    %s = memref.load %A[%tid] : {A}
-    %s1 = arith.xori %s, %r : {dtype}
-    memref.store %s1, %A[%tid] : {A}
-  }}
-  %res = memref.load %A[%tid] : {A}
-  memref.store %res, %out[%tid] : memref<{block}x{dtype}, #regcopy.mem<global>>
+{choice}{body}  }}
+{fold}  %ot = arith.muli %tid, %c4 : index
+  vector.store %y, %out[%ot] : {OUT}, {wvec}
   func.return
 }}
 """
-
-BODIES = {
-    "round trip": """\
-    regcopy.copy {scope} %S[{region}] [{sizes}] -> %R : {S} -> {R}
-    regcopy.copy {scope} %R -> %S[{other}] [{sizes}] : {R} -> {S}
-    "gpu.barrier"() : () -> ()""",
-    "load only": """\
-    regcopy.copy {scope} %S[{region}] [{sizes}] -> %R : {S} -> {R}
-    scf.for %f = %c0 to %crounds step %c1 {{
-      %e = arith.muli %f, %cchunk : index
-      %v = vector.load %Rs[%e] : {flat}, {vec}
-      %a = vector.load %ACCs[%e] : {flat}, {vec}
-      %a2 = arith.xori %a, %v : {vec}
-      vector.store %a2, %ACCs[%e] : {flat}, {vec}
-    }}""",
-    "store only": """\
-    %iti = arith.index_cast %it : index to {dtype}
-    scf.for %w = %c0 to %cchunk step %c1 {{
-      memref.store %iti, %Xs[%w] : {xflat}
-    }}
-    %x = vector.load %Xs[%c0] : {xflat}, {vec}
-    scf.for %f = %c0 to %crounds step %c1 {{
-      %e = arith.muli %f, %cchunk : index
-      %v = vector.load %Rs[%e] : {flat}, {vec}
-      %v2 = arith.xori %v, %x : {vec}
-      vector.store %v2, %Rs[%e] : {flat}, {vec}
-    }}
-    regcopy.copy {scope} %R -> %S[{region}] [{sizes}] : {R} -> {S}""",
-}
-"""The loop bodies. The registers are worked on in 16-byte chunks XORed word by word (one
-``LOP3`` per 32-bit word, whatever the element width; no chain across words): the load-only
-loop folds each loaded word into its own accumulator, the store-only loop XORs the iteration
-number into each word before the stores."""
-
-STATE = {"round trip": "ACC", "load only": "ACC", "store only": "R"}
-"""The register array a loop carries from one iteration to the next: the tile choice of an
-iteration reads its element 0, and it is folded (XOR) into the kernel's output at the end."""
-
-TRANSFERS = {"round trip": 2, "load only": 1, "store only": 1}
+"""The kernel around a loop body: R starts as ``tid + e``; ``{choice}`` picks the iteration's
+tiles (``_choice``); at the end the carried registers are folded into 16 bytes a thread of
+output."""
 
 
-def kernel_ir(s: Shape, kind: str) -> str:
-    t = _types(s)
-    body = BODIES[kind].format(scope=s.scope, dtype=s.dtype, **t)
-    return HEAD.format(name="k", block=s.block, dtype=s.dtype, tile0=s.r_shape[0], k=s.row,
-                       chunk=s.chunk, rounds=s.rounds, state=f"%{STATE[kind]}s", body=body, **t)
+def _words(t: dict[str, str], v: str, w: str) -> tuple[str, str]:
+    """(IR viewing the chunk ``%v`` as words, the words' name): a ``vector.bitcast`` unless
+    the chunk already is words."""
+    if t["vec"] == t["wvec"]:
+        return "", v
+    return f"      %{w} = vector.bitcast %{v} : {t['vec']} to {t['wvec']}\n", w
 
 
-def lowered_source(s: Shape, kind: str, rotation: str, transfer: str = "auto") -> str:
+def _chunk_loop(t: dict[str, str], tag: str, body: str) -> str:
+    """``scf.for`` over R's 16-byte chunks: ``%v{tag}`` a chunk, ``%e{tag}``/``%o{tag}`` its
+    element and word offsets, ``body`` (a format string of ``w``, the chunk's words) after."""
+    cast, w = _words(t, f"v{tag}", f"w{tag}")
+    return (f"    scf.for %f{tag} = %c0 to %crounds step %c1 {{\n"
+            f"      %e{tag} = arith.muli %f{tag}, %cchunk : index\n"
+            f"      %o{tag} = arith.muli %f{tag}, %c4 : index\n"
+            f"      %v{tag} = vector.load %Rs[%e{tag}] : {t['flat']}, {t['vec']}\n"
+            f"{cast}{body.format(w=w, tag=tag)}    }}\n")
+
+
+def _tiles(n: int) -> str:
+    """IR of ``%row{u} = (u ^ p) * rows`` for ``u < n``, written ``u * rows + p * rows`` for
+    even ``u`` and ``u * rows - p * rows`` for odd ``u`` (the same, as ``p`` is 0 or 1): two
+    bases an iteration, and every copy's addresses one of them plus a constant that ptxas
+    folds into the access (``[R+imm]``)."""
+    out = ["    %pt = arith.muli %p, %ctile : index\n",
+           "    %npt = arith.subi %c0, %pt : index\n"]
+    for u in range(n):
+        out.append(f"    %cu{u} = arith.constant {u} : index\n"
+                   f"    %ut{u} = arith.muli %cu{u}, %ctile : index\n"
+                   f"    %row{u} = arith.addi %ut{u}, {'%npt' if u % 2 else '%pt'} : index\n")
+    return "".join(out)
+
+
+def _copy(s: Shape, t: dict[str, str], row: str, into_registers: bool) -> str:
+    region = f"%S[%{row}{t['region']}] [{t['sizes']}]"
+    if into_registers:
+        return f"    regcopy.copy {s.scope} {region} -> %R : {t['S']} -> {t['R']}\n"
+    return f"    regcopy.copy {s.scope} %R -> {region} : {t['R']} -> {t['S']}\n"
+
+
+def _body(s: Shape, kind: str, t: dict[str, str], c: Consumer) -> str:
+    """The loop body: round trip ``S[p] -> R -> S[1-p]`` and a barrier; load only: each copy
+    ``S[u^p] -> R`` then every word of R folded into its own accumulator word (no chain
+    across words); store only: ``it`` folded into every word of R, then ``R -> S[u^p]``."""
+    n = copies(s, kind)
+    if kind == "round trip":
+        return (_tiles(2) + _copy(s, t, "row0", True) + _copy(s, t, "row1", False)
+                + '    "gpu.barrier"() : () -> ()\n')
+    out = [_tiles(n)]
+    if kind == "load only":
+        fold = (f"      %a{{tag}} = vector.load %Fs[%o{{tag}}] : {t['fflat']}, {t['wvec']}\n"
+                f"      %b{{tag}} = {c.op} %a{{tag}}, %{{w}} : {t['wvec']}\n"
+                f"      vector.store %b{{tag}}, %Fs[%o{{tag}}] : {t['fflat']}, {t['wvec']}\n")
+        for u in range(n):
+            out.append(_copy(s, t, f"row{u}", True) + _chunk_loop(t, str(u), fold))
+        return "".join(out)
+    for u in range(n):
+        out.append(_producer(t, c, n, u))
+        out.append(_chunk_loop(t, str(u), _back(t, c)) + _copy(s, t, f"row{u}", False))
+    return "".join(out)
+
+
+def _producer(t: dict[str, str], c: Consumer, n: int, u: int) -> str:
+    """IR of ``%x{u}``: the word made of ``it * n + u`` in all 4 lanes (a distinct value a
+    copy: the same ``x`` XORed in twice would cancel and let the compiler merge copies)."""
+    word = f"%iti{u}"
+    text = (f"    %cn{u} = arith.constant {n} : index\n"
+            f"    %itn{u} = arith.muli %it, %cn{u} : index\n"
+            f"    %itu{u} = arith.addi %itn{u}, %cu{u} : index\n"
+            f"    %iti{u} = arith.index_cast %itu{u} : index to i32\n")
+    if c.word == "f32":
+        word = f"%itf{u}"
+        text += f"    %itf{u} = arith.sitofp %iti{u} : i32 to f32\n"
+    return (text + f"    scf.for %q{u} = %c0 to %c4 step %c1 {{\n"
+            f"      memref.store {word}, %Xs[%q{u}] : {t['xflat']}\n    }}\n"
+            f"    %x{u} = vector.load %Xs[%c0] : {t['xflat']}, {t['wvec']}\n")
+
+
+def _back(t: dict[str, str], c: Consumer) -> str:
+    """Chunk-loop body of the store-only loop: ``R chunk = R chunk op x``."""
+    back = f"      %b{{tag}} = {c.op} %{{w}}, %x{{tag}} : {t['wvec']}\n"
+    if t["vec"] != t["wvec"]:
+        back += f"      %r{{tag}} = vector.bitcast %b{{tag}} : {t['wvec']} to {t['vec']}\n"
+        store = "r"
+    else:
+        store = "b"
+    return back + (f"      vector.store %{store}{{tag}}, %Rs[%e{{tag}}] : {t['flat']}, "
+                   f"{t['vec']}\n")
+
+
+def _fold(kind: str, t: dict[str, str], c: Consumer) -> str:
+    """``%y``: the carried registers (the load-only accumulators, else R) folded word-wise."""
+    head = (f"  scf.for %q = %c0 to %c4 step %c1 {{\n"
+            f"    memref.store %zw, %Xs[%q] : {t['xflat']}\n  }}\n")
+    if kind == "load only":
+        words = (f"      %w = vector.load %Fs[%o] : {t['fflat']}, {t['wvec']}\n", "w")
+        loop = (f"  scf.for %f = %c0 to %crounds step %c1 {{\n"
+                f"      %o = arith.muli %f, %c4 : index\n{words[0]}")
+    else:
+        cast, w = _words(t, "v", "w")
+        loop = (f"  scf.for %f = %c0 to %crounds step %c1 {{\n"
+                f"      %e = arith.muli %f, %cchunk : index\n"
+                f"      %v = vector.load %Rs[%e] : {t['flat']}, {t['vec']}\n{cast}")
+        words = ("", w)
+    return (head + loop
+            + f"      %ya = vector.load %Xs[%c0] : {t['xflat']}, {t['wvec']}\n"
+            + f"      %yb = {c.op} %ya, %{words[1]} : {t['wvec']}\n"
+            + f"      vector.store %yb, %Xs[%c0] : {t['xflat']}, {t['wvec']}\n  }}\n"
+            + f"  %y = vector.load %Xs[%c0] : {t['xflat']}, {t['wvec']}\n")
+
+
+def _choice(kind: str, t: dict[str, str], dtype: str) -> str:
+    """IR of ``%p``, which tiles an iteration uses: ``it & 1`` for the round trip (its barrier
+    already keeps every access in the loop), else ``(R[0] + it) & 1`` (R[0] loaded or computed
+    by the previous iteration: no access is loop-invariant, no store provably overwritten)."""
+    if kind == "round trip":
+        return "    %p = arith.andi %it, %c1 : index\n"
+    return (f"    %m0 = memref.load %Rs[%c0] : {t['flat']}\n"
+            f"    %m0i = arith.index_cast %m0 : {dtype} to index\n"
+            "    %mix = arith.addi %m0i, %it : index\n"
+            "    %p = arith.andi %mix, %c1 : index\n")
+
+
+def kernel_ir(s: Shape, kind: str, consumer: str = "fadd") -> str:
+    c = CONSUMERS[consumer]
+    t = _types(s, kind, c)
+    zero = "arith.constant 0.0 : f32" if c.word == "f32" else "arith.constant 0 : i32"
+    return HEAD.format(block=s.block, dtype=s.dtype, tile0=s.r_shape[0], k=s.row,
+                       choice=_choice(kind, t, s.dtype),
+                       chunk=s.chunk, rounds=s.rounds,
+                       zero_word=zero, body=_body(s, kind, t, c), fold=_fold(kind, t, c), **t)
+
+
+def lowered_source(s: Shape, kind: str, rotation: str, transfer: str = "auto",
+                   consumer: str = "fadd") -> str:
     ctx = regcopy_context()
-    module = Parser(ctx, kernel_ir(s, kind), "bench_shared.mlir").parse_module()
+    module = Parser(ctx, kernel_ir(s, kind, consumer), "bench_shared.mlir").parse_module()
     LowerRegCopyPass(bank_rotation=rotation, transfer=transfer).apply(ctx, module)
     module.verify()
     return print_cuda(module)
@@ -259,35 +388,36 @@ def lowered_source(s: Shape, kind: str, rotation: str, transfer: str = "auto") -
 HAND = """
 typedef unsigned int uint32_t;
 typedef unsigned short uint16_t;
+__device__ __forceinline__ unsigned op(unsigned a, unsigned b) {{ return {c_word}; }}
+__device__ __forceinline__ uint4 op4(uint4 a, uint4 b) {{
+  return {{op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w)}};
+}}
 // the plain pattern by hand: thread t of the CTA owns row t ({row_bytes} bytes), uint4 rounds
-extern "C" __global__ void __launch_bounds__({block}) k({ct}* __restrict__ out, int n) {{
-  __shared__ alignas(128) {ct} S[{elems2}];
+extern "C" __global__ void __launch_bounds__({block}) k(uint4* __restrict__ out, int n) {{
+  __shared__ alignas(128) {ct} S[{slots} * {elems}];
   alignas(16) {ct} R[{row}];
-  alignas(16) {ct} ACC[{row}];
-  alignas(16) {ct} X[{chunk}];
+  uint4 acc[{rounds}];
   const int t = threadIdx.x;
   #pragma unroll
-  for (int e = 0; e < {row}; ++e) {{ R[e] = ({ct})(t + e); ACC[e] = 0; }}
+  for (int e = 0; e < {row}; ++e) R[e] = ({ct})(t + e);
   #pragma unroll
-  for (int e = 0; e < {chunk}; ++e) X[e] = 0;
+  for (int f = 0; f < {rounds}; ++f) acc[f] = make_uint4(0, 0, 0, 0);
   uint4* r = reinterpret_cast<uint4*>(R);
-  uint4* acc = reinterpret_cast<uint4*>(ACC);
   for (int it = 0; it < n; ++it) {{
-    const int m = (int){state}[0] + it;
-    const int p = m & 1;
-    uint4* tile = reinterpret_cast<uint4*>(&S[p * {elems} + t * {row}]);
-    uint4* other = reinterpret_cast<uint4*>(&S[(1 - p) * {elems} + t * {row}]);
+    const int p = {choice};
 {body}
   }}
-  {ct} s = 0;
+  uint4 y = make_uint4(0, 0, 0, 0);
   #pragma unroll
-  for (int e = 0; e < {row}; ++e) s ^= {state}[e];
-  out[t] = s;
+  for (int f = 0; f < {rounds}; ++f) y = op4(y, {state}[f]);
+  out[t] = y;
 }}
 """
 
 HAND_BODIES = {
     "round trip": """\
+    uint4* tile = reinterpret_cast<uint4*>(&S[p * {elems} + t * {row}]);
+    uint4* other = reinterpret_cast<uint4*>(&S[(1 - p) * {elems} + t * {row}]);
     #pragma unroll
     for (int f = 0; f < {rounds}; ++f) r[f] = tile[f];
     #pragma unroll
@@ -295,32 +425,40 @@ HAND_BODIES = {
     __syncthreads();""",
     "load only": """\
     #pragma unroll
-    for (int f = 0; f < {rounds}; ++f) r[f] = tile[f];
-    #pragma unroll
-    for (int f = 0; f < {rounds}; ++f) {{
-      acc[f].x ^= r[f].x; acc[f].y ^= r[f].y; acc[f].z ^= r[f].z; acc[f].w ^= r[f].w;
+    for (int u = 0; u < {copies}; ++u) {{
+      const uint4* tile = reinterpret_cast<const uint4*>(&S[(u + ((u & 1) ? -p : p)) * {elems} + t * {row}]);
+      #pragma unroll
+      for (int f = 0; f < {rounds}; ++f) r[f] = tile[f];
+      #pragma unroll
+      for (int f = 0; f < {rounds}; ++f) acc[f] = op4(acc[f], r[f]);
     }}""",
     "store only": """\
     #pragma unroll
-    for (int e = 0; e < {chunk}; ++e) X[e] = ({ct})it;
-    const uint4 x = *reinterpret_cast<const uint4*>(X);
-    #pragma unroll
-    for (int f = 0; f < {rounds}; ++f) {{
-      r[f].x ^= x.x; r[f].y ^= x.y; r[f].z ^= x.z; r[f].w ^= x.w;
-    }}
-    #pragma unroll
-    for (int f = 0; f < {rounds}; ++f) tile[f] = r[f];""",
+    for (int u = 0; u < {copies}; ++u) {{
+      const unsigned w = {c_it};
+      const uint4 x = make_uint4(w, w, w, w);
+      uint4* tile = reinterpret_cast<uint4*>(&S[(u + ((u & 1) ? -p : p)) * {elems} + t * {row}]);
+      #pragma unroll
+      for (int f = 0; f < {rounds}; ++f) r[f] = op4(r[f], x);
+      #pragma unroll
+      for (int f = 0; f < {rounds}; ++f) tile[f] = r[f];
+    }}""",
 }
+"""The same loops by hand, with the plain pattern (thread t moves its row)."""
 
 
-def hand_source(s: Shape, kind: str) -> str | None:
+def hand_source(s: Shape, kind: str, consumer: str = "fadd") -> str | None:
     if s.swizzle or s.regs is not None:
         return None
+    c = CONSUMERS[consumer]
     ct = {4: "int", 2: "short"}[s.elem_bytes]
     fields = dict(ct=ct, row=s.row, rounds=s.rounds, row_bytes=s.row * s.elem_bytes,
-                  block=s.block, elems=s.block * s.row, elems2=2 * s.block * s.row,
-                  chunk=s.chunk, state=STATE[kind])
-    return HAND.format(body=HAND_BODIES[kind].format(**fields), **fields)
+                  block=s.block, elems=s.block * s.row, slots=slots(s, kind),
+                  copies=copies(s, kind), c_it=c.c_it.format(copies=copies(s, kind)),
+                  state="acc" if kind == "load only" else "r",
+                  choice="it & 1" if kind == "round trip" else "((int)R[0] + it) & 1")
+    return HAND.format(body=HAND_BODIES[kind].format(**fields),
+                       c_word=c.c_word.format(a="a", b="b"), **fields)
 
 
 @dataclass(frozen=True)
@@ -342,26 +480,35 @@ def select_weight(weight: float) -> Iterator[None]:
         banks.SELECT_WEIGHT = saved
 
 
-def variants(weights: Sequence[float] = ()) -> list[Variant]:
+KINDS = ("round trip", "load only", "store only")
+
+
+def transfers(s: Shape, kind: str) -> int:
+    """Tile transfers an iteration makes (the bytes it moves over ``s.tile_bytes``)."""
+    return 2 if kind == "round trip" else copies(s, kind)
+
+
+def variants(weights: Sequence[float] = (), consumer: str = "fadd") -> list[Variant]:
     """Hand-written, rotation off and auto for every layout and kernel, and for each of
     ``weights``, ``auto`` with that select weight where it changes the chosen rotation."""
     out: list[Variant] = []
     for s in SHAPES:
-        for kind in BODIES:
+        for kind in KINDS:
             if s.regs is not None:  # a fragment: the transfer kinds side by side
                 for transfer in ("vector", "auto", "matrix"):
                     out.append(Variant(s, kind, f"regcopy transfer={transfer}",
-                                       lowered_source(s, kind, "auto", transfer)))
+                                       lowered_source(s, kind, "auto", transfer, consumer)))
                 continue
-            hand = hand_source(s, kind)
+            hand = hand_source(s, kind, consumer)
             if hand is not None:
                 out.append(Variant(s, kind, "hand-written plain", hand))
-            out.append(Variant(s, kind, "regcopy rotation=off", lowered_source(s, kind, "off")))
-            auto = lowered_source(s, kind, "auto")
+            out.append(Variant(s, kind, "regcopy rotation=off",
+                               lowered_source(s, kind, "off", consumer=consumer)))
+            auto = lowered_source(s, kind, "auto", consumer=consumer)
             out.append(Variant(s, kind, "regcopy rotation=auto", auto))
             for w in weights:
                 with select_weight(w):
-                    other = lowered_source(s, kind, "auto")
+                    other = lowered_source(s, kind, "auto", consumer=consumer)
                 if other != auto:
                     out.append(Variant(s, kind, f"auto, select weight {w:g}", other))
     return out
@@ -406,8 +553,11 @@ def main() -> int:
     ap.add_argument("--select-weight", type=float, action="append", default=[],
                     help="also time bank-rotation=auto with this select cost (in wavefronts; "
                     "default banks.SELECT_WEIGHT) where it picks another rotation")
+    ap.add_argument("--consumer", choices=sorted(CONSUMERS), default="fadd",
+                    help="what the single-direction loops do to each 32-bit word: fadd (FMA "
+                    "pipe, default) or xor (the integer pipe the rotation blends share)")
     args = ap.parse_args()
-    vs = variants(args.select_weight)
+    vs = variants(args.select_weight, args.consumer)
     run: Callable[[Variant], float | None] = lambda v: None  # noqa: E731
     peak = 0.0
     header = "SASS only (no GPU timing)"
@@ -427,11 +577,11 @@ def main() -> int:
         ctas = sms * args.ctas_per_sm
         header = (f"{dev.name}: {sms} SMs at {khz / 1e3:.0f} MHz, shared peak "
                   f"{peak / 1e12:.2f} TB/s (128 B/clock/SM); {ctas} CTAs x {args.iters} "
-                  "iterations")
+                  f"iterations; consumer {args.consumer}")
 
         def run(v: Variant) -> float | None:
             ms = time_kernel(core, dev, stream, v.source, ctas, args.iters, v.shape.block, out)
-            moved = ctas * args.iters * TRANSFERS[v.kind] * v.shape.tile_bytes
+            moved = ctas * args.iters * transfers(v.shape, v.kind) * v.shape.tile_bytes
             return moved / (ms * 1e-3) / peak
 
     print(header)
