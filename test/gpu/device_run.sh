@@ -7,7 +7,7 @@
 # memcheck), the GPU-marked pytest tests, `regcopy-run --check` (GPU vs the CPU interpreter)
 # on the seed demo, the GEMM example and the 192 KiB shared.dyn kernel, `regcopy-run
 # --compile-only` on the GEMM example, and the benchmarks (bench/bench_copy.py,
-# bench/bench_shared.py when present).
+# bench/bench_shared.py with each consumer).
 # Exit status: 0 when every step passed, else 1 (each step's output is in $out, and the exit
 # status of each step in $out/summary.txt).
 set -uo pipefail
@@ -54,11 +54,10 @@ step "regcopy-run --check test/gpu/kernels/shared_dyn_192k.mlir" check_shared_dy
     run --check test/gpu/kernels/shared_dyn_192k.mlir
 step "regcopy-run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir" check_ldmatrix.txt \
     run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir
-for bench in bench/bench_copy.py bench/bench_shared.py; do
-    if [[ -f $bench ]]; then
-        step "$bench" "$(basename "$bench" .py).txt" python3 "$bench"
-    fi
-done
+step "bench/bench_copy.py" bench_copy.txt python3 bench/bench_copy.py
+step "bench/bench_shared.py" bench_shared.txt python3 bench/bench_shared.py
+step "bench/bench_shared.py --consumer xor" bench_shared_xor.txt \
+    python3 bench/bench_shared.py --consumer xor
 # last: the CPU reference of the full GEMM example takes about 3 minutes
 step "regcopy-run --check examples/gemm_tiles.mlir" check_gemm.txt \
     run --check examples/gemm_tiles.mlir
