@@ -5,6 +5,9 @@ result, given the C text of its operands (``text_of`` gives the C text of any pr
 for the few ops that look through an operand's definition). Operands are named values or
 literals, never compound expressions, so repeating one (``a / b - (a % b != 0 ...)``) is safe.
 
+Scalar ``addf``/``subf``/``mulf`` on f32/f64 print as ``__fadd_rn(a, b)``/``__dadd_rn(a, b)``
+and the like (``scalar_float``): each op rounds once, never fused into an ``FFMA``/``DFMA``.
+
 On vectors (held in their transfer type, ``uint4``/``uint2``/``uint32_t``/``uint16_t``/
 ``uint8_t``): ``andi``/``ori``/``xori`` and ``select`` on any lanes (bitwise, word by word);
 ``addi``/``subi``/``muli`` on ``i32`` lanes and ``addf``/``subf``/``mulf`` on ``f32`` lanes,
@@ -49,6 +52,15 @@ UNSIGNED_INT: dict[type[Operation], str] = {arith.DivUIOp: "/", arith.RemUIOp: "
                                             arith.ShRUIOp: ">>"}
 BINARY_FLOAT: dict[type[Operation], str] = {arith.AddfOp: "+", arith.SubfOp: "-",
                                             arith.MulfOp: "*", arith.DivfOp: "/"}
+"""The scalar float ops with two operands; ``scalar_float`` prints them."""
+ROUNDED_F32: dict[type[Operation], str] = {arith.AddfOp: "__fadd_rn", arith.SubfOp: "__fsub_rn",
+                                           arith.MulfOp: "__fmul_rn"}
+ROUNDED_F64: dict[type[Operation], str] = {arith.AddfOp: "__dadd_rn", arith.SubfOp: "__dsub_rn",
+                                           arith.MulfOp: "__dmul_rn"}
+"""``addf``/``subf``/``mulf`` on f32 and f64 as CUDA's round-to-nearest intrinsics (built into
+NVRTC, no header): unlike ``*`` and ``+``, which NVRTC contracts into an ``FFMA``/``DFMA``
+(``--fmad=true`` by default, one rounding for both), they are never contracted, so each op
+rounds once, as MLIR's ``arith`` (without fastmath) and the CPU interpreter do."""
 CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
         "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
 CMPI_NAMES = list(CMPI)  # the order of arith.cmpi's predicate numbers
@@ -109,7 +121,7 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
         return f"({rt})(({u}){args[0]} {UNSIGNED_INT[kind]} ({u}){args[1]})"
     if kind in BINARY_FLOAT:
         _float_check(op)
-        return f"{args[0]} {BINARY_FLOAT[kind]} {args[1]}"
+        return scalar_float(op, t, args[0], args[1])
     if isinstance(op, CASTS):
         _float_check(op)
         if rt == "bool" and isinstance(op, arith.TruncIOp | arith.IndexCastOp):
@@ -119,6 +131,23 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
         _float_check(op)
         return f"({rt})({unsigned_of(op.operands[0].type, ctype_of)}){args[0]}"
     return _special(op, args, t, rt, ctype_of, text_of)
+
+
+def scalar_float(op: Operation, t: Attribute, a: str, b: str) -> str:
+    """The C expression of a scalar ``addf``/``subf``/``mulf``/``divf`` on f32 or f64:
+    ``__fadd_rn(a, b)`` and the like (``ROUNDED_F32``/``ROUNDED_F64``: rounded after each op,
+    never fused), ``a / b`` for ``divf``."""
+    if isinstance(op, arith.DivfOp):
+        # `/` is IEEE division rounded to nearest: always on double, and on float under
+        # NVRTC's default -prec-div=true (compile_cuda passes neither -prec-div=false nor
+        # -use_fast_math), like __fdiv_rn/__ddiv_rn; and a division is never contracted.
+        return f"{a} / {b}"
+    if isinstance(t, Float32Type):
+        return f"{ROUNDED_F32[type(op)]}({a}, {b})"
+    if isinstance(t, Float64Type):
+        return f"{ROUNDED_F64[type(op)]}({a}, {b})"
+    raise ArithError(f"on {t} is not supported by the CUDA target (scalar float arithmetic "
+                     "on f32 and f64 only)")
 
 
 def _special(op: Operation, args: Sequence[str], t: Attribute, rt: str, ctype_of: CType,
@@ -178,11 +207,9 @@ LANEWISE_INT: dict[type[Operation], str] = {arith.AddiOp: "+", arith.SubiOp: "-"
 """Integer ops printed lane by lane on vectors of 32-bit integer lanes (C's ``unsigned``
 arithmetic wraps around: the same bits as MLIR's two's complement)."""
 
-LANEWISE_F32: dict[type[Operation], str] = {arith.AddfOp: "__fadd_rn", arith.SubfOp: "__fsub_rn",
-                                            arith.MulfOp: "__fmul_rn"}
-"""Float ops printed lane by lane on vectors of f32 lanes, as the round-to-nearest intrinsics:
-unlike ``*`` and ``+``, ``__fmul_rn``/``__fadd_rn`` are never contracted into an ``FFMA``, so
-each op rounds once, as MLIR's ``arith`` (without fastmath) and the CPU interpreter do."""
+LANEWISE_F32: dict[type[Operation], str] = ROUNDED_F32
+"""Float ops printed lane by lane on vectors of f32 lanes, as the round-to-nearest intrinsics
+of scalar f32 (``ROUNDED_F32``): never contracted into an ``FFMA``, so each op rounds once."""
 
 VECTOR_OPS_NOTE = ("vectors take andi, ori, xori and select (any lanes), addi, subi and muli "
                    "(i32 lanes) and addf, subf and mulf (f32 lanes) only; for bit "

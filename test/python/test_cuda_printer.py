@@ -230,7 +230,11 @@ func.func @arith(%a: memref<64xi32, #regcopy.mem<global>>, %x: memref<64xf32, #r
 def test_arith_and_gpu_ops_compile_cleanly() -> None:
     source = print_cuda(lower_text(ARITH))
     for text in ("(int)blockIdx.z", "(int)blockDim.y", "(int)gridDim.x", "(unsigned int)",
-                 "0.5f", "__int_as_float(0x7f800000)", "fmaxf(", "(double)"):
+                 "0.5f", "__int_as_float(0x7f800000)", "fmaxf(", "(double)",
+                 # scalar float math rounds after each op (test_cuda_scalar_float.py)
+                 "f1 = __fadd_rn(f, 0.5f);", "f2 = __fmul_rn(f1, f1);",
+                 "f3 = __fsub_rn(f2, 0.5f);", "f4 = f3 / __int_as_float(0x7f800000);",
+                 "d2 = __dadd_rn(d, e);"):
         assert text in source, text
     compiled = compile_cuda(source)
     assert compiled.log == "", compiled.log

@@ -1,0 +1,239 @@
+"""The CUDA printer's frame: module, functions, parameters, C names and liveness (SPEC §4).
+
+``CudaFunctionPrinter`` holds what printing one function needs besides the ops themselves,
+which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
+
+* the module: the ``cuda_types.PRELUDE``, then each ``func.func`` (anything else at module
+  level is an ``UnsupportedOpError``);
+* a function: a kernel (``func.func`` carrying ``regcopy.launch``) is
+  ``extern "C" __global__ void __launch_bounds__(block)``, any other function
+  ``extern "C" __device__ void``; one block, no results; its global memref arguments are
+  ``T* __restrict__`` parameters and its scalar arguments scalar parameters, in order;
+* shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
+  offsets into the kernel's ``extern __shared__ unsigned char rc_smem[]`` (``shared_memory``);
+* ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
+  more (``cuda_address.index_ctype``);
+* names: values keep their MLIR names when those are plain, unreserved C identifiers and are
+  mangled otherwise (``cuda_names``); constants print as literals at their uses;
+* liveness: a pure op (``PURE_OPS``) prints only when a printed op uses its result (NVRTC
+  warns about unused variables).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import cast
+
+from xdsl.dialects import arith, func, gpu, memref, vector
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.base_printer import BasePrinter
+from xdsl.utils.exceptions import DiagnosticException
+
+from regcopy_backend.cuda_address import index_ctype
+from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda_arith import ArithError, constant_literal
+from regcopy_backend.cuda_names import c_identifier, function_c_names, unique_name
+from regcopy_backend.cuda_types import INDEX_32, PRELUDE, CudaTypeError, ctype
+from regcopy_backend.kernel_info import LAUNCH, is_kernel, scalar_param
+from regcopy_backend.shared_memory import (
+    SharedMemoryError,
+    check_shared_limits,
+    shared_allocas,
+    shared_usage,
+)
+from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.regcopy import LaunchAttr, MemSpace, MultipleOfOp, StorageOp, memory_space
+
+DYN_SMEM = "rc_smem"
+"""The ``extern __shared__`` byte array holding a kernel's ``shared.dyn`` buffers."""
+
+
+class CudaEmitError(DiagnosticException):
+    """The module cannot be printed as CUDA; the message names the op."""
+
+
+class UnsupportedOpError(CudaEmitError, NotImplementedError):
+    """An op the CUDA target has no translation for."""
+
+
+PURE_OPS: tuple[type[Operation], ...] = (
+    arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
+    vector.LoadOp, vector.BitcastOp,
+    gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
+    gpu.GlobalIdOp, gpu.SubgroupIdOp,
+)
+"""Ops printed only when a printed op uses their result."""
+
+
+def live_ops(f: func.FuncOp) -> set[Operation]:
+    """Ops of ``f`` to print: every op with an effect (or unknown to us), and every pure op
+    whose result a printed op uses. One reverse pre-order sweep suffices: uses follow defs."""
+    live: set[Operation] = set()
+    for op in reversed(list(f.walk())):
+        if not isinstance(op, PURE_OPS) or any(
+                use.operation in live for r in op.results for use in r.uses):
+            live.add(op)
+    return live
+
+
+def _values(f: func.FuncOp) -> list[SSAValue]:
+    """Every value defined in ``f``: op results and block arguments."""
+    out: list[SSAValue] = []
+    for op in f.walk():
+        out.extend(op.results)
+        out.extend(a for r in op.regions for b in r.blocks for a in b.args)
+    return out
+
+
+@dataclass(eq=False, repr=False)
+class CudaFunctionPrinter(BasePrinter):
+    """Prints the module and function frames of a lowered module as CUDA C++; the ops of a
+    function body go to ``print_op``, which a subclass (``cuda.CudaPrinter``) provides."""
+
+    index_type: str = field(default=INDEX_32, init=False)
+    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str], init=False)
+    taken: set[str] = field(default_factory=set[str], init=False)
+    unnamed: int = field(default=0, init=False)
+    hinted: set[str] = field(default_factory=set[str], init=False)
+    live: set[Operation] = field(default_factory=set[Operation], init=False)
+    function_names: dict[str, str] = field(default_factory=dict[str, str], init=False)
+    dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
+
+    # ---- output helpers -----------------------------------------------------------------
+    def line(self, text: str) -> None:
+        print(" " * (self._indent * self.indent_num_spaces) + text, file=self.stream)
+
+    def fail(self, op: Operation, message: str) -> CudaEmitError:
+        return CudaEmitError(op_error(op, message))
+
+    def ctype(self, t: Attribute, op: Operation) -> str:
+        try:
+            return ctype(t, self.index_type)
+        except CudaTypeError as e:
+            raise self.fail(op, str(e)) from None
+
+    # ---- names --------------------------------------------------------------------------
+    def define(self, v: SSAValue, prefix: str = "v") -> str:
+        """Give ``v`` a fresh C name, from its name hint when it has one (made a valid,
+        unreserved identifier by ``cuda_names.c_identifier``). A value without a hint gets
+        ``<prefix><n>``, never a name that a hinted value of the function asks for (so that
+        the source's own names print unchanged)."""
+        if v.name_hint is None:
+            name = f"{prefix}{self.unnamed}"
+            while name in self.taken or name in self.hinted:
+                self.unnamed += 1
+                name = f"{prefix}{self.unnamed}"
+            self.unnamed += 1
+            self.taken.add(name)
+        else:
+            name = unique_name(c_identifier(v.name_hint, prefix), self.taken)
+        self.names[v] = name
+        return name
+
+    def val(self, v: SSAValue) -> str:
+        """The C text of a value: a literal for a constant, otherwise its name."""
+        owner = v.owner
+        if isinstance(owner, arith.ConstantOp):
+            try:
+                return constant_literal(owner, self.index_type)
+            except ArithError as e:
+                raise self.fail(owner, str(e)) from None
+        if v not in self.names:
+            raise CudaEmitError(f"value {v.name_hint or ''} of type {v.type} is used before "
+                                "it is printed")
+        return self.names[v]
+
+    # ---- module and functions -----------------------------------------------------------
+    def print_module(self, module: ModuleOp) -> None:
+        self.print_string(PRELUDE)
+        self.function_names = function_c_names(module)
+        for op in module.ops:
+            if not isinstance(op, func.FuncOp):
+                raise UnsupportedOpError(op_error(op, "at module level is not supported by "
+                                                  "the CUDA target (only func.func)"))
+            self.print_func(op)
+
+    def print_func(self, f: func.FuncOp) -> None:
+        if not f.body.blocks:
+            raise self.fail(f, "is a declaration; the CUDA target prints function bodies only")
+        if len(f.body.blocks) > 1:
+            raise self.fail(f, "has several blocks; the CUDA target prints structured control "
+                            "flow (scf) only")
+        if f.function_type.outputs.data:
+            raise self.fail(f, "returns values; CUDA kernels and the printed device functions "
+                            "return void")
+        self.names, self.taken, self.unnamed = {}, set(), 0
+        self.hinted = {c_identifier(v.name_hint, "v") for v in _values(f)
+                       if v.name_hint is not None}
+        self.index_type = index_ctype(f)
+        self.live = live_ops(f)
+        kernel = is_kernel(f)
+        self.plan_shared(f, kernel)
+        params = ", ".join(self.param(k, f, kernel) for k in range(len(f.args)))
+        self.print_string("\n")
+        if kernel:
+            launch = cast(LaunchAttr, f.attributes[LAUNCH])
+            head = f'extern "C" __global__ void __launch_bounds__({launch.block.data})'
+        else:
+            head = 'extern "C" __device__ void'
+        name = self.function_names.get(f.sym_name.data) or c_identifier(f.sym_name.data, "k")
+        self.line(f"{head} {name}({params}) {{")
+        with self.indented():
+            if self.dyn_offsets:
+                self.line(f"extern __shared__ __align__(128) unsigned char {DYN_SMEM}[];")
+            self.print_block(f.body.block)
+        self.line("}")
+
+    def plan_shared(self, f: func.FuncOp, kernel: bool) -> None:
+        """Check the kernel's shared memory against the limits and place its ``shared.dyn``
+        buffers (``shared_memory``: 128-byte aligned offsets into ``rc_smem``)."""
+        try:
+            usage = shared_usage(f)
+        except CudaTypeError as e:
+            raise self.fail(f, str(e)) from None
+        self.dyn_offsets = {op: b.offset for op, b in zip(shared_allocas(f), usage.buffers,
+                                                          strict=True)
+                            if b.offset is not None}
+        if self.dyn_offsets and not kernel:
+            op = next(iter(self.dyn_offsets))
+            raise self.fail(op, "allocates shared.dyn memory outside a kernel; allocate "
+                            "dynamic shared buffers in the kernel (the func.func with "
+                            "regcopy.launch)")
+        try:
+            check_shared_limits(f.sym_name.data, usage)
+        except SharedMemoryError as e:
+            raise self.fail(f, str(e)) from None
+
+    def param(self, k: int, f: func.FuncOp, kernel: bool) -> str:
+        arg = f.args[k]
+        t = arg.type
+        if isinstance(t, MemRefType):
+            space = memory_space(cast(MemRefType, t))
+            if kernel and space != MemSpace.GLOBAL:
+                raise self.fail(f, f"kernel parameter {arg.name_hint or arg.index} is a "
+                                f"{space} buffer; kernel parameters must be global buffers")
+            return f"{self.ctype(t, f)} __restrict__ {self.define(arg, 'arg')}"
+        if kernel:
+            try:
+                scalar = scalar_param(f, k, self.index_type)
+            except ValueError as e:
+                raise self.fail(f, str(e)) from None
+            return f"{scalar.ctype} {self.define(arg, 'arg')}"
+        return f"{self.ctype(t, f)} {self.define(arg, 'arg')}"
+
+    def print_block(self, block: Block) -> None:
+        for op in block.ops:
+            if op in self.live:
+                self.print_op(op)
+
+    def print_op(self, op: Operation) -> None:
+        """Print one live op of a function body (``cuda.CudaPrinter`` dispatches on its
+        class)."""
+        raise NotImplementedError
+
+    def assign(self, op: Operation, rhs: str) -> None:
+        """``const T name = rhs;`` for the op's single result."""
+        result = op.results[0]
+        t = self.ctype(result.type, op)
+        self.line(f"const {t} {self.define(result)} = {rhs};")
