@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The whole GPU run of regcopy on a lent H200 (no network there), one command:
-#   bash test/gpu/device_run.sh            (outputs under $OUT, else /tmp/regcopy-gpu)
+#   bash test/gpu/device_run.sh [all|tests|bench]   (outputs under $OUT, else /tmp/regcopy-gpu)
+# `tests` runs every step but the benchmarks, `bench` only the benchmarks (two calls that each
+# fit a 10-minute limit); `all` (the default) both.
 # Wheels carried in .whl/ (xdsl and its pure-Python needs; .whl/cuda/ holds cuda-core and
 # cuda-bindings, used only when the machine's own cuda.core does not import) are installed
 # into /tmp/site. Then: the GPU case table (test/gpu/run_all.py, with compute-sanitizer
 # memcheck), the GPU-marked pytest tests, `regcopy-run --check` (GPU vs the CPU interpreter)
-# on the seed demo, the GEMM example and the 192 KiB shared.dyn kernel, `regcopy-run
+# on the seed demo, the GEMM example, the 192 KiB shared.dyn kernel and the vector-arith example, `regcopy-run
 # --compile-only` on the GEMM example, and the benchmarks (bench/bench_copy.py,
 # bench/bench_shared.py with each consumer).
 # Exit status: 0 when every step passed, else 1 (each step's output is in $out, and the exit
@@ -44,6 +46,9 @@ run() {  # regcopy-run from the editable install, else from the checkout
     fi
 }
 : >"$out/summary.txt"
+part=${1:-all}
+case $part in all|tests|bench) ;; *) echo "usage: device_run.sh [all|tests|bench]" >&2; exit 2;; esac
+if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
 step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_runner.py test/python/test_docs.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
@@ -54,13 +59,20 @@ step "regcopy-run --check test/gpu/kernels/shared_dyn_192k.mlir" check_shared_dy
     run --check test/gpu/kernels/shared_dyn_192k.mlir
 step "regcopy-run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir" check_ldmatrix.txt \
     run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir
+step "regcopy-run --check examples/vector_arith.mlir" check_vector_arith.txt \
+    run --check examples/vector_arith.mlir
+fi
+if [[ $part != tests ]]; then
 step "bench/bench_copy.py" bench_copy.txt python3 bench/bench_copy.py
 step "bench/bench_shared.py" bench_shared.txt python3 bench/bench_shared.py
 step "bench/bench_shared.py --consumer xor" bench_shared_xor.txt \
     python3 bench/bench_shared.py --consumer xor
+fi
+if [[ $part != bench ]]; then
 # last: the CPU reference of the full GEMM example takes about 3 minutes
 step "regcopy-run --check examples/gemm_tiles.mlir" check_gemm.txt \
     run --check examples/gemm_tiles.mlir
+fi
 echo "== summary"
 cat "$out/summary.txt"
 exit $status
