@@ -334,10 +334,13 @@ def _back(t: dict[str, str], c: Consumer) -> str:
 
 
 def _fold(kind: str, t: dict[str, str], c: Consumer) -> str:
-    """``%y``: the carried registers (the load-only accumulators, else R) folded word-wise."""
+    """``%y``: what the loop computed, folded word-wise: the accumulators of the load-only loop,
+    R of the store-only loop. The round trip's loads all feed its stores, so it folds the
+    (zero) accumulators: keeping R live across its iterations only for the fold made ptxas
+    spill two registers in the unrolled loops of the ldmatrix/stmatrix round trips."""
     head = (f"  scf.for %q = %c0 to %c4 step %c1 {{\n"
             f"    memref.store %zw, %Xs[%q] : {t['xflat']}\n  }}\n")
-    if kind == "load only":
+    if kind != "store only":
         words = (f"      %w = vector.load %Fs[%o] : {t['fflat']}, {t['wvec']}\n", "w")
         loop = (f"  scf.for %f = %c0 to %crounds step %c1 {{\n"
                 f"      %o = arith.muli %f, %c4 : index\n{words[0]}")
@@ -455,7 +458,7 @@ def hand_source(s: Shape, kind: str, consumer: str = "fadd") -> str | None:
     fields = dict(ct=ct, row=s.row, rounds=s.rounds, row_bytes=s.row * s.elem_bytes,
                   block=s.block, elems=s.block * s.row, slots=slots(s, kind),
                   copies=copies(s, kind), c_it=c.c_it.format(copies=copies(s, kind)),
-                  state="acc" if kind == "load only" else "r",
+                  state="r" if kind == "store only" else "acc",
                   choice="it & 1" if kind == "round trip" else "((int)R[0] + it) & 1")
     return HAND.format(body=HAND_BODIES[kind].format(**fields),
                        c_word=c.c_word.format(a="a", b="b"), **fields)

@@ -66,3 +66,15 @@ def test_single_direction_kernels_are_honest(shape: Any, kind: str, consumer: st
     assert n / accesses < ISSUE_BUDGET
     if consumer == "fadd":
         assert lop3 / accesses < INTEGER_BUDGET
+
+
+def test_no_benchmark_kernel_touches_local_memory() -> None:
+    """Every timed kernel (all layouts, loops and variants, default consumer) keeps its
+    registers in registers: no ``LDL``/``STL`` in its SASS (a spill would make the table
+    measure local memory)."""
+    spilled = []
+    for v in bench.variants():
+        summary = bench.sass_summary(v.source)
+        if summary["LDL"] + summary["STL"]:
+            spilled.append((v.shape.name, v.kind, v.label))
+    assert not spilled
