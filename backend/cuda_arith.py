@@ -126,9 +126,13 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
         _float_check(op)
         if rt == "bool" and isinstance(op, arith.TruncIOp | arith.IndexCastOp):
             return f"(bool)({args[0]} & 1)"  # truncation keeps bit 0 (C's (bool) tests != 0)
+        if isinstance(op, arith.ExtSIOp) and ctype_of(op.operands[0].type) == "bool":
+            return f"({rt})(-(int){args[0]})"  # sign extension of i1: true is -1 (all ones)
         return f"({rt}){args[0]}"
     if isinstance(op, UNSIGNED_CASTS):
         _float_check(op)
+        if isinstance(op, arith.FPToUIOp):  # convert to the unsigned type of the result's width
+            return f"({rt})({unsigned_of(t, ctype_of)}){args[0]}"
         return f"({rt})({unsigned_of(op.operands[0].type, ctype_of)}){args[0]}"
     return _special(op, args, t, rt, ctype_of, text_of)
 

@@ -161,7 +161,9 @@ class FastIntArithFunctions(InterpreterFunctions):
             value = op.value
             if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
                 v = (_wrap(value.value.data, _bits(interp, op)),)
-            elif isinstance(value, IntegerAttr | FloatAttr):
+            elif isinstance(value, FloatAttr):
+                v = (_CONSTANT_ROUNDING.get(type(value.type), _same)(value.value.data),)
+            elif isinstance(value, IntegerAttr):
                 v = (value.value.data,)
             else:
                 raise InterpretationError(f"arith.constant of {value} is not supported")
@@ -282,9 +284,15 @@ def _same(x: float) -> float:
     return x
 
 
+_CONSTANT_ROUNDING: dict[type[Attribute], Callable[[float], float]] = {
+    Float32Type: round_f32, Float16Type: round_f16}
+"""An ``arith.constant`` of f32 (f16) holds its literal as a Python float: rounded to the type
+once, as the CUDA literal ``0.1f`` is."""
+
+
 @register_impls
 class FloatArithFunctions(InterpreterFunctions):
-    """``arith.addf``/``subf``/``mulf`` (``override=True`` of xDSL's) rounded to the result
+    """``arith.addf``/``subf``/``mulf``/``divf`` (``override=True`` of xDSL's) rounded to the result
     type: a Python float holds an f64 exactly, and the f64 result of an f32 (f16) operation on
     f32 (f16) values, rounded once to f32 (f16), is the correctly rounded result, as on the
     GPU. ``bf16`` and the fp8 types are raw bit patterns here (``host_data``, as in the CUDA
@@ -320,3 +328,18 @@ class FloatArithFunctions(InterpreterFunctions):
     @impl(arith.MulfOp)
     def run_mulf(self, interp: Interpreter, op: arith.MulfOp, args: PythonValues):
         return (self._round(op)(args[0] * args[1]),)
+
+    @impl(arith.DivfOp)
+    def run_divf(self, interp: Interpreter, op: arith.DivfOp, args: PythonValues):
+        return (self._round(op)(ieee_divide(args[0], args[1])),)
+
+
+def ieee_divide(a: float, b: float) -> float:
+    """``a / b`` in IEEE arithmetic: by zero it is a signed infinity, or NaN for ``0 / 0`` and
+    ``nan / 0`` (Python raises instead). The f64 quotient of two f32 (f16) values, rounded
+    once to f32 (f16), is the correctly rounded quotient."""
+    if b != 0.0:
+        return a / b
+    if a != a or a == 0.0:
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)

@@ -51,11 +51,13 @@ from regcopy_backend.interp_arith import (
     FloatArithFunctions,
     run_lanes,
 )
+from regcopy_backend.interp_casts import CastFunctions
 
 ScalarImpl = tuple[InterpreterFunctions, Callable[..., Any]]
 
 ARITH_FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
-    ArithFunctions, ExtraArithFunctions, FastIntArithFunctions, FloatArithFunctions)
+    ArithFunctions, ExtraArithFunctions, CastFunctions, FastIntArithFunctions,
+    FloatArithFunctions)
 """The scalar ``arith`` implementations, in registration order (a later one overrides)."""
 
 

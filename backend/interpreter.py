@@ -91,6 +91,7 @@ from regcopy_backend.interp_arith import (
     FastIntArithFunctions,
     FloatArithFunctions,
 )
+from regcopy_backend.interp_casts import CastFunctions
 from regcopy_backend.interp_buffers import (
     Buffer,
     CopyTable,
@@ -388,11 +389,12 @@ class RegcopyFunctions(InterpreterFunctions):
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
     """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
-    ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``VectorFunctions``
+    ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``interp_casts``' (casts,
+    ``negf``, ``minnumf``/``maxnumf``), ``VectorFunctions``
     (arith on vectors lane by lane, ``vector.bitcast``) and ``RegcopyFunctions`` (which
     overrides ``memref.load/store`` to honour layouts)."""
     interp = Interpreter(module, index_bitwidth=64)
-    arith_fns = (ArithFunctions(), ExtraArithFunctions())
+    arith_fns = (ArithFunctions(), ExtraArithFunctions(), CastFunctions())
     overrides = (FastIntArithFunctions(), FloatArithFunctions())
     for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
                 MemRefFunctions()):

@@ -61,6 +61,8 @@ step "regcopy-run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir" check_ldmat
     run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir
 step "regcopy-run --check examples/vector_arith.mlir" check_vector_arith.txt \
     run --check examples/vector_arith.mlir
+step "regcopy-run --check test/gpu/kernels/casts.mlir" check_casts.txt \
+    run --check test/gpu/kernels/casts.mlir
 fi
 if [[ $part != tests ]]; then
 step "bench/bench_copy.py" bench_copy.txt python3 bench/bench_copy.py

@@ -64,3 +64,27 @@ def test_vector_arith_example_gpu_equals_cpu() -> None:
         assert (_bits(g) == _bits(c)).all(), info.buffers[k].name
     for k, want in vector_arith_expected(before).items():
         assert (_bits(gpu[k]) == _bits(want)).all(), info.buffers[k].name
+
+
+def test_casts_kernel_gpu_equals_cpu() -> None:
+    """test/gpu/kernels/casts.mlir (saturating float -> int, NaN -> 0, i1/i8 extensions,
+    int -> f32 and f64 -> f32 rounding, negf, minnumf with a NaN, maxnumf): the GPU's buffers
+    equal the CPU interpreter's (un-lowered reference) bit for bit."""
+    import numpy as np
+    from cases import _bits
+
+    from regcopy_backend.cpu_run import run_on_cpu
+    from regcopy_backend.runner import run_kernel
+    from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
+
+    path = REPO / "test" / "gpu" / "kernels" / "casts.mlir"
+    text = path.read_text()
+    prepared = prepare(text, str(path))
+    (info,) = prepared.kernels
+    before = random_inputs(info, np.random.default_rng(11))
+    gpu = run_kernel(prepared.source, info, before).arrays
+    cpu = run_on_cpu(parse_module(text, str(path))[1], info.name, before)
+    for k, (g, c) in enumerate(zip(gpu, cpu, strict=True)):
+        assert (_bits(g) == _bits(c)).all(), info.buffers[k].name
+    saturated = gpu[2][:, 0]
+    assert ((saturated == 2**31 - 1) | (saturated == -(2**31))).any()  # the inputs reach it

@@ -124,6 +124,33 @@ def test_scalar_f32_ops_round_like_the_lanes() -> None:
     assert z != x * y  # the f64 product is not an f32 value
 
 
+def test_divf_is_ieee_division_rounded_to_the_type() -> None:
+    """``divf`` (scalar and lanes) rounds like numpy's float32 division; by zero it gives a
+    signed infinity, ``0/0`` NaN, never a Python ZeroDivisionError."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(4).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    got = binary("arith.divf", "vector<4xf32>", tuple(a.tolist()), tuple(b.tolist()))
+    assert got == tuple((a / b).tolist())
+    (z,) = run("  %z = arith.divf %a, %b : f32", {"a": ("f32", 1.0), "b": ("f32", 3.0)},
+               [("z", "f32")])
+    assert z == _f32(1.0 / 3.0) and z != 1.0 / 3.0
+    by_zero = binary("arith.divf", "vector<4xf32>", (1.0, -1.0, 0.0, 2.0), (0.0, 0.0, 0.0, -0.0))
+    assert by_zero[:2] == (float("inf"), float("-inf")) and by_zero[2] != by_zero[2]
+    assert by_zero[3] == float("-inf")
+
+
+def test_float_constants_are_rounded_to_their_type() -> None:
+    """``arith.constant 0.1 : f32`` is the f32 nearest 0.1 (as the CUDA literal ``0.1f``);
+    an f64 constant keeps its double."""
+    (s, h, d) = run("  %s = arith.constant 0.1 : f32\n  %h = arith.constant 0.1 : f16\n"
+                    "  %d = arith.constant 0.1 : f64", {}, [("s", "f32"), ("h", "f16"),
+                                                         ("d", "f64")])
+    assert s == _f32(0.1) != 0.1
+    assert h == float(np.float16(0.1))
+    assert d == 0.1
+
+
 @pytest.mark.parametrize("x", [0.0, -0.0, 1e-45, 3.4028235e38, 3.4028236e38, 1e39, -1e39,
                                float("inf"), 1.0000001])
 def test_round_f32_is_numpys(x: float) -> None:
@@ -196,10 +223,10 @@ def test_a_failing_lane_is_a_one_line_error() -> None:
 
 
 def test_an_op_without_an_implementation_is_a_one_line_error() -> None:
-    t = "vector<2xf32>"
-    message = _error(f"  %z = arith.divf %a, %b : {t}", {"a": (t, (1.0, 2.0)),
-                                                          "b": (t, (1.0, 2.0))}, [("z", t)])
-    assert "arith.divf" in message
+    t = "vector<2xi32>"
+    message = _error(f"  %z, %o = arith.addui_extended %a, %b : {t}, vector<2xi1>",
+                     {"a": (t, (1, 2)), "b": (t, (1, 2))}, [("z", t)])
+    assert "arith.addui_extended" in message
 
 
 def test_bitcast_of_i1_lanes_is_a_one_line_error() -> None:
