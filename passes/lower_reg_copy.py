@@ -44,7 +44,7 @@ from regcopy_passes.emit_copy import lower
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes.matrix_plan import MatrixTransfer, choice_note, plan_matrix, prefer_matrix
+from regcopy_passes.matrix_plan import MatrixTransfer, choose_matrix, plan_matrix
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer, vector_transfer
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
@@ -86,11 +86,10 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     matrix = plan_matrix(acc, plan, s_shared)
     report = shared.rotated or shared.plain
     waves = report.wavefronts if report is not None else None
-    note = choice_note(matrix, plan, acc.r_is_dst, waves)
-    if isinstance(matrix, MatrixTransfer) and (transfer == "matrix"
-                                               or prefer_matrix(matrix, plan, waves)):
-        return LoweringPlan(acc, plan, replace(shared, note=None), matrix, (note,))
-    return LoweringPlan(acc, plan, shared, vector, (note,))
+    choice = choose_matrix(matrix, plan, acc.r_is_dst, waves)
+    if isinstance(matrix, MatrixTransfer) and (transfer == "matrix" or choice.preferred):
+        return LoweringPlan(acc, plan, replace(shared, note=None), matrix, (choice.note,))
+    return LoweringPlan(acc, plan, shared, vector, (choice.note,))
 
 
 @dataclass(frozen=True)

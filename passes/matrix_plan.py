@@ -141,37 +141,40 @@ def vector_instructions(plan: CopyPlan) -> int:
     return plan.rounds
 
 
-def prefer_matrix(transfer: MatrixTransfer, plan: CopyPlan,
-                  vector_wavefronts: int | None = None) -> bool:
-    """ld/stmatrix when it moves the same bytes in fewer shared-memory instructions and, where
-    the per-thread path's wavefronts are known (``vector_wavefronts``: its bank model, lane
-    rotation included), in no more wavefronts: a bank-conflicted ldmatrix loses to
-    conflict-free 32-bit accesses (measured on the H200: 0.48x against 0.88x of the peak)."""
-    if transfer.instructions >= vector_instructions(plan):
-        return False
-    return vector_wavefronts is None or matrix_wavefronts(transfer, plan) <= vector_wavefronts
+@dataclass(frozen=True)
+class MatrixChoice:
+    """Whether ``transfer=auto`` takes ld/stmatrix over the per-thread path, and the remark
+    line on the kind *not* chosen."""
+
+    preferred: bool
+    note: str
 
 
-def choice_note(transfer: MatrixTransfer | str, plan: CopyPlan, loads: bool,
-                vector_wavefronts: int | None = None) -> str:
-    """The remark line on the kind *not* chosen: with ld/stmatrix chosen, what the per-thread
-    path would have cost; otherwise why ld/stmatrix was not used (``loads``: S -> R)."""
+def choose_matrix(transfer: MatrixTransfer | str, plan: CopyPlan, loads: bool,
+                  vector_wavefronts: int | None = None) -> MatrixChoice:
+    """ld/stmatrix (``transfer``, or the reason it does not apply) against the per-thread path
+    (``plan``; ``loads``: S -> R). Preferred when it moves the same bytes in fewer shared-memory
+    instructions and, where the per-thread path's wavefronts are known (``vector_wavefronts``:
+    its bank model, lane rotation included), in no more wavefronts: a bank-conflicted ldmatrix
+    loses to conflict-free 32-bit accesses (measured on the H200: 0.48x against 0.88x of the
+    peak). The note says what the per-thread path would have cost, or why ld/stmatrix lost."""
+    if isinstance(transfer, str):
+        return MatrixChoice(False, f"{'ldmatrix' if loads else 'stmatrix'} not used: {transfer}")
     rounds = vector_instructions(plan)
     per_thread = f"the per-thread path (vec {plan.n}) needs {rounds} shared " \
                  f"instruction{'s' if rounds != 1 else ''} a warp"
-    waves = "" if vector_wavefronts is None else f" and {vector_wavefronts} wavefronts"
-    if isinstance(transfer, str):
-        return f"{'ldmatrix' if loads else 'stmatrix'} not used: {transfer}"
     if transfer.instructions >= rounds:
-        return f"{transfer.kind} not used: {transfer.describe()} is no fewer instructions; " \
-               f"{per_thread}"
+        return MatrixChoice(False, f"{transfer.kind} not used: {transfer.describe()} is no "
+                                   f"fewer instructions; {per_thread}")
     if vector_wavefronts is None:
-        return f"{per_thread}, {transfer.kind} {transfer.instructions}"
-    mw = matrix_wavefronts(transfer, plan)  # the one test prefer_matrix has left
+        return MatrixChoice(True, f"{per_thread}, {transfer.kind} {transfer.instructions}")
+    waves = f" and {vector_wavefronts} wavefronts"
+    mw = matrix_wavefronts(transfer, plan)
     if mw <= vector_wavefronts:
-        return f"{per_thread}{waves}, {transfer.kind} {transfer.instructions} and {mw}"
-    return f"{transfer.kind} not used: {transfer.describe()} needs {mw} wavefronts (bank " \
-           f"conflicts between its rows); {per_thread}{waves}"
+        return MatrixChoice(True, f"{per_thread}{waves}, {transfer.kind} "
+                                  f"{transfer.instructions} and {mw}")
+    return MatrixChoice(False, f"{transfer.kind} not used: {transfer.describe()} needs {mw} "
+                               f"wavefronts (bank conflicts between its rows); {per_thread}{waves}")
 
 
 # ---- the checklist ----------------------------------------------------------------------------

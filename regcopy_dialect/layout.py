@@ -124,9 +124,10 @@ class Swizzle:
     shift: int
 
     def apply(self, m: int) -> int:
-        x = m >> self.m_base
-        g = x ^ ((x & (((1 << self.bits) - 1) << self.shift)) >> self.shift)
-        return (g << self.m_base) | (m & ((1 << self.m_base) - 1))
+        """``m ^ (((m >> (M + S)) & (2^B - 1)) << M)``, the same as ``phys`` above: bits
+        ``[M, M+B)`` of ``m`` XORed with bits ``[M+S, M+S+B)``. ``address.swizzle`` is this
+        map over any ``IndexMath`` (ints or IR); a test checks the two agree."""
+        return m ^ (((m >> (self.m_base + self.shift)) & ((1 << self.bits) - 1)) << self.m_base)
 
     @property
     def chunk(self) -> int:

@@ -11,13 +11,15 @@ import sys
 
 import lit.formats
 
-config.name = "regcopy"  # noqa: F821 - `config` is injected by lit
+# `config` and `lit_config` are defined by lit when it runs this file.
+
+config.name = "regcopy"
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 # Scratch files (%t, Output/) go under the source tree unless `--param exec_root=DIR` says
 # otherwise (test/python/test_lit.py passes a per-session temporary directory, so that two
 # concurrent runs never share %t files).
-config.test_exec_root = lit_config.params.get("exec_root") or config.test_source_root  # noqa: F821
+config.test_exec_root = lit_config.params.get("exec_root") or config.test_source_root
 # Non-test directories: pytest files, lit's scratch output, and inputs of tests.
 EXCLUDED_DIRS = ["python", "Inputs", "Output", "__pycache__"]
 

@@ -69,9 +69,14 @@ def test_idx2crd_inverts_crd2idx(extents: list[int], data: st.DataObject) -> Non
 @pytest.mark.parametrize("m_base,bits,shift", [(0, 1, 1), (1, 1, 1), (2, 1, 2), (3, 3, 3),
                                                (4, 2, 3), (0, 3, 5), (2, 0, 0)])
 def test_swizzle_is_the_spec_formula(m_base: int, bits: int, shift: int) -> None:
+    """Both swizzles equal the definition ``(g(m >> M) << M) | (m & (2^M - 1))`` with
+    ``g(x) = x ^ ((x & ((2^B - 1) << S)) >> S)``, written out here independently."""
     sw = Swizzle(m_base, bits, shift)
     for m in range(1 << (m_base + bits + shift + 2)):
-        assert swizzle(INT_MATH, m, sw) == sw.apply(m)
+        x = m >> m_base
+        g = x ^ ((x & (((1 << bits) - 1) << shift)) >> shift)
+        want = (g << m_base) | (m & ((1 << m_base) - 1))
+        assert swizzle(INT_MATH, m, sw) == sw.apply(m) == want
 
 
 def test_dim_iters_merges_contiguous_neighbours() -> None:

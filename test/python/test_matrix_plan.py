@@ -29,8 +29,7 @@ from copy_harness import BlockRow, CopyCase, Side
 from regcopy_passes.matrix_plan import (
     BitField,
     MatrixTransfer,
-    choice_note,
-    prefer_matrix,
+    choose_matrix,
     vector_instructions,
 )
 
@@ -83,7 +82,7 @@ def test_a_fragment_address_table() -> None:
     assert op.registers == (0, 2, 4, 6) and op.delta == 0
     assert op.fields == (BitField(0, 4, 16), BitField(4, 1, 8))
     assert transfer.describe() == "ldmatrix.x4 (1 instruction a warp, 16 bytes a lane)"
-    assert vector_instructions(plan) == 4 and prefer_matrix(transfer, plan)
+    assert vector_instructions(plan) == 4 and choose_matrix(transfer, plan, True).preferred
 
 
 def test_describe_mixed_counts() -> None:
@@ -102,8 +101,8 @@ def test_not_preferred_when_no_fewer_instructions() -> None:
     acc, plan, transfer = planned(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
     assert isinstance(transfer, MatrixTransfer) and counts(transfer) == [1]
     assert plan.n == 2 and vector_instructions(plan) == 1
-    assert not prefer_matrix(transfer, plan)
-    assert choice_note(transfer, plan, True) == \
+    assert not choose_matrix(transfer, plan, True).preferred
+    assert choose_matrix(transfer, plan, True).note == \
         "ldmatrix not used: ldmatrix.x1 (1 instruction a warp, 4 bytes a lane) is no fewer " \
         "instructions; the per-thread path (vec 2) needs 1 shared instruction a warp"
     assert simulate(transfer, frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), 0, None) == \
@@ -147,9 +146,9 @@ def test_refusals(name: str) -> None:
 
 def test_choice_notes() -> None:
     _, plan, transfer = planned(frag((16, 16), A_16x16), False)
-    assert choice_note(transfer, plan, True) == \
+    assert choose_matrix(transfer, plan, True).note == \
         "the per-thread path (vec 2) needs 4 shared instructions a warp, ldmatrix 1"
     case, reason = REFUSED["misaligned slice base"]
     _, plan, refused = planned(case, True)
-    assert choice_note(refused, plan, False) == f"stmatrix not used: {refused}"
-    assert reason in choice_note(refused, plan, False)
+    assert choose_matrix(refused, plan, False).note == f"stmatrix not used: {refused}"
+    assert reason in choose_matrix(refused, plan, False).note
