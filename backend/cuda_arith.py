@@ -126,8 +126,9 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
         _float_check(op)
         if rt == "bool" and isinstance(op, arith.TruncIOp | arith.IndexCastOp):
             return f"(bool)({args[0]} & 1)"  # truncation keeps bit 0 (C's (bool) tests != 0)
-        if isinstance(op, arith.ExtSIOp) and ctype_of(op.operands[0].type) == "bool":
-            return f"({rt})(-(int){args[0]})"  # sign extension of i1: true is -1 (all ones)
+        if isinstance(op, arith.ExtSIOp | arith.IndexCastOp) and \
+                ctype_of(op.operands[0].type) == "bool":
+            return f"({rt})(-(int){args[0]})"  # both sign-extend an i1: true is -1 (all ones)
         return f"({rt}){args[0]}"
     if isinstance(op, UNSIGNED_CASTS):
         _float_check(op)

@@ -74,12 +74,14 @@ def test_float_conversions_and_ops() -> None:
 
 
 def test_printer_sign_extends_i1_and_converts_to_unsigned_results() -> None:
-    module = parse("func.func @f(%b: i1, %x: f32) -> (i32, i32) {\n"
+    module = parse("func.func @f(%b: i1, %x: f32) -> (i32, i32, index) {\n"
                    "  %s = arith.extsi %b : i1 to i32\n  %u = arith.fptoui %x : f32 to i32\n"
-                   "  func.return %s, %u : i32, i32\n}\n")
-    ext, fptoui = list(module.walk())[2:4]
+                   "  %i = arith.index_cast %b : i1 to index\n"
+                   "  func.return %s, %u, %i : i32, i32, index\n}\n")
+    ext, fptoui, index_cast = list(module.walk())[2:5]
     assert expression(ext, ["b"], ctype) == "(int)(-(int)b)"
     assert expression(fptoui, ["x"], ctype) == "(int)(unsigned int)x"
+    assert expression(index_cast, ["b"], ctype) == "(int)(-(int)b)"  # MLIR: sign-extends
 
 
 def test_casts_kernel_checks_on_the_cpu() -> None:
