@@ -1,0 +1,295 @@
+"""The regcopy side of the CPU interpreter (``interpreter`` drives it): the per-thread GPU
+state (``GpuState``: the current thread, the allocations, the CTA's and warp's barriers) and
+``RegcopyFunctions``, the implementations of the ``gpu`` ops, ``memref.alloca``/``load``/
+``store`` through layouts, ``vector.load``/``store``, ``regcopy.storage``/``multiple_of``, the
+reference semantics of an un-lowered ``regcopy.copy`` and the warp-collective
+``regcopy.ldmatrix``/``stmatrix``. The module docstring of ``interpreter`` says what each
+means."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+from xdsl.dialects import gpu, memref, vector
+from xdsl.dialects.builtin import MemRefType, VectorType
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from regcopy_backend.cta_barrier import CtaBarrier
+from regcopy_backend.interp_buffers import (
+    Buffer,
+    CopyTable,
+    run_reference_copy,
+    is_local,
+    ravel,
+    storage_size,
+)
+from regcopy_backend.interp_launch import Dim3, ThreadState
+from regcopy_backend.interp_matrix import MatrixLane, run_matrix
+from regcopy_backend.warp_sync import WARP, WarpSync
+from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
+from regcopy_dialect.regcopy import (
+    CopyOp,
+    LayoutAttr,
+    MultipleOfOp,
+    StorageOp,
+    element_bits,
+)
+
+# --------------------------------------------------------------------------------------------
+# Interpreter-side state: the current thread and the allocations
+# --------------------------------------------------------------------------------------------
+
+AllocKey = tuple[Operation, Dim3, int | None]
+
+
+@dataclass
+class GpuState:
+    """Everything the regcopy functions keep between ops, stored as interpreter data.
+
+    ``allocations`` maps ``(alloca op, block id, thread)`` to its buffer; ``thread`` is None
+    for shared buffers (one per CTA). ``check_alignment`` makes a ``vector.load/store`` whose
+    physical offset is not a multiple of its element count an error (buffers are 16-byte
+    aligned on the GPU, so that is exactly a misaligned vector access). ``check_ownership``
+    makes a ``memref.load/store`` of a local element the thread does not own an error (it is
+    undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
+    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another),
+    ``slot`` the thread's index in it, ``warp`` its warp's barrier when the kernel has
+    warp-collective ops. The per-thread states of a phased CTA share ``allocations``,
+    ``copy_tables`` and ``lock`` with the launching interpreter's state (``for_thread``)."""
+
+    thread: ThreadState = field(default_factory=ThreadState)
+    allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
+    fill: Any = 0
+    check_alignment: bool = True
+    check_ownership: bool = True
+    copy_tables: dict[tuple[Any, ...], CopyTable] = field(
+        default_factory=dict[tuple[Any, ...], CopyTable])
+    barrier: CtaBarrier | None = None
+    slot: int = 0
+    warp: WarpSync | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def for_thread(self, thread: ThreadState, barrier: CtaBarrier, slot: int,
+                   warp: WarpSync | None = None) -> GpuState:
+        """A state for thread ``slot`` of a phased CTA sharing this state's memory and
+        checks."""
+        return replace(self, thread=thread, barrier=barrier, slot=slot, warp=warp)
+
+    def buffer_for(self, op: Operation, block_id: Dim3 = (0, 0, 0),
+                   tid: int | None = None) -> Buffer:
+        """The buffer of alloca ``op`` in CTA ``block_id`` (and thread ``tid`` for local
+        buffers), created filled with ``fill`` on first use. Use it to preset or inspect."""
+        t = cast(MemRefType, op.results[0].type)
+        key = (op, block_id, tid if is_local(t) else None)
+        with self.lock:  # the threads of a phased CTA allocate the same shared buffer
+            if key not in self.allocations:
+                self.allocations[key] = Buffer.new(t, self.fill)
+            return self.allocations[key]
+
+
+def gpu_state(interp: Interpreter) -> GpuState:
+    """The ``GpuState`` of ``interp`` (created on first use)."""
+    return interp.get_data(RegcopyFunctions, "gpu", GpuState)
+
+
+def set_thread(interp: Interpreter, thread: ThreadState) -> None:
+    """Make ``thread`` the thread that the next ops execute as."""
+    gpu_state(interp).thread = thread
+
+
+# --------------------------------------------------------------------------------------------
+# The implementations
+# --------------------------------------------------------------------------------------------
+
+
+def _dim(op: Operation) -> int:
+    return "xyz".index(cast(Any, op).dimension.data.value)
+
+
+
+def _vector_offsets(interp: Interpreter, op: Operation, buf: Buffer, indices: Sequence[int],
+                    n: int) -> int:
+    """Physical offset of an ``n``-element vector access at ``indices`` (consecutive along the
+    last dim); checks bounds, physical contiguity and alignment. Returns the first offset."""
+    if not isinstance(buf, Buffer):
+        raise InterpretationError(f"{op.name} on a {type(buf).__name__}; expected a Buffer")
+    *outer, last = indices
+    if isinstance(buf.type.layout, LayoutAttr):
+        offsets = [buf.offset([*outer, last + k]) for k in range(n)]
+        first = offsets[0]
+        if offsets != list(range(first, first + n)):
+            raise InterpretationError(f"{op.name} of {n} elements at {list(indices)} is not "
+                                      f"physically contiguous in {buf.type}: offsets {offsets}")
+    else:  # row-major: consecutive along the last dim; check the whole range is in bounds
+        ravel([*outer, last + n - 1], buf.type.get_shape())
+        first = ravel(indices, buf.type.get_shape())
+    state = gpu_state(interp)
+    if state.check_alignment and first % n:
+        bits = element_bits(buf.type.element_type) or 8
+        raise InterpretationError(
+            f"misaligned {op.name}: vector<{n}x{buf.type.element_type}> ({n * bits // 8} bytes) "
+            f"at element offset {first} (byte offset {first * bits // 8}) of {buf.type}, "
+            f"thread {state.thread.linear_tid} of block {state.thread.block_id}")
+    return first
+
+
+def _run_collective_matrix(interp: Interpreter, op: MatrixOpBase, args: PythonValues
+                           ) -> tuple[()]:
+    """This lane's part of a warp-collective ``regcopy.ldmatrix``/``stmatrix``: deposit its
+    operands at the warp barrier, which runs the op once all 32 lanes are there."""
+    src, dst, offset = args
+    shared, registers = (src, dst) if op.LOADS else (dst, src)
+    state = gpu_state(interp)
+    if state.warp is None:
+        raise InterpretationError(f"{op.name} is warp-collective: it runs only in a launch() "
+                                  "of the kernel (its warps in lockstep)")
+    lane = MatrixLane(shared, registers, offset)
+    state.warp.meet(state.thread.linear_tid % WARP, op, lane,
+                    lambda lanes: run_matrix(op, lanes))
+    return ()
+
+
+@register_impls
+class RegcopyFunctions(InterpreterFunctions):
+    """Implementations of the gpu, vector, memref-with-layout, regcopy and extra arith ops."""
+
+    # ---- gpu ----
+    @impl(gpu.ThreadIdOp)
+    def run_thread_id(self, interp: Interpreter, op: gpu.ThreadIdOp, args: PythonValues):
+        return (gpu_state(interp).thread.tid[_dim(op)],)
+
+    @impl(gpu.BlockIdOp)
+    def run_block_id(self, interp: Interpreter, op: gpu.BlockIdOp, args: PythonValues):
+        return (gpu_state(interp).thread.block_id[_dim(op)],)
+
+    @impl(gpu.BlockDimOp)
+    def run_block_dim(self, interp: Interpreter, op: gpu.BlockDimOp, args: PythonValues):
+        return (gpu_state(interp).thread.block_dim[_dim(op)],)
+
+    @impl(gpu.GridDimOp)
+    def run_grid_dim(self, interp: Interpreter, op: gpu.GridDimOp, args: PythonValues):
+        return (gpu_state(interp).thread.grid_dim[_dim(op)],)
+
+    @impl(gpu.GlobalIdOp)
+    def run_global_id(self, interp: Interpreter, op: gpu.GlobalIdOp, args: PythonValues):
+        th, d = gpu_state(interp).thread, _dim(op)
+        return (th.block_id[d] * th.block_dim[d] + th.tid[d],)
+
+    @impl(gpu.LaneIdOp)
+    def run_lane_id(self, interp: Interpreter, op: gpu.LaneIdOp, args: PythonValues):
+        return (gpu_state(interp).thread.linear_tid % 32,)
+
+    @impl(gpu.BarrierOp)
+    def run_barrier(self, interp: Interpreter, op: gpu.BarrierOp, args: PythonValues):
+        state = gpu_state(interp)
+        if state.barrier is not None:
+            state.barrier.wait(state.slot)
+        return ()
+
+    # ---- memref ----
+    @impl(memref.AllocaOp)
+    def run_alloca(self, interp: Interpreter, op: memref.AllocaOp, args: PythonValues):
+        if args:
+            raise InterpretationError("memref.alloca with dynamic sizes is not supported")
+        state = gpu_state(interp)
+        th = state.thread
+        return (state.buffer_for(op, th.block_id, th.linear_tid),)
+
+    @impl(memref.LoadOp)
+    def run_load(self, interp: Interpreter, op: memref.LoadOp, args: PythonValues):
+        buf, *indices = args
+        if isinstance(buf, ShapedArray):
+            return (cast(ShapedArray[Any], buf).load(tuple(indices)),)
+        self._check_owner(interp, op, buf, indices)
+        return (buf.read(indices),)
+
+    @impl(memref.StoreOp)
+    def run_store(self, interp: Interpreter, op: memref.StoreOp, args: PythonValues):
+        value, buf, *indices = args
+        if isinstance(buf, ShapedArray):
+            cast(ShapedArray[Any], buf).store(tuple(indices), value)
+            return ()
+        self._check_owner(interp, op, buf, indices)
+        buf.write(indices, value)
+        return ()
+
+    @staticmethod
+    def _check_owner(interp: Interpreter, op: Operation, buf: Buffer,
+                     indices: Sequence[int]) -> None:
+        state = gpu_state(interp)
+        if not (buf.local and state.check_ownership):
+            return
+        axes = buf.owner(indices)
+        for name, value in axes.items():
+            if state.thread.axis(name) != value:
+                raise InterpretationError(
+                    f"{op.name} of {list(indices)} in {buf.type} by thread "
+                    f"{state.thread.linear_tid}, which does not own it ({name} = "
+                    f"{state.thread.axis(name)}, owner has {value})")
+
+    # ---- regcopy ----
+    @impl(StorageOp)
+    def run_storage(self, interp: Interpreter, op: StorageOp, args: PythonValues):
+        (buf,) = args
+        view = Buffer(cast(MemRefType, op.result.type), buf.storage)
+        if len(view.storage) != storage_size(view.type):
+            raise InterpretationError(f"storage of {buf.type} has {len(buf.storage)} "
+                                      f"elements, its view {view.type} expects "
+                                      f"{storage_size(view.type)}")
+        return (view,)
+
+    @impl(MultipleOfOp)
+    def run_multiple_of(self, interp: Interpreter, op: MultipleOfOp, args: PythonValues):
+        (value,) = args
+        if value % op.divisor_value:
+            th = gpu_state(interp).thread
+            raise InterpretationError(
+                f"regcopy.multiple_of: the value {value} is not a multiple of "
+                f"{op.divisor_value} (thread {th.linear_tid} of block {th.block_id}); the "
+                "promise is broken")
+        return (value,)
+
+    @impl(CopyOp)
+    def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
+        src, dst, *dyn = args
+        n_src = len(op.src_offsets)
+        state = gpu_state(interp)
+        run_reference_copy(state.thread.axis, state.copy_tables, op, src, dst, dyn[:n_src],
+                           dyn[n_src:])
+        return ()
+
+    @impl(LdMatrixOp)
+    def run_ldmatrix(self, interp: Interpreter, op: LdMatrixOp, args: PythonValues):
+        return _run_collective_matrix(interp, op, args)
+
+    @impl(StMatrixOp)
+    def run_stmatrix(self, interp: Interpreter, op: StMatrixOp, args: PythonValues):
+        return _run_collective_matrix(interp, op, args)
+
+    # ---- vector ----
+    @impl(vector.LoadOp)
+    def run_vector_load(self, interp: Interpreter, op: vector.LoadOp, args: PythonValues):
+        buf, *indices = args
+        (n,) = cast(VectorType, op.result.type).get_shape()
+        first = _vector_offsets(interp, op, buf, indices, n)
+        return (tuple(buf.storage[first:first + n]),)
+
+    @impl(vector.StoreOp)
+    def run_vector_store(self, interp: Interpreter, op: vector.StoreOp, args: PythonValues):
+        vec, buf, *indices = args
+        n = len(vec)
+        first = _vector_offsets(interp, op, buf, indices, n)
+        buf.storage[first:first + n] = list(vec)
+        return ()
