@@ -76,6 +76,20 @@ def test_check_reports_the_first_mismatch() -> None:
                         "(3, 5): gpu -1.0, reference 29.0")
 
 
+def test_any_nan_matches_any_nan_but_not_a_number() -> None:
+    """GPU and CPU make different NaN payloads; a NaN against a number still differs."""
+    from regcopy_tools.run_report import mismatch
+
+    gpu_nan = np.array([1.0, 0.0], np.float32)
+    gpu_nan[1] = np.uint32(0x7FFFFFFF).view(np.float32)
+    cpu_nan = np.array([1.0, float("nan")], np.float32)
+    assert mismatch(gpu_nan, cpu_nan, "gpu", "reference") is None
+    problem = mismatch(gpu_nan, np.array([1.0, 2.0], np.float32), "gpu", "reference")
+    assert problem is not None and problem.startswith("1 of 2 elements differ, first at (1,)")
+    bits = np.array([0x7FC0, 1], np.uint16)  # raw bit patterns (bf16) are compared as bits
+    assert mismatch(bits, np.array([0x7FC1, 1], np.uint16), "gpu", "reference") is not None
+
+
 def test_plain_run_without_a_gpu_is_one_line() -> None:
     if HAS_GPU:
         pytest.skip(f"a GPU is present ({WHY}): the plain run is tested in test_gpu.py")
