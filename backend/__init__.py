@@ -1,6 +1,6 @@
 """regcopy's backend: the CUDA printer (``-t cuda``) and the cuda-python runner.
 
-``to_cuda(module)`` prints a lowered module as CUDA C++ (``regcopy_backend.cuda.print_cuda``).
+``to_cuda(module)`` prints a lowered module as CUDA C++ (``regcopy_backend.cuda.printer.print_cuda``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,6 @@ def to_cuda(module: ModuleOp) -> str:
     kernel. Loads and stores by logical indices are lowered to flat storage first
     (``lower-layout-access``, on a copy: ``module`` is unchanged). A ``regcopy.copy`` left in
     the module (not lowered) raises ``CudaEmitError``."""
-    from regcopy_backend.cuda import print_cuda
+    from regcopy_backend.cuda.printer import print_cuda
 
     return print_cuda(module)

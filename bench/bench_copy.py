@@ -37,9 +37,9 @@ bootstrap()
 import numpy as np  # noqa: E402
 from xdsl.parser import Parser  # noqa: E402
 
-from regcopy_backend.cuda import print_cuda  # noqa: E402
-from regcopy_backend.kernel_info import kernel_info, kernels  # noqa: E402
-from regcopy_backend.runner import (  # noqa: E402
+from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
+from regcopy_backend.cuda.kernel_info import kernel_info, kernels  # noqa: E402
+from regcopy_backend.runtime.runner import (  # noqa: E402
     NoGpuError,
     check_alignment,
     compile_kernel,

@@ -59,7 +59,7 @@ from sass_loops import sass_summary  # noqa: E402
 
 from xdsl.parser import Parser  # noqa: E402
 
-from regcopy_backend.cuda import print_cuda  # noqa: E402
+from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
 from regcopy_dialect.context import regcopy_context  # noqa: E402
 from regcopy_passes import banks  # noqa: E402
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
@@ -566,7 +566,7 @@ def main() -> int:
     header = "SASS only (no GPU timing)"
     if not args.sass_only:
         try:
-            from regcopy_backend.runner import cuda_core, get_device
+            from regcopy_backend.runtime.runner import cuda_core, get_device
 
             core, dev = cuda_core(), get_device()
         except Exception as e:  # noqa: BLE001 - no GPU: say so, exit 2

@@ -40,12 +40,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from regcopy_backend.cpu_run import run_on_cpu
+from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_passes.lower_layout_access import lower_layout_access
-from regcopy_backend.cuda import print_cuda
-from regcopy_backend.host_data import checksum, random_values
-from regcopy_backend.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.nvrtc import (
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.runtime.host_data import checksum, random_values
+from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
+from regcopy_backend.runtime.nvrtc import (
     Compiled,
     NvdisasmError,
     NvrtcError,
@@ -271,7 +271,7 @@ def check_kernel(info: KernelInfo, args: list[HostArg], reference: ModuleOp,
 
 
 def run(args: argparse.Namespace) -> int:
-    from regcopy_backend.runner import NoGpuError, get_device, run_kernel
+    from regcopy_backend.runtime.runner import NoGpuError, get_device, run_kernel
 
     try:
         text = Path(args.input).read_text()

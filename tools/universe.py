@@ -28,19 +28,19 @@ def get_lower_layout_access() -> type[ModulePass]:
 
 
 def get_cuda_target() -> type[Target]:
-    from regcopy_backend.cuda import CudaTarget
+    from regcopy_backend.cuda.printer import CudaTarget
 
     return CudaTarget
 
 
 def get_ptx_target() -> type[Target]:
-    from regcopy_backend.targets import PtxTarget
+    from regcopy_backend.cuda.targets import PtxTarget
 
     return PtxTarget
 
 
 def get_sass_target() -> type[Target]:
-    from regcopy_backend.targets import SassTarget
+    from regcopy_backend.cuda.targets import SassTarget
 
     return SassTarget
 

@@ -304,7 +304,7 @@ def analyse_case(case: GpuCase) -> tuple[CaseResult, Any]:
     """Lower, print and compile ``case`` and check its plan and SASS; no GPU needed.
     Returns the result so far and the prepared module (None when the case ends here)."""
     bootstrap()
-    from regcopy_backend.nvrtc import NvdisasmError, disassemble
+    from regcopy_backend.runtime.nvrtc import NvdisasmError, disassemble
     from regcopy_tools.regcopy_run import RunInputError, parse_and_lower, prepare
 
     text = case.path.read_text()
@@ -338,7 +338,7 @@ def run_case(case: GpuCase, seed: int = 0) -> CaseResult:
     result, prepared = analyse_case(case)
     if prepared is None:
         return result
-    from regcopy_backend.runner import AlignmentError, run_kernel
+    from regcopy_backend.runtime.runner import AlignmentError, run_kernel
     from regcopy_tools.regcopy_run import random_inputs
 
     info = prepared.kernels[0]

@@ -41,7 +41,7 @@ from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 
 bootstrap()
 
-from regcopy_backend.runner import gpu_available  # noqa: E402
+from regcopy_backend.runtime.runner import gpu_available  # noqa: E402
 
 HEADER = ("kernel", "plan (vec x rounds, or instruction x count, per copy)", "PTX vector ops", "LDL/STL", "result",
           "time ms")

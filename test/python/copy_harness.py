@@ -10,7 +10,7 @@ buffer S (``global`` kernel argument, or ``shared``/``shared.dyn`` alloca). ``ch
    its owner threads and register slot in R and its physical address in S
    (``Layout.apply`` on the unsliced layouts, cross-checked against ``slice_region``);
 3. runs the original (through the reference semantics of ``regcopy.copy`` in
-   ``regcopy_backend.interpreter``) and, if the pass accepted the copy, the lowered kernel, for
+   ``regcopy_backend.interpreter.driver``) and, if the pass accepted the copy, the lowered kernel, for
    every thread of every block, from the same initial memory:
    S -> R: S holds ``("s", addr)`` everywhere, every register holds a sentinel;
    R -> S: S holds sentinels, each thread's *owned* register slots hold ``("r", t, slot)``
@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 
-from regcopy_backend.interpreter import (
+from regcopy_backend.interpreter.driver import (
     Buffer,
     gpu_state,
     launch,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from regcopy_backend.cuda import CudaEmitError, print_cuda
-from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 from regcopy_tools.regcopy_run import RunInputError
 from xdsl.parser import Parser
 
@@ -40,7 +40,7 @@ def named_kernel(name: str, arg: str = "a", local: str = "t") -> str:
     ("rc_smem", "k_rc_smem"), ("a.b$c", "a_b_c"), ('"9lives"', "k_9lives"),
     ("plain_name", "plain_name")])
 def test_kernel_names_are_mangled_to_compile(name: str, c_name: str) -> None:
-    from regcopy_backend.kernel_info import kernel_info, kernels
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 
     module = lower_text(named_kernel(name))
     source = print_cuda(module)
@@ -66,7 +66,7 @@ def test_value_names_are_mangled_to_compile(arg: str, local: str, c_arg: str,
 
 
 def test_colliding_kernel_names_stay_distinct() -> None:
-    from regcopy_backend.kernel_info import kernel_info, kernels
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 
     text = "\n".join(named_kernel(n) for n in ('"a-b"', "a_b", '"a b"', "k_class", "class"))
     module = lower_text(text)
@@ -83,7 +83,7 @@ def test_colliding_kernel_names_stay_distinct() -> None:
 
 
 def test_scalar_parameters_and_multiple_of() -> None:
-    from regcopy_backend.kernel_info import (
+    from regcopy_backend.cuda.kernel_info import (
         KernelParam,
         ScalarParam,
         kernel_info,
@@ -147,7 +147,7 @@ DYN = REPO / "test" / "backend" / "cuda-shared-dyn-192k.mlir"
 
 
 def test_192k_shared_dyn_kernel_compiles() -> None:
-    from regcopy_backend.kernel_info import kernel_info, kernels
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 
     module = lower(DYN)
     (info,) = [kernel_info(f) for f in kernels(module)]
@@ -193,8 +193,8 @@ def test_static_shared_over_48k_suggests_shared_dyn() -> None:
 
 
 def test_shared_over_227k_is_refused() -> None:
-    from regcopy_backend.kernel_info import kernel_info, kernels
-    from regcopy_backend.shared_memory import SharedMemoryError
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+    from regcopy_backend.cuda.shared_memory import SharedMemoryError
 
     ok = shared_kernel(("A", "58112", "shared.dyn"))  # exactly 227 KiB
     assert compile_cuda(print_cuda(lower_text(ok))).log == ""
@@ -212,7 +212,7 @@ def test_shared_over_227k_is_refused() -> None:
 def test_every_reserved_name_is_mangled_to_compile() -> None:
     """One module with a kernel named after each reserved name (keywords, CUDA built-ins,
     the printer's own names) and a parameter named likewise: NVRTC compiles it cleanly."""
-    from regcopy_backend.cuda_names import RESERVED_NAMES
+    from regcopy_backend.cuda.names import RESERVED_NAMES
 
     names = sorted(RESERVED_NAMES)
     text = "\n".join(

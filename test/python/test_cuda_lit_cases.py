@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from xdsl.parser import Parser
 
-from regcopy_backend.cuda import print_cuda
-from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass

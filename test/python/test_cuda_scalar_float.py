@@ -11,8 +11,8 @@ import re
 from collections import Counter
 
 import pytest
-from regcopy_backend.cuda import print_cuda
-from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 from regcopy_tools.regcopy_run import parse_and_lower
 
 G = "#regcopy.mem<global>"

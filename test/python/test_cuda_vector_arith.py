@@ -1,4 +1,4 @@
-"""``backend/cuda_arith.py`` on vectors and ``i1`` truncations (issue 8), op by op:
+"""``backend/cuda/arith.py`` on vectors and ``i1`` truncations (issue 8), op by op:
 
 * a vector ``arith.select`` prints as a bitwise blend; its mask is integer arithmetic on ``x``
   (``0u - (unsigned)(x & 1)``) when the condition is ``x`` truncated to ``i1`` and the printer
@@ -36,10 +36,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, SSAValue
 
-from regcopy_backend.cuda import CudaEmitError, print_cuda
-from regcopy_backend.cuda_arith import ArithError, bitcast_expression, expression
-from regcopy_backend.cuda_types import ctype
-from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
+from regcopy_backend.cuda.arith import ArithError, bitcast_expression, expression
+from regcopy_backend.cuda.types import ctype
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
 V4 = VectorType(i32, [4])
 V2H = VectorType(i16, [2])

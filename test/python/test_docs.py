@@ -196,7 +196,7 @@ def _commands(b: Block) -> list[tuple[str, list[str]]]:
 
 
 def _gpu() -> bool:
-    from regcopy_backend.runner import gpu_available
+    from regcopy_backend.runtime.runner import gpu_available
 
     return gpu_available()[0]
 

@@ -16,7 +16,7 @@ from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 
 bootstrap()  # a plain checkout (GPU machine) works without `pip install -e .`
 
-from regcopy_backend.runner import gpu_available  # noqa: E402
+from regcopy_backend.runtime.runner import gpu_available  # noqa: E402
 
 HAS_GPU, WHY = gpu_available()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=WHY)]
@@ -51,8 +51,8 @@ def test_vector_arith_example_gpu_equals_cpu() -> None:
     import numpy as np
     from cases import VECTOR_ARITH, _bits, vector_arith_expected
 
-    from regcopy_backend.cpu_run import run_on_cpu
-    from regcopy_backend.runner import run_kernel
+    from regcopy_backend.runtime.cpu_run import run_on_cpu
+    from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare, random_inputs
 
     prepared = prepare(VECTOR_ARITH.read_text(), str(VECTOR_ARITH))
@@ -73,8 +73,8 @@ def test_casts_kernel_gpu_equals_cpu() -> None:
     import numpy as np
     from cases import _bits
 
-    from regcopy_backend.cpu_run import run_on_cpu
-    from regcopy_backend.runner import run_kernel
+    from regcopy_backend.runtime.cpu_run import run_on_cpu
+    from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
 
     path = REPO / "test" / "gpu" / "kernels" / "casts.mlir"

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import MemRefType, i32
 
-from regcopy_backend.interp_matrix import byte_moves
-from regcopy_backend.kernel_info import KernelInfo, KernelParam
-from regcopy_backend.nvrtc import compile_cuda, disassemble
-from regcopy_backend.runner import gpu_available, run_kernel
+from regcopy_backend.interpreter.ldmatrix import byte_moves
+from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.runtime.runner import gpu_available, run_kernel
 
 SHARED_WORDS = 256
 """The probe's shared buffer: 1 KiB, 64 rows of 16 bytes."""

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from copy_harness import parse
 
-from regcopy_backend.cuda_arith import expression
-from regcopy_backend.cuda_types import ctype
-from regcopy_backend.interpreter import make_interpreter
+from regcopy_backend.cuda.arith import expression
+from regcopy_backend.cuda.types import ctype
+from regcopy_backend.interpreter.driver import make_interpreter
 
 REPO = Path(__file__).resolve().parents[2]
 CASTS = REPO / "test" / "gpu" / "kernels" / "casts.mlir"

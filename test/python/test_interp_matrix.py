@@ -1,4 +1,4 @@
-"""``regcopy_backend.interp_matrix`` (what one ldmatrix/stmatrix moves) against the PTX ISA's
+"""``regcopy_backend.interpreter.ldmatrix`` (what one ldmatrix/stmatrix moves) against the PTX ISA's
 fragment tables (``ptx_fragments``), and the element moves against the byte rule for 8-, 16-
 and 32-bit elements."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from ptx_fragments import expected_bytes, fragment
 
-from regcopy_backend.interp_matrix import (
+from regcopy_backend.interpreter.ldmatrix import (
     MatrixError,
     byte_moves,
     element_moves,

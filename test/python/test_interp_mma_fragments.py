@@ -11,7 +11,7 @@ import pytest
 from copy_harness import parse
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
-from regcopy_backend.interpreter import Buffer, launch, make_interpreter
+from regcopy_backend.interpreter.driver import Buffer, launch, make_interpreter
 
 
 def arg_types(module: ModuleOp) -> list[MemRefType]:

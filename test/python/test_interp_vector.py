@@ -13,8 +13,8 @@ import pytest
 from copy_harness import parse
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.interp_arith import round_f16, round_f32
-from regcopy_backend.interpreter import make_interpreter
+from regcopy_backend.interpreter.arith import round_f16, round_f32
+from regcopy_backend.interpreter.driver import make_interpreter
 
 I32_MAX, I32_MIN = 2**31 - 1, -(2**31)
 

@@ -16,8 +16,8 @@ from ptx_fragments import expected_bytes
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_backend.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interpreter import (
+from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
+from regcopy_backend.interpreter.driver import (
     Buffer,
     ThreadState,
     gpu_state,
@@ -25,7 +25,7 @@ from regcopy_backend.interpreter import (
     make_interpreter,
     set_thread,
 )
-from regcopy_backend.warp_sync import attach_warps, lane_ranges
+from regcopy_backend.interpreter.warp_sync import attach_warps, lane_ranges
 
 BYTES = {"i8": 1, "f16": 2, "bf16": 2, "i16": 2, "f32": 4, "i32": 4}
 ROWS = 64
@@ -241,7 +241,7 @@ def test_warps_exchange_fragments_through_shared_memory() -> None:
 def test_only_kernels_with_barriers_or_collectives_run_as_threads(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A kernel without gpu.barrier and collective ops stays on the sequential path."""
-    import regcopy_backend.interpreter as interpreter
+    import regcopy_backend.interpreter.driver as interpreter
 
     def no_threads(*_: Any) -> None:
         raise AssertionError("ran as Python threads")

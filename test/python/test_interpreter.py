@@ -1,4 +1,4 @@
-"""Unit tests of ``regcopy_backend.interpreter``: gpu ids, layouts in memref.load/store,
+"""Unit tests of ``regcopy_backend.interpreter.driver``: gpu ids, layouts in memref.load/store,
 per-thread registers, ``regcopy.storage``, vector transfers (bounds and alignment), the
 extra arith ops, and whole kernels run before and after ``lower-reg-copy``."""
 
@@ -9,7 +9,7 @@ from copy_harness import find_alloca, lower, lowering_numbers, parse
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
-from regcopy_backend.interpreter import (
+from regcopy_backend.interpreter.driver import (
     Buffer,
     ThreadState,
     gpu_state,

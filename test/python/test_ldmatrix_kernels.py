@@ -17,8 +17,8 @@ from cases import GpuCase, compare, lowering_plan  # noqa: E402
 from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
 
 from copy_harness import lower, parse  # noqa: E402
-from regcopy_backend.cpu_run import run_on_cpu  # noqa: E402
-from regcopy_backend.kernel_info import kernel_info, kernels  # noqa: E402
+from regcopy_backend.runtime.cpu_run import run_on_cpu  # noqa: E402
+from regcopy_backend.cuda.kernel_info import kernel_info, kernels  # noqa: E402
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase  # noqa: E402
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402

@@ -14,8 +14,8 @@ from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Operation
 
-from regcopy_backend.cpu_run import run_on_cpu
-from regcopy_backend.cuda import CudaEmitError, CudaPrinter, print_cuda
+from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_backend.cuda.printer import CudaEmitError, CudaPrinter, print_cuda
 from regcopy_dialect.regcopy import StorageOp
 from regcopy_passes.lower_layout_access import LowerLayoutAccessPass
 from regcopy_tools.regcopy_run import parse_and_lower

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 
-from regcopy_backend.interpreter import Buffer, gpu_state, launch, make_interpreter
+from regcopy_backend.interpreter.driver import Buffer, gpu_state, launch, make_interpreter
 from regcopy_dialect.layout import Iter, Layout, LayoutError, group, slice_region
 
 

@@ -19,11 +19,11 @@ from cases import GpuCase  # noqa: E402
 from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
 
 from copy_harness import lower, parse  # noqa: E402
-from regcopy_backend.cuda import print_cuda  # noqa: E402
+from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
 from regcopy_dialect.regcopy import CopyOp  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
 
-from regcopy_backend.nvrtc import compile_cuda, disassemble  # noqa: E402
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble  # noqa: E402
 from regcopy_passes.matrix_plan import (  # noqa: E402
     MatrixTransfer,
     vector_instructions,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from regcopy_backend.runner import gpu_available
+from regcopy_backend.runtime.runner import gpu_available
 from regcopy_tools.regcopy_run import check_kernel, parse_module, prepare
 from regcopy_tools.run_report import (
     ArgumentSpecError,

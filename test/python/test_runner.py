@@ -22,9 +22,9 @@ from xdsl.dialects.builtin import (
 
 from xdsl.ir import Attribute
 
-from regcopy_backend.host_data import as_float64, checksum, numpy_dtype, random_values
-from regcopy_backend.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.runner import (
+from regcopy_backend.runtime.host_data import as_float64, checksum, numpy_dtype, random_values
+from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
+from regcopy_backend.runtime.runner import (
     AlignmentError,
     ArgumentError,
     NoGpuError,
@@ -236,7 +236,7 @@ def test_dynamic_shared_size_goes_through_the_driver(monkeypatch: pytest.MonkeyP
 
     from cuda.bindings import driver
 
-    from regcopy_backend.runner import LaunchError, set_dynamic_shared_memory
+    from regcopy_backend.runtime.runner import LaunchError, set_dynamic_shared_memory
 
     calls: list[tuple[str, object, int]] = []
     attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
@@ -265,7 +265,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     size is set and passed as shmem_size; only buffers come back."""
     from types import SimpleNamespace
 
-    import regcopy_backend.runner as runner
+    import regcopy_backend.runtime.runner as runner
 
     seen: dict[str, object] = {}
 
@@ -321,7 +321,7 @@ HAS_GPU, WHY_NOT = gpu_available()
 def test_192k_shared_dyn_kernel_runs_exactly() -> None:
     """Two shared.dyn buffers (196608 bytes in all, T at byte 180224): the input tile goes
     through T and through S's last 64 rows; both outputs equal the input bit for bit."""
-    from regcopy_backend.cuda import print_cuda
+    from regcopy_backend.cuda.printer import print_cuda
 
     path = REPO / "test" / "backend" / "cuda-shared-dyn-192k.mlir"
     module = parse_and_lower(path.read_text(), str(path))
@@ -338,7 +338,7 @@ def test_192k_shared_dyn_kernel_runs_exactly() -> None:
 def test_scalar_arguments_and_mangled_name_on_the_gpu() -> None:
     """A kernel named @class (printed as k_class) with index/i8/ui16 scalars: A[t] = A[t + K]
     for the 32 threads, so the first 32 elements become elements K..K+31."""
-    from regcopy_backend.cuda import print_cuda
+    from regcopy_backend.cuda.printer import print_cuda
 
     module = parse_and_lower(SCALARS.replace("@gemm_tiles", "@class"), "s.mlir", passes="")
     (f,) = kernels(module)

@@ -25,10 +25,10 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.ir import Operation
 
 from copy_harness import lower
-from regcopy_backend.cuda import CudaPrinter, print_cuda
-from regcopy_backend.cuda_arith import expression
-from regcopy_backend.cuda_types import ctype
-from regcopy_backend.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.printer import CudaPrinter, print_cuda
+from regcopy_backend.cuda.arith import expression
+from regcopy_backend.cuda.types import ctype
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 from regcopy_passes.lower_layout_access import lower_layout_access
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
@@ -39,7 +39,7 @@ KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
 class MaskPrinter(CudaPrinter):
     """The CUDA printer with ``expression`` given ``text_of`` (``int_mask``: a blend whose
     condition is a truncated lane bit prints its mask from the integer bit) or not (the mask
-    comes from the ``bool``), whatever ``cuda.py`` itself passes."""
+    comes from the ``bool``), whatever ``cuda/printer.py`` itself passes."""
 
     int_mask: bool = False
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from regcopy_backend.cpu_run import run_on_cpu
+from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
 
 REPO = Path(__file__).resolve().parents[2]

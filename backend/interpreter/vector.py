@@ -44,14 +44,14 @@ from xdsl.interpreters.arith import ArithFunctions
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.host_data import HostTypeError, numpy_dtype
-from regcopy_backend.interp_arith import (
+from regcopy_backend.runtime.host_data import HostTypeError, numpy_dtype
+from regcopy_backend.interpreter.arith import (
     ExtraArithFunctions,
     FastIntArithFunctions,
     FloatArithFunctions,
     run_lanes,
 )
-from regcopy_backend.interp_casts import CastFunctions
+from regcopy_backend.interpreter.casts import CastFunctions
 
 ScalarImpl = tuple[InterpreterFunctions, Callable[..., Any]]
 

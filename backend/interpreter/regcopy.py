@@ -26,8 +26,8 @@ from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.cta_barrier import CtaBarrier
-from regcopy_backend.interp_buffers import (
+from regcopy_backend.interpreter.cta_barrier import CtaBarrier
+from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
     run_reference_copy,
@@ -35,9 +35,9 @@ from regcopy_backend.interp_buffers import (
     ravel,
     storage_size,
 )
-from regcopy_backend.interp_launch import Dim3, ThreadState
-from regcopy_backend.interp_matrix import MatrixLane, run_matrix
-from regcopy_backend.warp_sync import WARP, WarpSync
+from regcopy_backend.interpreter.launch import Dim3, ThreadState
+from regcopy_backend.interpreter.ldmatrix import MatrixLane, run_matrix
+from regcopy_backend.interpreter.warp_sync import WARP, WarpSync
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
     CopyOp,

@@ -30,13 +30,13 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 from xdsl.utils.exceptions import DiagnosticException
 
-from regcopy_backend.cuda_address import index_ctype
-from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
-from regcopy_backend.cuda_arith import ArithError, constant_literal
-from regcopy_backend.cuda_names import c_identifier, function_c_names, unique_name
-from regcopy_backend.cuda_types import INDEX_32, PRELUDE, CudaTypeError, ctype
-from regcopy_backend.kernel_info import LAUNCH, is_kernel, scalar_param
-from regcopy_backend.shared_memory import (
+from regcopy_backend.cuda.literals import index_ctype
+from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda.arith import ArithError, constant_literal
+from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
+from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
+from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param
+from regcopy_backend.cuda.shared_memory import (
     SharedMemoryError,
     check_shared_limits,
     shared_allocas,

@@ -29,7 +29,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.interp_arith import round_f16, round_f32
+from regcopy_backend.interpreter.arith import round_f16, round_f32
 
 
 def _int_bits(interp: Interpreter, t: Attribute) -> int:

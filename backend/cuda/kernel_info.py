@@ -22,10 +22,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from regcopy_backend.cuda_names import function_c_name
-from regcopy_backend.cuda_types import INDEX_32, INDEX_64, ctype, element_bytes, vector_bytes
-from regcopy_backend.host_data import numpy_dtype
-from regcopy_backend.shared_memory import check_shared_limits, shared_usage
+from regcopy_backend.cuda.names import function_c_name
+from regcopy_backend.cuda.types import INDEX_32, INDEX_64, ctype, element_bytes, vector_bytes
+from regcopy_backend.runtime.host_data import numpy_dtype
+from regcopy_backend.cuda.shared_memory import check_shared_limits, shared_usage
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
 
 LAUNCH = "regcopy.launch"

@@ -16,8 +16,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from regcopy_backend.cuda import CudaEmitError, print_cuda
-from regcopy_backend.nvrtc import (
+from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
+from regcopy_backend.runtime.nvrtc import (
     DEFAULT_ARCH,
     Compiled,
     NvdisasmError,

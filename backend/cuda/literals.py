@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 
-from regcopy_backend.cuda_types import INDEX_32, INDEX_64
-from regcopy_backend.kernel_info import needs_index64
+from regcopy_backend.cuda.types import INDEX_32, INDEX_64
+from regcopy_backend.cuda.kernel_info import needs_index64
 
 INT32_MAX = 2**31 - 1
 

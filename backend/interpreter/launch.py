@@ -20,7 +20,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.warp_sync import WARP
+from regcopy_backend.interpreter.warp_sync import WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from regcopy_backend.interp_buffers import Buffer
+from regcopy_backend.interpreter.buffers import Buffer
 from regcopy_dialect.matrix_ops import MATRIX_COUNTS, MatrixOpBase
 from regcopy_dialect.regcopy import element_bits
 

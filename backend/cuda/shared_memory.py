@@ -20,7 +20,7 @@ from typing import cast
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType
 
-from regcopy_backend.cuda_types import element_bytes
+from regcopy_backend.cuda.types import element_bytes
 from regcopy_dialect.regcopy import MemSpace, buffer_layout, memory_space
 
 STATIC_LIMIT = 48 * 1024

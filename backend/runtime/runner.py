@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from regcopy_backend.kernel_info import KernelInfo, KernelParam, Param
+from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, Param
 
 
 class NoGpuError(RuntimeError):

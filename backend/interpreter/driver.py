@@ -72,13 +72,13 @@ from xdsl.interpreters.memref import MemRefFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interp_arith import (
+from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
+from regcopy_backend.interpreter.arith import (
     ExtraArithFunctions,
     FastIntArithFunctions,
     FloatArithFunctions,
 )
-from regcopy_backend.interp_buffers import (
+from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
     copy_table,
@@ -89,9 +89,9 @@ from regcopy_backend.interp_buffers import (
     storage_size,
     unravel,
 )
-from regcopy_backend.interp_casts import CastFunctions
-from regcopy_backend.interp_gpu import GpuState, RegcopyFunctions, gpu_state, set_thread
-from regcopy_backend.interp_launch import (
+from regcopy_backend.interpreter.casts import CastFunctions
+from regcopy_backend.interpreter.regcopy import GpuState, RegcopyFunctions, gpu_state, set_thread
+from regcopy_backend.interpreter.launch import (
     AXIS_VALUE,
     Dim3,
     ThreadState,
@@ -103,8 +103,8 @@ from regcopy_backend.interp_launch import (
     threads_of,
     whole_warps,
 )
-from regcopy_backend.interp_vector import VectorFunctions
-from regcopy_backend.warp_sync import WARP, attach_warps
+from regcopy_backend.interpreter.vector import VectorFunctions
+from regcopy_backend.interpreter.warp_sync import WARP, attach_warps
 
 __all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", "ThreadState",
            "copy_table", "gpu_state", "is_local", "launch", "launch_config", "layout_of",

@@ -49,9 +49,9 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.target import Target
 
-from regcopy_backend.cuda_arith import SUPPORTED as ARITH_OPS
-from regcopy_backend.cuda_arith import ArithError, bitcast_expression, expression
-from regcopy_backend.cuda_function import (
+from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda.arith import ArithError, bitcast_expression, expression
+from regcopy_backend.cuda.function import (
     DYN_SMEM,
     PURE_OPS,
     CudaEmitError,
@@ -59,8 +59,8 @@ from regcopy_backend.cuda_function import (
     UnsupportedOpError,
     live_ops,
 )
-from regcopy_backend.cuda_matrix import print_matrix
-from regcopy_backend.cuda_types import CudaTypeError, ctype
+from regcopy_backend.cuda.matrix import print_matrix
+from regcopy_backend.cuda.types import CudaTypeError, ctype
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import (

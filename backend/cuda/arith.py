@@ -32,8 +32,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from regcopy_backend.cuda_address import int_literal
-from regcopy_backend.cuda_types import (
+from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.types import (
     INDEX_64,
     TRANSFER_TYPES,
     is_bit_pattern,

@@ -24,7 +24,7 @@ from typing import Any
 
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.cta_barrier import BarrierBroken, CtaBarrier
+from regcopy_backend.interpreter.cta_barrier import BarrierBroken, CtaBarrier
 
 WARP = 32
 

@@ -16,8 +16,8 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
-from regcopy_backend.interp_buffers import Buffer, storage_size
-from regcopy_backend.interpreter import launch, make_interpreter
+from regcopy_backend.interpreter.buffers import Buffer, storage_size
+from regcopy_backend.interpreter.driver import launch, make_interpreter
 
 HostArg = np.ndarray | int
 
