@@ -32,7 +32,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.regcopy import MemSpace, element_bits, memory_space
+from regcopy_dialect.attrs import MemSpace
+from regcopy_dialect.buffers import element_bits, memory_space
 
 MATRIX_COUNTS = (1, 2, 4)
 """Matrices per instruction (``.x1``, ``.x2``, ``.x4``)."""

@@ -36,6 +36,20 @@
 // CHECK-GENERIC-SAME: c = #regcopy.layout<(32,8):(1@laneid,1)>
 // CHECK-GENERIC-SAME: e = #regcopy.layout<(64,64):(64,1), swizzle<3,3,3>>
 
+// The swizzle's keyword form (bits = B, base = M, shift = S, in any order) prints in the
+// positional order swizzle<M,B,S>. CuTe writes the same swizzle Swizzle<B,M,S>: bits first.
+"test.op"() {
+  kw1 = #regcopy.layout<(64,64):(64,1), swizzle<bits = 3, base = 2, shift = 3>>,
+  kw2 = #regcopy.layout<(128,64):(64,1), swizzle<shift = 4, base = 2, bits = 3>>,
+  kw3 = #regcopy.layout<(64,64):(64,1), swizzle<base=3,bits=3,shift=3>>
+} : () -> ()
+// CHECK:      "test.op"() {
+// CHECK-SAME: kw1 = #regcopy.layout<(64,64):(64,1), swizzle<2,3,3>>
+// CHECK-SAME: kw2 = #regcopy.layout<(128,64):(64,1), swizzle<2,3,4>>
+// CHECK-SAME: kw3 = #regcopy.layout<(64,64):(64,1), swizzle<3,3,3>>
+// CHECK-GENERIC:      "test.op"() {
+// CHECK-GENERIC-SAME: kw1 = #regcopy.layout<(64,64):(64,1), swizzle<2,3,3>>
+
 // Every thread axis (SPEC §2.1): laneid, tid_in_wg, wid_in_wg, tx, warpid, wgid.
 "test.op"() {
   laneid = #regcopy.layout<(32,4):(1@laneid,1)>,
