@@ -4,7 +4,9 @@ element type) and their rules."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.attrs import LayoutAttr, MemSpace, MemSpaceAttr
@@ -16,7 +18,8 @@ ELEMENT_TYPES = ELEMENT_NAMES
 """The supported element types' IR spellings (``element_types.ELEMENT_NAMES``)."""
 
 __all__ = ["ELEMENT_TYPES", "buffer_layout", "element_bits", "is_regcopy_buffer",
-           "memory_space", "storage_type", "verify_buffer"]
+           "memory_space", "parse_signature", "print_signature", "storage_type",
+           "verify_buffer"]
 
 
 def memory_space(t: MemRefType) -> MemSpace:
@@ -78,3 +81,22 @@ def storage_type(t: MemRefType) -> MemRefType:
     """The 1-D flat storage of a buffer: its span (one thread's registers for ``local``)."""
     return MemRefType(t.element_type, [buffer_layout(t).storage().span()],
                       memory_space=t.memory_space)
+
+
+def parse_signature(parser: Parser) -> tuple[dict[str, Attribute], Attribute, Attribute]:
+    """The tail ``{attrs} : src_type -> dst_type`` of a copy-like op (``regcopy.copy``,
+    ``ldmatrix``, ``stmatrix``): ``(attributes, src type, dst type)``."""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    src_type = parser.parse_type()
+    parser.parse_punctuation("->")
+    return attrs, src_type, parser.parse_type()
+
+
+def print_signature(printer: Printer, op: Operation) -> None:
+    """Print ``{attrs} : src_type -> dst_type`` of a copy-like op (operands 0 and 1)."""
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(op.operands[0].type)
+    printer.print_string(" -> ")
+    printer.print_attribute(op.operands[1].type)

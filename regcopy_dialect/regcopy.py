@@ -45,6 +45,8 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
     element_bits,
     is_regcopy_buffer,
     memory_space,
+    parse_signature,
+    print_signature,
     storage_type,
     verify_buffer,
 )
@@ -243,11 +245,7 @@ class CopyOp(IRDLOperation):
         parser.parse_punctuation("->")
         dst = parser.parse_unresolved_operand()
         dst_region = _parse_region(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        dst_type = parser.parse_type()
+        attrs, src_type, dst_type = parse_signature(parser)
         op = cls(scope, parser.resolve_operand(src, src_type),
                  parser.resolve_operand(dst, dst_type), src_region, dst_region)
         op.attributes.update(attrs)
@@ -260,11 +258,7 @@ class CopyOp(IRDLOperation):
         printer.print_string(" -> ")
         printer.print_ssa_value(self.dst)
         _print_region(printer, self.dst_static_offsets, self.dst_sizes, self.dst_offsets)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.dst.type)
+        print_signature(printer, self)
 
     # ---- verifier ----
     def verify_(self) -> None:

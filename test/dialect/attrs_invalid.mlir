@@ -1,4 +1,4 @@
-// Parse errors of the regcopy attributes (SPEC §2.1, §6): every rule is checked while parsing,
+// Parse errors of the regcopy attributes: every rule is checked while parsing,
 // so the diagnostic carries file:line:col and names what would be accepted.
 //
 // RUN: regcopy-opt %s --parsing-diagnostics --split-input-file | filecheck %s
@@ -71,7 +71,7 @@ func.func @f(%R: memref<32x8xf32, #regcopy.layout<(32,8):(1@threadIdx,1)>, #regc
 
 // -----
 
-// Replicated layouts (TIRx's replica suffix) are not part of the notation (algorithm §5, B5).
+// Replicated layouts (TIRx's replica suffix) are not part of the notation.
 "test.op"() {l = #regcopy.layout<(32,8):(1@laneid,1), replica<2>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:55
 // CHECK: expected 'swizzle<M,B,S>' after the layout iters (replicated and other layout forms are not supported)

@@ -1,4 +1,4 @@
-// Verifier errors of regcopy.copy and regcopy.storage (SPEC §2.1-§2.3, §6).
+// Verifier errors of regcopy.copy and regcopy.storage.
 //
 // RUN: regcopy-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
@@ -65,7 +65,7 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
 
 // -----
 
-// Element types (SPEC §2.2): sub-byte types are rejected with a clear message.
+// Element types: sub-byte types are rejected with a clear message.
 func.func @f(%A: memref<32x8xi4, #regcopy.mem<shared>>, %R: memref<32x8xi4, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>) {
   regcopy.copy warp %A -> %R : memref<32x8xi4, #regcopy.mem<shared>> -> memref<32x8xi4, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return

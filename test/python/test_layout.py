@@ -97,7 +97,7 @@ def full_map(layout: Layout) -> list[tuple[dict[str, int], int]]:
 
 
 def spec_swizzle(m: int, mb: int, b: int, s: int) -> int:
-    """SPEC §2.1, written out independently of layout.py."""
+    """The swizzle map, written out independently of layout.py."""
     def g(x: int) -> int:
         return x ^ ((x & (((1 << b) - 1) << s)) >> s)
     return (g(m >> mb) << mb) | (m & ((1 << mb) - 1))
@@ -220,14 +220,14 @@ def test_slice_static_base_offsets() -> None:
 
 
 def test_slice_worked_thread_3d() -> None:
-    # algorithm.md §4: S [4,16,16] region [3,8,8] [1,8,8]: base 3*256 + 8*16 + 8 = 904
+    # slicing S [4,16,16] region [3,8,8] [1,8,8]: base 3*256 + 8*16 + 8 = 904
     s = slice_region(row_major(4, 16, 16), (4, 16, 16), (3, 8, 8), (1, 8, 8))
     assert s.base == Affine(904)
     assert drop_unit_iters(s.layout.iters) == (Iter(8, 16), Iter(8, 1))
 
 
 def test_slice_register_columns() -> None:
-    # algorithm.md §4: R (32,16):(1@laneid,1), columns 2..10: register base 2
+    # slicing R (32,16):(1@laneid,1), columns 2..10: register base 2
     s = slice_region(L((32, 16), ("1@laneid", 1)), (32, 16), (0, 2), (32, 8))
     assert s.layout == L((32, 8), ("1@laneid", 1))
     assert s.base == Affine(2)
