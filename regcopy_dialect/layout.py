@@ -36,6 +36,13 @@ class LayoutError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 
+WARP = 32
+"""Threads in a warp (lanes)."""
+
+WARPGROUP_WARPS = 4
+"""Warps in a warpgroup (a warpgroup has ``WARPGROUP_WARPS * WARP`` = 128 threads)."""
+
+
 class Scope(IntEnum):
     """Execution scopes, ordered by width: thread < warp < warpgroup < cta."""
 
@@ -46,7 +53,8 @@ class Scope(IntEnum):
 
     def threads(self, block: int) -> int:
         """Number of threads in one group of this scope (a CTA has ``block`` threads)."""
-        return {Scope.THREAD: 1, Scope.WARP: 32, Scope.WARPGROUP: 128, Scope.CTA: block}[self]
+        return {Scope.THREAD: 1, Scope.WARP: WARP, Scope.WARPGROUP: WARPGROUP_WARPS * WARP,
+                Scope.CTA: block}[self]
 
     @property
     def fused_axis(self) -> str | None:
