@@ -26,10 +26,10 @@ from __future__ import annotations
 from math import gcd, lcm
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from regcopy_dialect.regcopy import DIVISIBILITY, MultipleOfOp
+from regcopy_dialect.promises import MultipleOfOp, argument_promise
 from regcopy_passes.planning import ValueName
 
 _GCD_OPS = (arith.AddiOp, arith.SubiOp, arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp,
@@ -134,18 +134,7 @@ class _Analysis:
 def argument_divisibility(kernel: func.FuncOp, index: int) -> int:
     """``N`` of argument ``index``'s ``{regcopy.divisibility = N : i64}``, else 1 (an invalid
     attribute, which the verifier reports, promises nothing)."""
-    if kernel.arg_attrs is None or index >= len(kernel.arg_attrs.data):
-        return 1
-    attrs = kernel.arg_attrs.data[index]
-    if not isinstance(attrs, DictionaryAttr):
-        return 1
-    attr = attrs.data.get(DIVISIBILITY)
-    arg_type = kernel.body.blocks.first.args[index].type  # type: ignore[union-attr]
-    if not isinstance(arg_type, IndexType | IntegerType):
-        return 1
-    if isinstance(attr, IntegerAttr) and attr.value.data >= 1:
-        return attr.value.data
-    return 1
+    return argument_promise(kernel, index) or 1
 
 
 def constant_value(value: SSAValue) -> int | None:

@@ -30,6 +30,7 @@ from regcopy_dialect.layout import (
     merge_contiguous,
     thread_origin,
 )
+from regcopy_dialect.radix import place_digit, suffix_product
 
 
 @dataclass(frozen=True)
@@ -358,19 +359,17 @@ def merge_outer(outer: Sequence[Atom]) -> tuple[Atom, ...]:
 def round_offsets(m: IndexMath[V], outer: Sequence[Atom], f: V | int
                   ) -> tuple[V | int, V | int]:
     """Step 7. Decode round ``f`` row-major over the outer atoms (last fastest), digit
-    ``c_i = (f // inner_i) % extent_i`` (no ``%`` on the outermost digit, ``f < rounds``):
-    ``ds(f) = sum(c_i * s_stride_i)``, ``dr(f) = sum(c_i * r_step_i)``. Written once over
-    ``IndexMath``: on integers here, as IR in the pass."""
+    ``c_i = (f // Q_i) % extent_i`` (``radix.place_digit``, no ``%`` on the outermost digit,
+    ``f < rounds``): ``ds(f) = sum(c_i * s_stride_i)``, ``dr(f) = sum(c_i * r_step_i)``.
+    Written once over ``IndexMath``: on integers here, as IR in the pass."""
     ds: V | int = 0
     dr: V | int = 0
-    inner = 1
+    places = suffix_product([a.extent for a in outer])
     for k in range(len(outer) - 1, -1, -1):
         a = outer[k]
-        c = m.div(f, inner)
-        c = c if k == 0 else m.rem(c, a.extent)
+        c = place_digit(m, f, places[k], a.extent, k == 0, shifts=False)
         ds = m.add(ds, m.mul(c, a.s_stride))
         dr = m.add(dr, m.mul(c, a.r_step))
-        inner *= a.extent
     return ds, dr
 
 

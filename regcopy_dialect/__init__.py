@@ -8,7 +8,13 @@ stays importable without xDSL):
 * buffer types ``local_buffer_type``, ``shared_buffer_type``, ``global_buffer_type``,
   ``buffer_type``; ``kernel(name, params, block=, grid=)`` (a context manager building a kernel
   ``func.func``), ``copy(scope, src, dst, src_region=, dst_region=)``, ``module(*kernels)``;
-* ``layout_text(layout, shape)`` / ``layout_svg(layout, shape)``: pictures of a layout.
+* ``layout_text(layout, shape)`` / ``layout_svg(layout, shape)``: pictures of a layout;
+* ``ELEMENT_TABLE`` / ``element_info(type)``: the supported element types (``ElementType``:
+  IR name, bits, xDSL type, CUDA type name, numpy dtype);
+* ``divisibility_of(value)``: the divisor a ``regcopy.divisibility`` argument attribute or a
+  ``regcopy.multiple_of`` promises for a value;
+* ``cute_order_note(swizzle)``: a note when ``swizzle<M,B,S>`` read in CuTe's order
+  ``Swizzle<B,M,S>`` is another valid swizzle.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ _EXPORTS = {
     "shared_buffer_type": "builders", "global_buffer_type": "builders",
     "kernel": "builders", "KernelBuilder": "builders", "copy": "builders", "module": "builders",
     "element_type": "builders",
+    "ElementType": "element_types", "ELEMENT_TABLE": "element_types",
+    "element_info": "element_types",
+    "divisibility_of": "promises", "cute_order_note": "swizzle_syntax",
     "layout_text": "viz", "layout_svg": "viz",
 }
 

@@ -13,14 +13,10 @@ they give the owner instead (``thread_coords``).
 
 Every function takes an ``IndexMath`` first (``regcopy_dialect.index_math``): ``INT_MATH``
 evaluates on Python integers (the CPU interpreter, tests), the pass's ``IndexBuilder``
-emits ``arith`` ops (``lower-layout-access``). Constants are plain ``int`` and fold. Indices
-are non-negative and in range, so a digit's division and remainder by a power of two are the
-shift and mask ``x >> k`` / ``x & (2^k - 1)`` (one instruction each in SASS), and the
-outermost digit needs no remainder.
-
-The helpers follow CUTLASS's pycute (``idx2crd``, ``crd2idx``; ``suffix_product`` is its
-``prefix_product`` for row-major radices); ``AddressMap`` is a buffer's addressing precomputed
-once (what the interpreter holds per buffer).
+emits ``arith`` ops (``lower-layout-access``). The mixed-radix helpers (``idx2crd``,
+``crd2idx``, ``suffix_product``, ``place_digit``, ``swizzle``; one definition each) live in
+``regcopy_dialect.radix`` and are re-exported here. ``AddressMap`` is a buffer's addressing
+precomputed once (what the interpreter holds per buffer).
 """
 
 from __future__ import annotations
@@ -32,89 +28,18 @@ from typing import TypeVar
 
 from regcopy_dialect.index_math import IndexMath
 from regcopy_dialect.layout import Iter, Layout, Swizzle, group, merge_contiguous
+from regcopy_dialect.radix import (  # noqa: F401 (the helpers are re-exported from here)
+    crd2idx,
+    digit,
+    div,
+    idx2crd,
+    place_digit,
+    rem,
+    suffix_product,
+    swizzle,
+)
 
 V = TypeVar("V")
-
-
-# --------------------------------------------------------------------------------------------
-# Mixed-radix helpers
-# --------------------------------------------------------------------------------------------
-
-
-def suffix_product(extents: Sequence[int]) -> tuple[int, ...]:
-    """The row-major place values of a mixed radix: ``out[k] = prod(extents[k+1:])``.
-
-    pycute's ``prefix_product`` for a column-major (first-fastest) radix; ours is row-major
-    (last fastest): ``suffix_product((4, 2, 8)) == (16, 8, 1)``."""
-    out = [1] * len(extents)
-    for k in range(len(extents) - 2, -1, -1):
-        out[k] = out[k + 1] * extents[k + 1]
-    return tuple(out)
-
-
-def _log2(k: int) -> int | None:
-    """``log2(k)`` when ``k`` is a power of two, else None."""
-    return k.bit_length() - 1 if k > 0 and k & (k - 1) == 0 else None
-
-
-def div(math: IndexMath[V], a: V | int, k: int) -> V | int:
-    """``a / k`` for ``a >= 0``: a right shift when ``k`` is a power of two."""
-    if k == 1:
-        return a
-    shift = _log2(k)
-    return math.div(a, k) if shift is None else math.shr(a, shift)
-
-
-def rem(math: IndexMath[V], a: V | int, k: int) -> V | int:
-    """``a % k`` for ``a >= 0``: a mask when ``k`` is a power of two."""
-    shift = _log2(k)
-    return math.rem(a, k) if shift is None else math.and_(a, k - 1)
-
-
-def digit(math: IndexMath[V], index: V | int, extents: Sequence[int], k: int) -> V | int:
-    """Digit ``k`` of ``index`` in the row-major radix ``extents``:
-    ``c_k = (index / Q_k) % E_k`` with ``Q = suffix_product(extents)``; the outermost digit is
-    ``index / Q_0`` (an index in ``[0, prod(extents))`` needs no remainder there)."""
-    return place_digit(math, index, suffix_product(extents)[k], extents[k], k == 0)
-
-
-def place_digit(math: IndexMath[V], index: V | int, place: int, extent: int, outermost: bool
-           ) -> V | int:
-    """``(index / place) % extent``, without the remainder for the outermost digit (shifts
-    and masks for powers of two)."""
-    q = div(math, index, place)
-    return q if outermost else rem(math, q, extent)
-
-
-def idx2crd(math: IndexMath[V], index: V | int, extents: Sequence[int]
-            ) -> tuple[V | int, ...]:
-    """All digits ``(c_0, ..., c_{n-1})`` of ``index`` in the row-major radix ``extents``
-    (``digit`` for each ``k``): the inverse of ``crd2idx`` with the radix's place values."""
-    return tuple(digit(math, index, extents, k) for k in range(len(extents)))
-
-
-def crd2idx(math: IndexMath[V], coords: Sequence[V | int], strides: Sequence[int]
-            ) -> V | int:
-    """``sum(c_k * s_k)``: constants fold into one term, added last (``base + 5``)."""
-    const = 0
-    total: V | int = 0
-    for c, s in zip(coords, strides, strict=True):
-        if isinstance(c, int):
-            const += c * s
-        elif s:
-            total = math.add(total, math.mul(c, s))
-    return math.add(total, const)
-
-
-def swizzle(math: IndexMath[V], m: V | int, sw: Swizzle) -> V | int:
-    """SPEC §2.1's ``swizzle<M,B,S>`` as ``m ^ (((m >> (M + S)) & (2^B - 1)) << M)``.
-
-    Equal to ``Swizzle.apply``: ``g(x) = x ^ ((x & ((2^B-1) << S)) >> S)`` on ``x = m >> M``
-    changes only bits ``[M, M+B)`` of ``m``, by the bits ``[M+S, M+S+B)``."""
-    if sw.bits == 0:
-        return m
-    bits = math.and_(math.shr(m, sw.m_base + sw.shift), (1 << sw.bits) - 1)
-    return math.xor(m, math.shl(bits, sw.m_base))
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,27 +21,20 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BFloat16Type,
     DictionaryAttr,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntAttr,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
-    Signedness,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
+from regcopy_dialect.element_types import ELEMENT_NAMES, ELEMENT_TABLE
 from regcopy_dialect.layout import Layout, LayoutError
 from regcopy_dialect.regcopy import (
     DIVISIBILITY,
@@ -54,12 +47,8 @@ from regcopy_dialect.regcopy import (
     parse_layout_body,
 )
 
-ELEMENT_TYPES: dict[str, Attribute] = {
-    "f64": Float64Type(), "f32": Float32Type(), "f16": Float16Type(), "bf16": BFloat16Type(),
-    "i64": IntegerType(64), "i32": IntegerType(32), "i16": IntegerType(16),
-    "i8": IntegerType(8), "ui8": IntegerType(8, Signedness.UNSIGNED),
-    "f8E4M3FN": Float8E4M3FNType(), "f8E5M2": Float8E5M2Type(),
-}
+ELEMENT_TYPES: dict[str, Attribute] = {e.name: e.ir for e in ELEMENT_TABLE}
+"""The xDSL type of each supported element type, by IR spelling (``element_types``)."""
 
 Region = tuple[Sequence[int | SSAValue], Sequence[int]]
 """A copy region: ``(offsets, sizes)``; an offset is an int or an ``index`` SSA value."""
@@ -98,8 +87,7 @@ def element_type(dtype: str | Attribute) -> Attribute:
     if not isinstance(dtype, str):
         return dtype
     if dtype not in ELEMENT_TYPES:
-        raise ValueError(f"unknown element type {dtype!r}; expected one of "
-                         f"{' '.join(ELEMENT_TYPES)}")
+        raise ValueError(f"unknown element type {dtype!r}; expected one of {ELEMENT_NAMES}")
     return ELEMENT_TYPES[dtype]
 
 

@@ -16,11 +16,15 @@ and TIRx's ``layout.py``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import product
 from math import gcd, prod
+from typing import Generic, Protocol, TypeVar
+
+from regcopy_dialect.index_math import INT_MATH
+from regcopy_dialect.radix import idx2crd, swizzle
 
 
 class LayoutError(ValueError):
@@ -30,6 +34,13 @@ class LayoutError(ValueError):
 # --------------------------------------------------------------------------------------------
 # Thread axes
 # --------------------------------------------------------------------------------------------
+
+
+WARP = 32
+"""Threads in a warp (lanes)."""
+
+WARPGROUP_WARPS = 4
+"""Warps in a warpgroup (a warpgroup has ``WARPGROUP_WARPS * WARP`` = 128 threads)."""
 
 
 class Scope(IntEnum):
@@ -42,13 +53,16 @@ class Scope(IntEnum):
 
     def threads(self, block: int) -> int:
         """Number of threads in one group of this scope (a CTA has ``block`` threads)."""
-        return {Scope.THREAD: 1, Scope.WARP: 32, Scope.WARPGROUP: 128, Scope.CTA: block}[self]
+        return {Scope.THREAD: 1, Scope.WARP: WARP, Scope.WARPGROUP: WARPGROUP_WARPS * WARP,
+                Scope.CTA: block}[self]
 
     @property
     def fused_axis(self) -> str | None:
-        """The thread axis that indexes a thread inside one group of this scope."""
-        return {Scope.THREAD: None, Scope.WARP: "laneid", Scope.WARPGROUP: "tid_in_wg",
-                Scope.CTA: "tx"}[self]
+        """The thread axis that indexes a thread inside one group of this scope: the axis of
+        ``THREAD_AXES`` counting single threads within this scope (``laneid`` for a warp,
+        ``tid_in_wg`` for a warpgroup, ``tx`` for a CTA; none for a thread)."""
+        return next((a.name for a in THREAD_AXES.values()
+                     if a.scope is self and a.subscope is Scope.THREAD), None)
 
 
 @dataclass(frozen=True)
@@ -125,9 +139,9 @@ class Swizzle:
 
     def apply(self, m: int) -> int:
         """``m ^ (((m >> (M + S)) & (2^B - 1)) << M)``, the same as ``phys`` above: bits
-        ``[M, M+B)`` of ``m`` XORed with bits ``[M+S, M+S+B)``. ``address.swizzle`` is this
-        map over any ``IndexMath`` (ints or IR); a test checks the two agree."""
-        return m ^ (((m >> (self.m_base + self.shift)) & ((1 << self.bits) - 1)) << self.m_base)
+        ``[M, M+B)`` of ``m`` XORed with bits ``[M+S, M+S+B)`` (``radix.swizzle`` on
+        integers, the one definition of the map)."""
+        return swizzle(INT_MATH, m, self)
 
     @property
     def chunk(self) -> int:
@@ -198,12 +212,9 @@ class Layout:
 
     # ---- evaluation ------------------------------------------------------------------------
     def digits(self, index: int) -> tuple[int, ...]:
-        """Row-major digits of the flat logical ``index`` over the extents."""
-        out: list[int] = []
-        for it in reversed(self.iters):
-            out.append(index % it.extent)
-            index //= it.extent
-        return tuple(reversed(out))
+        """Row-major digits of the flat logical ``index`` over the extents
+        (``radix.idx2crd`` of ``index mod size``)."""
+        return tuple(int(c) for c in idx2crd(INT_MATH, index % self.size, self.extents))
 
     def apply(self, index: int) -> tuple[dict[str, int], int]:
         """``index -> (thread-axis values, memory offset)``; the swizzle is applied."""
@@ -244,8 +255,66 @@ def drop_unit_iters(iters: Iterable[Iter]) -> tuple[Iter, ...]:
     return tuple(i for i in iters if i.extent != 1)
 
 
+class Radix(Protocol):
+    """A digit of a row-major mixed radix: anything with an ``extent`` (an ``Iter``, or the
+    lowering's atoms)."""
+
+    @property
+    def extent(self) -> int: ...
+
+
+R = TypeVar("R", bound=Radix)
+
+
+@dataclass(frozen=True)
+class Peeled(Generic[R]):
+    """``peel``'s result: ``taken`` (in radix order) and the ``rest``; ``complete`` when the
+    taken extents multiply to the factor asked for. When not, ``rest``'s end on the peeled
+    side is the digit that straddles the factor (if ``rest`` is not empty)."""
+
+    taken: tuple[R, ...]
+    rest: tuple[R, ...]
+    complete: bool
+
+
+def peel(digits: Sequence[R], need: int, cut: Callable[[R, int], tuple[R, R]],
+         from_inner: bool = False) -> Peeled[R]:
+    """Take digits from one end of a row-major mixed radix (the outer end, or the inner end
+    ``from_inner``) until their extents multiply to ``need``.
+
+    A digit of extent ``E`` with ``need % E == 0`` is taken whole. One with ``E % need ==
+    0`` is cut: ``cut(d, f)`` splits it into an outer digit of extent ``E/f`` and an inner
+    one of extent ``f`` with the same map (``(E, s) -> (E/f, s*f), (f, s)``); the part on
+    the peeled side, of extent ``need``, is taken and the other stays. Any other digit
+    straddles ``need``: the result is not ``complete``. ``group`` (outer end, one dim at a
+    time) and the lowering's split of the vector width (inner end) are this one algorithm."""
+    rest = list(reversed(digits)) if from_inner else list(digits)  # peeled end first
+    taken: list[R] = []
+    while need > 1 and rest:
+        d = rest[0]
+        if need % d.extent == 0:
+            taken.append(rest.pop(0))
+            need //= d.extent
+        elif d.extent % need == 0:
+            outer, inner = cut(d, need if from_inner else d.extent // need)
+            taken.append(inner if from_inner else outer)
+            rest[0] = outer if from_inner else inner
+            need = 1
+        else:
+            break
+    if from_inner:
+        return Peeled(tuple(reversed(taken)), tuple(reversed(rest)), need == 1)
+    return Peeled(tuple(taken), tuple(rest), need == 1)
+
+
+def cut_iter(it: Iter, f: int) -> tuple[Iter, Iter]:
+    """``(E, s) -> (E/f, s*f), (f, s)`` on the iter's axis: the same map, one digit more."""
+    return Iter(it.extent // f, it.stride * f, it.axis), Iter(f, it.stride, it.axis)
+
+
 def group(layout: Layout, shape: Sequence[int]) -> tuple[tuple[Iter, ...], ...]:
-    """Split the iters into consecutive groups whose extent products are ``shape``'s dims.
+    """Split the iters into consecutive groups whose extent products are ``shape``'s dims
+    (``peel`` from the outer end, one dim at a time).
 
     An iter ``(E, s)`` that straddles a boundary where the dim still needs a factor ``r``
     (``E % r == 0``) splits into ``(r, s * E/r)`` ending this group and ``(E/r, s)`` opening
@@ -254,23 +323,16 @@ def group(layout: Layout, shape: Sequence[int]) -> tuple[tuple[Iter, ...], ...]:
     if layout.size != prod(shape):
         raise LayoutError(f"layout {layout} has {layout.size} elements, shape "
                           f"{list(shape)} has {prod(shape)}")
-    pending = list(drop_unit_iters(layout.iters))
+    pending: Sequence[Iter] = drop_unit_iters(layout.iters)
     groups: list[tuple[Iter, ...]] = []
     for dim in shape:
-        need, members = dim, []
-        while need > 1:
-            it = pending.pop(0)
-            if it.extent <= need and need % it.extent == 0:
-                members.append(it)
-                need //= it.extent
-            elif it.extent > need and it.extent % need == 0:
-                members.append(Iter(need, it.stride * (it.extent // need), it.axis))
-                pending.insert(0, Iter(it.extent // need, it.stride, it.axis))
-                need = 1
-            else:
-                raise LayoutError(f"layout {layout} cannot be grouped against shape "
-                                  f"{list(shape)}: iter {it} straddles dim {dim}")
-        groups.append(tuple(members))
+        part = peel(pending, dim, cut_iter)
+        if not part.complete:
+            raise LayoutError(f"layout {layout} cannot be grouped against shape "
+                              f"{list(shape)}: iter {part.rest[0] if part.rest else '(none)'} "
+                              f"straddles dim {dim}")
+        groups.append(part.taken)
+        pending = part.rest
     return tuple(groups)
 
 

@@ -32,7 +32,13 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.regcopy import MemSpace, element_bits, memory_space
+from regcopy_dialect.attrs import MemSpace
+from regcopy_dialect.buffers import (
+    element_bits,
+    memory_space,
+    parse_signature,
+    print_signature,
+)
 
 MATRIX_COUNTS = (1, 2, 4)
 """Matrices per instruction (``.x1``, ``.x2``, ``.x4``)."""
@@ -98,11 +104,7 @@ class MatrixOpBase(IRDLOperation):
         parser.parse_punctuation("->")
         dst = parser.parse_unresolved_operand()
         second = cls._parse_index(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src_t = parser.parse_type()
-        parser.parse_punctuation("->")
-        dst_t = parser.parse_type()
+        attrs, src_t, dst_t = parse_signature(parser)
         offset, regs = (first, second) if cls.LOADS else (second, first)
         if isinstance(offset, list):
             parser.raise_error("expected one SSA offset on the shared side")
@@ -136,11 +138,7 @@ class MatrixOpBase(IRDLOperation):
                 printer.print_string("]")
             else:
                 printer.print_string(regs)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.src.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.dst.type)
+        print_signature(printer, self)
 
     # ---- verifier ---------------------------------------------------------------------------
 

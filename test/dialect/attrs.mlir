@@ -1,4 +1,4 @@
-// Round trip of the regcopy attributes (SPEC §2.1): layouts, memory spaces, exec scopes and
+// Round trip of the regcopy attributes: layouts, memory spaces, exec scopes and
 // launch configurations, in custom and generic form, through regcopy-opt and stock xdsl-opt.
 //
 // RUN: regcopy-opt %s | regcopy-opt | filecheck %s
@@ -36,7 +36,21 @@
 // CHECK-GENERIC-SAME: c = #regcopy.layout<(32,8):(1@laneid,1)>
 // CHECK-GENERIC-SAME: e = #regcopy.layout<(64,64):(64,1), swizzle<3,3,3>>
 
-// Every thread axis (SPEC §2.1): laneid, tid_in_wg, wid_in_wg, tx, warpid, wgid.
+// The swizzle's keyword form (bits = B, base = M, shift = S, in any order) prints in the
+// positional order swizzle<M,B,S>. CuTe writes the same swizzle Swizzle<B,M,S>: bits first.
+"test.op"() {
+  kw1 = #regcopy.layout<(64,64):(64,1), swizzle<bits = 3, base = 2, shift = 3>>,
+  kw2 = #regcopy.layout<(128,64):(64,1), swizzle<shift = 4, base = 2, bits = 3>>,
+  kw3 = #regcopy.layout<(64,64):(64,1), swizzle<base=3,bits=3,shift=3>>
+} : () -> ()
+// CHECK:      "test.op"() {
+// CHECK-SAME: kw1 = #regcopy.layout<(64,64):(64,1), swizzle<2,3,3>>
+// CHECK-SAME: kw2 = #regcopy.layout<(128,64):(64,1), swizzle<2,3,4>>
+// CHECK-SAME: kw3 = #regcopy.layout<(64,64):(64,1), swizzle<3,3,3>>
+// CHECK-GENERIC:      "test.op"() {
+// CHECK-GENERIC-SAME: kw1 = #regcopy.layout<(64,64):(64,1), swizzle<2,3,3>>
+
+// Every thread axis: laneid, tid_in_wg, wid_in_wg, tx, warpid, wgid.
 "test.op"() {
   laneid = #regcopy.layout<(32,4):(1@laneid,1)>,
   tid_in_wg = #regcopy.layout<(128,2):(1@tid_in_wg,1)>,
@@ -93,7 +107,7 @@ func.func @buffers(%g: memref<64x64xf16, #regcopy.mem<global>>, %plain: memref<1
 // CHECK-NEXT:  %t = memref.alloca() : memref<8x8xi8, #regcopy.layout<(8,8):(8,1)>, #regcopy.mem<local>>
 // CHECK-GENERIC: "memref.alloca"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
 
-// Launch configurations with 1, 2 and 3 grid entries (SPEC §2.1).
+// Launch configurations with 1, 2 and 3 grid entries.
 func.func @k1() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   func.return
 }

@@ -1,4 +1,4 @@
-// Parse errors of the regcopy attributes (SPEC §2.1, §6): every rule is checked while parsing,
+// Parse errors of the regcopy attributes: every rule is checked while parsing,
 // so the diagnostic carries file:line:col and names what would be accepted.
 //
 // RUN: regcopy-opt %s --parsing-diagnostics --split-input-file | filecheck %s
@@ -71,7 +71,7 @@ func.func @f(%R: memref<32x8xf32, #regcopy.layout<(32,8):(1@threadIdx,1)>, #regc
 
 // -----
 
-// Replicated layouts (TIRx's replica suffix) are not part of the notation (algorithm §5, B5).
+// Replicated layouts (TIRx's replica suffix) are not part of the notation.
 "test.op"() {l = #regcopy.layout<(32,8):(1@laneid,1), replica<2>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:55
 // CHECK: expected 'swizzle<M,B,S>' after the layout iters (replicated and other layout forms are not supported)
@@ -221,3 +221,42 @@ func.func @k() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [
 "test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<1,2,3,4>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:50
 // CHECK: swizzle takes three parameters <M,B,S>, got 4
+
+// -----
+
+// The keyword form swizzle<bits = B, base = M, shift = S>: all three keywords, once each,
+// not mixed with positional parameters.
+"test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<bits = 3, base = 3>>} : () -> ()
+// CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:50
+// CHECK: swizzle is missing 'shift'; all three keywords are required: swizzle<bits = B, base = M, shift = S>
+
+// -----
+
+"test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<bits = 3, mbase = 3, shift = 3>>} : () -> ()
+// CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:68
+// CHECK: unknown swizzle parameter 'mbase'; expected swizzle<bits = B, base = M, shift = S>
+
+// -----
+
+"test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<bits = 3, bits = 3, shift = 3>>} : () -> ()
+// CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:68
+// CHECK: swizzle parameter 'bits' is given twice
+
+// -----
+
+"test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<3, bits = 3, shift = 3>>} : () -> ()
+// CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:50
+// CHECK: swizzle parameters are all positional <M,B,S> or all keywords swizzle<bits = B, base = M, shift = S>, not a mix
+
+// -----
+
+"test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<bits 3, base = 3, shift = 3>>} : () -> ()
+// CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:63
+// CHECK: Expected '=' after swizzle parameter 'bits'
+
+// -----
+
+// The keyword form is checked like the positional one (here S < B).
+"test.op"() {l = #regcopy.layout<(64,64):(64,1), swizzle<bits = 3, base = 0, shift = 2>>} : () -> ()
+// CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:50
+// CHECK: swizzle<0,3,2> needs M, B, S >= 0, S >= B and M + B + S <= 32

@@ -1,4 +1,4 @@
-// SPEC §2.2's buffer rules hold for every regcopy memref, not only copy operands: the driver
+// The buffer rules hold for every regcopy memref, not only copy operands: the driver
 // checks the buffers each op defines (allocas, function arguments).
 // RUN: not regcopy-opt %s --split-input-file 2>&1 | filecheck %s
 

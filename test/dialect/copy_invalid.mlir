@@ -1,4 +1,4 @@
-// Verifier errors of regcopy.copy and regcopy.storage (SPEC §2.1-§2.3, §6).
+// Verifier errors of regcopy.copy and regcopy.storage.
 //
 // RUN: regcopy-opt %s --verify-diagnostics --split-input-file | filecheck %s
 
@@ -65,7 +65,7 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
 
 // -----
 
-// Element types (SPEC §2.2): sub-byte types are rejected with a clear message.
+// Element types: sub-byte types are rejected with a clear message.
 func.func @f(%A: memref<32x8xi4, #regcopy.mem<shared>>, %R: memref<32x8xi4, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>) {
   regcopy.copy warp %A -> %R : memref<32x8xi4, #regcopy.mem<shared>> -> memref<32x8xi4, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
@@ -110,7 +110,7 @@ func.func @f(%A: memref<32x8xf16, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A -> %R : memref<32x8xf16, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: src and dst element types differ: f16 vs f32
+// CHECK: src and dst element types differ: f16 vs f32; both sides must have element type f16 (or both f32): a copy moves bits, so convert with an arith cast before or after the copy
 
 // -----
 
@@ -128,7 +128,7 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A[1, 0] [32, 8] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: src region [1, 33) is outside dim 0 of size 32
+// CHECK: src region [1, 33) is outside dim 0 of size 32; size 32 fits at offset 0
 
 // -----
 
@@ -136,7 +136,7 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %R -> %A[32, 4] [32, 8] : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<64x8xf32, #regcopy.mem<shared>>
   func.return
 }
-// CHECK: dst region [4, 12) is outside dim 1 of size 8
+// CHECK: dst region [4, 12) is outside dim 1 of size 8; size 8 fits at offset 0
 
 // -----
 
@@ -144,7 +144,15 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A[-1, 0] [32, 8] -> %R : memref<64x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: src region [-1, 31) is outside dim 0 of size 64
+// CHECK: src region [-1, 31) is outside dim 0 of size 64; use offsets >= 0 (size 32 fits at an offset in [0, 32])
+
+// -----
+
+func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>) {
+  regcopy.copy warp %A[40, 0] [32, 8] -> %R : memref<64x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: src region [40, 72) is outside dim 0 of size 64; size 32 fits at an offset in [0, 32]
 
 // -----
 
@@ -153,7 +161,7 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A[%i, 0] [65, 8] -> %R : memref<64x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: src region size 65 is outside dim 0 of size 64
+// CHECK: src region size 65 is outside dim 0 of size 64; a region of this dim has size 1..64
 
 // -----
 
@@ -161,7 +169,7 @@ func.func @f(%A: memref<64x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A[0, 0] [0, 8] -> %R : memref<64x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: src region size 0 of dim 0 must be >= 1
+// CHECK: src region size 0 of dim 0 must be >= 1 (and at most 64, the dim's size)
 
 // -----
 
@@ -170,7 +178,7 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A[0] [32] -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: src region has 1 offsets and 1 sizes for a rank-2 buffer
+// CHECK: src region has 1 offsets and 1 sizes for a rank-2 buffer; give one offset and one size per dim (2 of each)
 
 // -----
 
@@ -178,7 +186,7 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   regcopy.copy warp %A -> %R[0, 0] [32] : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: dst region has 2 offsets and 1 sizes for a rank-2 buffer
+// CHECK: dst region has 2 offsets and 1 sizes for a rank-2 buffer; give one offset and one size per dim (2 of each)
 
 // -----
 

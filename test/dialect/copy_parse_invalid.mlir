@@ -1,4 +1,4 @@
-// Parse errors in the custom syntax of regcopy.copy (SPEC §2.3, §6): file:line:col and what
+// Parse errors in the custom syntax of regcopy.copy: file:line:col and what
 // would be accepted.
 //
 // RUN: regcopy-opt %s --parsing-diagnostics --split-input-file | filecheck %s

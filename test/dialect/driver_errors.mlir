@@ -15,7 +15,7 @@
 
 // RUN: sh -c 'regcopy-opt %S/Inputs/verify_error.mlir; echo "exit=$?"' 2>&1 | filecheck %s --check-prefix=VERIFY
 // VERIFY-NOT:  Traceback
-// VERIFY:      {{^}}regcopy-opt: error: 'regcopy.copy' op does not verify: src and dst element types differ: f16 vs f32{{$}}
+// VERIFY:      {{^}}regcopy-opt: error: 'regcopy.copy' op does not verify: src and dst element types differ: f16 vs f32; both sides must have element type f16 (or both f32){{.*}}{{$}}
 // VERIFY-NEXT: {{^}}  at: regcopy.copy warp %A -> %R : memref<32x8xf16, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>{{$}}
 // VERIFY-NEXT: {{^}}  --> {{.*}}Inputs/verify_error.mlir:5:3{{$}}
 // VERIFY-NOT:  regcopy-opt: error

@@ -1,4 +1,4 @@
-// Round trip of regcopy.copy and regcopy.storage (SPEC §2.3, §3) in custom and generic form,
+// Round trip of regcopy.copy and regcopy.storage in custom and generic form,
 // through regcopy-opt and stock xdsl-opt.
 //
 // RUN: regcopy-opt %s --split-input-file | regcopy-opt --split-input-file | filecheck %s
@@ -38,7 +38,7 @@ func.func @scopes(%S: memref<32x8xf32, #regcopy.mem<shared>>,
 
 // -----
 
-// Rank-differing regions: only the non-unit sizes must agree, in order (SPEC §2.3).
+// Rank-differing regions: only the non-unit sizes must agree, in order.
 func.func @ranks(%A: memref<4x16x16xf16, #regcopy.mem<shared>>,
                  %B: memref<16x1x8xf16, #regcopy.mem<shared.dyn>>) {
   %R = memref.alloca() : memref<8x8xf16, #regcopy.layout<(8,8):(8,1)>, #regcopy.mem<local>>
@@ -62,7 +62,7 @@ func.func @ranks(%A: memref<4x16x16xf16, #regcopy.mem<shared>>,
 
 // -----
 
-// Dynamic `index` SSA offsets, mixed with static ones, on either side (SPEC §2.3, algorithm §3).
+// Dynamic `index` SSA offsets, mixed with static ones, on either side.
 func.func @dynamic(%B: memref<64x1024xf32, #regcopy.mem<global>>,
                    %C: memref<64x1024xf32, #regcopy.mem<global>>,
                    %S: memref<4x64x8xf32, #regcopy.mem<shared>>, %i: index, %j: index)
@@ -94,7 +94,7 @@ func.func @dynamic(%B: memref<64x1024xf32, #regcopy.mem<global>>,
 
 // -----
 
-// Every element type of SPEC §2.2.
+// Every supported element type.
 func.func @dtypes() {
   %a0 = memref.alloca() : memref<32x2xf64, #regcopy.mem<shared>>
   %r0 = memref.alloca() : memref<32x2xf64, #regcopy.layout<(32,2):(1@laneid,1)>, #regcopy.mem<local>>

@@ -222,3 +222,24 @@ def test_powers_of_two_decode_by_shifts_and_masks() -> None:
     odd = IndexBuilder()
     physical_offset(odd, Layout((Iter(3, 1), Iter(5, 3))), (15,), symbolic_indices(1))
     assert {type(op) for op in odd.ops} >= {arith.DivSIOp, arith.RemSIOp}
+
+
+def test_place_digit_without_shifts_keeps_division() -> None:
+    """``shifts=False`` (the round counter's decode) emits ``divsi``/``remsi`` even by powers
+    of two; the default emits ``shrsi``/``andi``. Both compute the same digits."""
+    from regcopy_dialect.radix import place_digit
+
+    for shifts, kinds in ((True, {arith.ShRSIOp, arith.AndIOp}),
+                          (False, {arith.DivSIOp, arith.RemSIOp})):
+        b = IndexBuilder()
+        x = Block(arg_types=[IndexType()]).args[0]
+        place_digit(b, x, 4, 8, False, shifts)
+        assert {type(op) for op in b.ops} - {arith.ConstantOp} == kinds
+        assert all(place_digit(INT_MATH, v, 4, 8, False, shifts) == (v // 4) % 8
+                   for v in range(100))
+
+
+def test_layout_digits_are_idx2crd() -> None:
+    lay = Layout((Iter(3, 1), Iter(4, 3), Iter(5, 12)))
+    for index in range(2 * lay.size):  # beyond the size: taken modulo it
+        assert lay.digits(index) == idx2crd(INT_MATH, index % lay.size, (3, 4, 5))

@@ -19,11 +19,13 @@ from regcopy_dialect.layout import (
     Iter,
     Layout,
     LayoutError,
+    Peeled,
     Scope,
     Swizzle,
     Sliced,
     axis_overflow,
     canonicalize,
+    cut_iter,
     drop_unit_iters,
     fuse_thread_axes,
     group,
@@ -31,10 +33,12 @@ from regcopy_dialect.layout import (
     merge_contiguous,
     owner_counts,
     ownership,
+    peel,
     thread_origin,
     slice_region,
     thread_map_injective,
 )
+from regcopy_dialect.radix import suffix_product
 
 # Modest example counts: the whole file runs in a few seconds.
 PROPERTY = settings(max_examples=60, deadline=None,
@@ -93,7 +97,7 @@ def full_map(layout: Layout) -> list[tuple[dict[str, int], int]]:
 
 
 def spec_swizzle(m: int, mb: int, b: int, s: int) -> int:
-    """SPEC §2.1, written out independently of layout.py."""
+    """The swizzle map, written out independently of layout.py."""
     def g(x: int) -> int:
         return x ^ ((x & (((1 << b) - 1) << s)) >> s)
     return (g(m >> mb) << mb) | (m & ((1 << mb) - 1))
@@ -216,14 +220,14 @@ def test_slice_static_base_offsets() -> None:
 
 
 def test_slice_worked_thread_3d() -> None:
-    # algorithm.md §4: S [4,16,16] region [3,8,8] [1,8,8]: base 3*256 + 8*16 + 8 = 904
+    # slicing S [4,16,16] region [3,8,8] [1,8,8]: base 3*256 + 8*16 + 8 = 904
     s = slice_region(row_major(4, 16, 16), (4, 16, 16), (3, 8, 8), (1, 8, 8))
     assert s.base == Affine(904)
     assert drop_unit_iters(s.layout.iters) == (Iter(8, 16), Iter(8, 1))
 
 
 def test_slice_register_columns() -> None:
-    # algorithm.md §4: R (32,16):(1@laneid,1), columns 2..10: register base 2
+    # slicing R (32,16):(1@laneid,1), columns 2..10: register base 2
     s = slice_region(L((32, 16), ("1@laneid", 1)), (32, 16), (0, 2), (32, 8))
     assert s.layout == L((32, 8), ("1@laneid", 1))
     assert s.base == Affine(2)
@@ -815,3 +819,51 @@ def test_ownership_fused_exact_detects_overlapping_axes() -> None:
     pinned = ownership(Layout((Iter(4, 1),)), Scope.CTA, 64, (("laneid", 1), ("tx", 33)))
     assert (pinned.fewest, pinned.most, pinned.owners) == (1, 1, frozenset({33}))
     assert not pinned.fused_exact
+
+
+# ---- peel: group and the lowering's vector split are one algorithm -------------------------
+
+
+def test_peel_from_the_outer_end_is_group() -> None:
+    # 16:16 taken whole, 16:1 cut into 2:8 (taken) and 8:1 (left)
+    part = peel((Iter(16, 16), Iter(16, 1)), 32, cut_iter)
+    assert part == Peeled((Iter(16, 16), Iter(2, 8)), (Iter(8, 1),), True)
+
+
+def test_peel_from_the_inner_end() -> None:
+    # 8 from (4,4):(4,1): 4:1 whole, then 4:4 cut into 2:8 (left, outer) and 2:4 (taken)
+    part = peel((Iter(4, 4), Iter(4, 1)), 8, cut_iter, from_inner=True)
+    assert part == Peeled((Iter(2, 4), Iter(4, 1)), (Iter(2, 8),), True)
+
+
+def test_peel_straddling_digit_is_left_at_the_peeled_end() -> None:
+    part = peel((Iter(4, 6), Iter(6, 1)), 4, cut_iter)
+    assert part == Peeled((Iter(4, 6),), (Iter(6, 1),), True)
+    part = peel((Iter(4, 6), Iter(6, 1)), 16, cut_iter)
+    assert part == Peeled((Iter(4, 6),), (Iter(6, 1),), False)  # 6:1 straddles the 4 left
+    part = peel((Iter(6, 4), Iter(4, 1)), 16, cut_iter, from_inner=True)
+    assert part == Peeled((Iter(4, 1),), (Iter(6, 4),), False)
+    assert not peel((Iter(2, 1),), 4, cut_iter).complete  # runs out
+
+
+@given(st.lists(st.sampled_from([1, 2, 3, 4, 6, 8]), max_size=4), st.sampled_from([1, 2, 4, 6, 8]),
+       st.booleans())
+@PROPERTY
+def test_peel_keeps_the_map(extents: list[int], need: int, from_inner: bool) -> None:
+    """Taken and rest, in radix order, are the same map as the input, cut where needed."""
+    iters = tuple(Iter(e, s) for e, s in zip(extents, suffix_product(extents)))
+    part = peel(iters, need, cut_iter, from_inner)
+    whole = (*part.rest, *part.taken) if from_inner else (*part.taken, *part.rest)
+    lay = Layout(iters)
+    assert [Layout(whole).apply(i) for i in range(lay.size)] == [lay.apply(i)
+                                                                  for i in range(lay.size)]
+    if part.complete:
+        assert prod(i.extent for i in part.taken) == need
+
+
+def test_fused_axis_comes_from_the_thread_axes_table() -> None:
+    assert [s.fused_axis for s in Scope] == [None, "laneid", "tid_in_wg", "tx"]
+    for s in Scope:
+        if s.fused_axis is not None:
+            assert THREAD_AXES[s.fused_axis].unit == 1
+            assert THREAD_AXES[s.fused_axis].scope is s

@@ -1,0 +1,210 @@
+"""The attributes of the ``regcopy`` dialect that describe data: ``#regcopy.mem<...>`` (a
+buffer's memory space), ``#regcopy.exec<...>`` (the threads that run a copy together) and
+``#regcopy.layout<...>`` (where each element of a tile lives)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, MemRefLayoutAttr, StringAttr
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.ir.affine import AffineMap
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from regcopy_dialect.layout import (
+    THREAD_AXES,
+    Iter,
+    Layout,
+    Scope,
+    Swizzle,
+    axis_overflow,
+    is_injective,
+    thread_map_injective,
+)
+from regcopy_dialect.swizzle_syntax import parse_swizzle, swizzle_problem
+
+# --------------------------------------------------------------------------------------------
+# Enum attributes: #regcopy.mem<shared>, #regcopy.exec<warp>
+# --------------------------------------------------------------------------------------------
+
+
+class MemSpace(StrEnum):
+    GLOBAL = "global"
+    SHARED = "shared"
+    SHARED_DYN = "shared.dyn"
+    LOCAL = "local"
+
+
+class ExecScope(StrEnum):
+    THREAD = "thread"
+    WARP = "warp"
+    WARPGROUP = "warpgroup"
+    CTA = "cta"
+
+    @property
+    def scope(self) -> Scope:
+        return Scope[self.name]
+
+
+class _AngleEnum:
+    """Print/parse an enum attribute as ``#regcopy.name<value>``."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser):  # type: ignore[no-untyped-def]
+        with parser.in_angle_brackets():
+            return super().parse_parameter(parser)  # type: ignore[misc]
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            super().print_parameter(printer)  # type: ignore[misc]
+
+
+@irdl_attr_definition
+class MemSpaceAttr(_AngleEnum, EnumAttribute[MemSpace]):
+    """`#regcopy.mem<global|shared|shared.dyn|local>`: a buffer's memory space."""
+
+    name = "regcopy.mem"
+
+
+@irdl_attr_definition
+class ExecScopeAttr(_AngleEnum, EnumAttribute[ExecScope]):
+    """`#regcopy.exec<thread|warp|warpgroup|cta>`: the threads that run a copy together."""
+
+    name = "regcopy.exec"
+
+
+# --------------------------------------------------------------------------------------------
+# #regcopy.layout<(32,8):(1@laneid,1), swizzle<3,3,3>>
+# --------------------------------------------------------------------------------------------
+
+AXIS_NAMES = ", ".join(THREAD_AXES)
+
+
+def _parse_int_list(parser: AttrParser, parse_elem):  # type: ignore[no-untyped-def]
+    if parser.parse_optional_punctuation("(") is None:
+        return [parse_elem()]
+    elems = parser.parse_comma_separated_list(parser.Delimiter.NONE, parse_elem)
+    parser.parse_punctuation(")")
+    return elems
+
+
+def parse_layout_body(parser: AttrParser) -> Layout:
+    """Parse ``extents:strides[, swizzle<M,B,S>]`` (or the swizzle's keyword form, see
+    ``swizzle_syntax``); every rule is checked here so that a bad layout is a parse error
+    with ``file:line:col``."""
+
+    def extent() -> int:
+        start = parser.pos
+        value = parser.parse_integer(allow_boolean=False)
+        if value < 1:
+            parser.raise_error(f"layout extent must be >= 1, got {value}", start, parser.pos)
+        return value
+
+    def stride() -> tuple[int, str | None]:
+        start = parser.pos
+        value = parser.parse_integer(allow_boolean=False)
+        if value < 0:
+            parser.raise_error(f"layout stride must be >= 0, got {value}", start, parser.pos)
+        axis_start = parser.pos
+        axis = parser.parse_optional_symbol_name()
+        if axis is not None and axis.data not in THREAD_AXES:
+            parser.raise_error(f"unknown thread axis '@{axis.data}'; expected one of "
+                               f"{AXIS_NAMES}", axis_start, parser.pos)
+        return value, None if axis is None else axis.data
+
+    start = parser.pos
+    extents = _parse_int_list(parser, extent)
+    parser.parse_punctuation(":", " between layout extents and strides")
+    strides = _parse_int_list(parser, stride)
+    if len(extents) != len(strides):
+        parser.raise_error(f"layout has {len(extents)} extents but {len(strides)} strides",
+                           start, parser.pos)
+    swizzle = None
+    if parser.parse_optional_punctuation(",") is not None:
+        kw_start = parser.pos
+        if parser.parse_optional_keyword("swizzle") is None:
+            parser.raise_error("expected 'swizzle<M,B,S>' after the layout iters (replicated "
+                               "and other layout forms are not supported)", kw_start,
+                               parser.pos + 1)
+        swizzle = parse_swizzle(parser, kw_start)
+    layout = Layout(tuple(Iter(e, st, ax) for e, (st, ax) in zip(extents, strides)), swizzle)
+    if (problem := layout_problem(layout)) is not None:
+        parser.raise_error(problem, start, parser.pos)
+    return layout
+
+
+def layout_problem(layout: Layout) -> str | None:
+    """The first rule that ``layout`` breaks on its own (no buffer needed): a bounded thread
+    axis stays inside its range, distinct elements have distinct owners or distinct memory
+    offsets."""
+    if (over := axis_overflow(layout)) is not None:
+        name, top, period = over
+        return f"thread axis '{name}' reaches {top} but ranges over 0..{period - 1}"
+    if not thread_map_injective(layout):
+        return f"layout {layout} is not injective: two elements have the same owner threads"
+    if not is_injective(layout.memory_iters):
+        return f"layout {layout} is not injective: two elements share a memory offset"
+    return None
+
+
+@irdl_attr_definition
+class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
+    """``#regcopy.layout<extents:strides[, swizzle<M,B,S>]>``: a TIRx ``TileLayout`` without
+    replicas (see ``regcopy_dialect.layout``), held as four arrays."""
+
+    name = "regcopy.layout"
+
+    extents: ArrayAttr[IntAttr]
+    strides: ArrayAttr[IntAttr]
+    axes: ArrayAttr[StringAttr]  # "" for the memory axis
+    swizzle: ArrayAttr[IntAttr]  # empty or [M, B, S]
+
+    @staticmethod
+    def from_layout(layout: Layout) -> LayoutAttr:
+        sw = layout.swizzle
+        return LayoutAttr(
+            ArrayAttr(IntAttr(i.extent) for i in layout.iters),
+            ArrayAttr(IntAttr(i.stride) for i in layout.iters),
+            ArrayAttr(StringAttr(i.axis or "") for i in layout.iters),
+            ArrayAttr(IntAttr(v) for v in ((sw.m_base, sw.bits, sw.shift) if sw else ())),
+        )
+
+    @property
+    def layout(self) -> Layout:
+        iters = tuple(Iter(e.data, s.data, a.data or None)
+                      for e, s, a in zip(self.extents, self.strides, self.axes))
+        sw = Swizzle(*(v.data for v in self.swizzle)) if self.swizzle.data else None
+        return Layout(iters, sw)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            attr = cls.from_layout(parse_layout_body(parser))
+        return (attr.extents, attr.strides, attr.axes, attr.swizzle)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.layout}>")
+
+    def verify(self) -> None:
+        if not (len(self.extents) == len(self.strides) == len(self.axes)):
+            raise VerifyException("layout extents, strides and axes differ in length")
+        if len(self.swizzle) not in (0, 3):
+            raise VerifyException("layout swizzle must be empty or [M, B, S]")
+        if self.swizzle.data:
+            m, b, s = (v.data for v in self.swizzle)
+            if (problem := swizzle_problem(m, b, s)) is not None:
+                raise VerifyException(problem)
+        for a in self.axes:
+            if a.data and a.data not in THREAD_AXES:
+                raise VerifyException(f"unknown thread axis '{a.data}'; expected one of "
+                                      f"{AXIS_NAMES}")
+        if (problem := layout_problem(self.layout)) is not None:
+            raise VerifyException(problem)
+
+    def get_affine_map(self) -> AffineMap:
+        raise NotImplementedError("a #regcopy.layout is not an affine map; use .layout")

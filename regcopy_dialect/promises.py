@@ -1,0 +1,164 @@
+"""Divisibility promises: the ``regcopy.multiple_of`` op and the ``regcopy.divisibility``
+kernel-argument attribute, and ``divisibility_of``, the one reader of both.
+
+A promise says that an integer or ``index`` value is a multiple of ``N >= 1``. The
+divisibility analysis of the lowering trusts it (it may then prove a vector transfer
+aligned), the interpreter and the runner check it, the CUDA target prints the value itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+DIVISIBILITY = "regcopy.divisibility"
+"""Name of the kernel-argument attribute promising that an integer/index argument is a multiple
+of its value (``{regcopy.divisibility = 64 : i64}``)."""
+
+
+@irdl_op_definition
+class MultipleOfOp(IRDLOperation):
+    """``%v2 = regcopy.multiple_of %v, N : index``: ``%v2`` is ``%v``, promised to be a
+    multiple of ``N`` (N >= 1). The divisibility analysis trusts the promise; the CUDA target
+    prints the value itself."""
+
+    name = "regcopy.multiple_of"
+
+    value = operand_def(IndexType | IntegerType)
+    divisor = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType | IntegerType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue | Operation, divisor: int):
+        v = SSAValue.get(value)
+        super().__init__(operands=[v], result_types=[v.type],
+                         properties={"divisor": IntegerAttr(divisor, i64)})
+
+    @property
+    def divisor_value(self) -> int:
+        return self.divisor.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MultipleOfOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        divisor = parser.parse_integer(allow_boolean=False, allow_negative=True)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), divisor)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(f", {self.divisor_value}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        if self.result.type != self.value.type:
+            raise VerifyException(f"result type {self.result.type} must equal the operand "
+                                  f"type {self.value.type}")
+        if self.divisor_value < 1:
+            raise VerifyException(f"divisor must be >= 1, got {self.divisor_value}")
+
+
+def _argument_attr(kernel: Operation, index: int) -> Attribute | None:
+    """The raw ``regcopy.divisibility`` attribute of argument ``index`` of ``kernel``, if any."""
+    arg_attrs = kernel.properties.get("arg_attrs") or kernel.attributes.get("arg_attrs")
+    if not isinstance(arg_attrs, ArrayAttr) or index >= len(arg_attrs.data):
+        return None
+    attrs = arg_attrs.data[index]
+    return attrs.data.get(DIVISIBILITY) if isinstance(attrs, DictionaryAttr) else None
+
+
+def divisibility_problem(attr: Attribute, arg: SSAValue | None, name: str = "the argument"
+                         ) -> str | None:
+    """Why ``attr``, found as ``regcopy.divisibility`` on the argument ``arg`` (called
+    ``name`` in the message), is not a valid promise: it must be an integer attribute (not
+    ``i1``) ``>= 1`` on an integer or ``index`` argument. None when it is valid."""
+    if not isinstance(attr, IntegerAttr) or isinstance(attr.type, IntegerType) and \
+            attr.type.width.data == 1:
+        return (f"{DIVISIBILITY} of {name} must be an integer attribute such as 16 : i64, "
+                f"got {attr}")
+    if attr.value.data < 1:
+        return f"{DIVISIBILITY} of {name} must be >= 1, got {attr.value.data}"
+    if arg is not None and not isinstance(arg.type, IndexType | IntegerType):
+        return (f"{DIVISIBILITY} on {name} of type {arg.type}: only integer and index "
+                "arguments can promise divisibility")
+    return None
+
+
+def _kernel_args(kernel: Operation) -> Sequence[BlockArgument]:
+    if not kernel.regions or not kernel.regions[0].blocks:
+        return ()
+    return kernel.regions[0].blocks.first.args  # type: ignore[union-attr]
+
+
+def argument_promise(kernel: Operation, index: int) -> int | None:
+    """``N`` of argument ``index``'s valid ``{regcopy.divisibility = N : i64}``; None without
+    one or when it is invalid (the verifier reports that; it promises nothing)."""
+    attr = _argument_attr(kernel, index)
+    args = _kernel_args(kernel)
+    if attr is None or divisibility_problem(attr, args[index] if index < len(args) else None):
+        return None
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
+def divisibility_of(value: SSAValue) -> int | None:
+    """The divisor promised for ``value`` itself, the one reading of both promises: ``N`` of
+    a kernel argument's ``{regcopy.divisibility = N : i64}``, or of the
+    ``regcopy.multiple_of %x, N`` that defines ``value``. None when nothing is promised."""
+    if isinstance(value.owner, MultipleOfOp):
+        return value.owner.divisor_value if value.owner.divisor_value >= 1 else None
+    if not isinstance(value, BlockArgument) or not isinstance(value.owner, Block):
+        return None
+    kernel = value.owner.parent_op()
+    if kernel is None or not kernel.regions or value.owner is not kernel.regions[0].blocks.first:
+        return None
+    return argument_promise(kernel, value.index)
+
+
+def verify_divisibility_attrs(kernel: Operation) -> None:
+    """Check every ``{regcopy.divisibility = N : i64}`` on the arguments of ``kernel`` (a
+    ``func.func``; other ops have none) with ``divisibility_problem``. Raises
+    ``VerifyException`` naming the argument."""
+    arg_attrs = kernel.properties.get("arg_attrs") or kernel.attributes.get("arg_attrs")
+    if not isinstance(arg_attrs, ArrayAttr) or not kernel.regions or \
+            not kernel.regions[0].blocks:
+        return
+    args = _kernel_args(kernel)
+    for i in range(len(arg_attrs.data)):
+        if (attr := _argument_attr(kernel, i)) is None:
+            continue
+        arg = args[i] if i < len(args) else None
+        name = f"argument #{i}" + (f" (%{arg.name_hint})" if arg and arg.name_hint else "")
+        if (problem := divisibility_problem(attr, arg, name)) is not None:
+            raise VerifyException(problem)
