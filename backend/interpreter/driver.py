@@ -70,6 +70,7 @@ from xdsl.interpreters.builtin import BuiltinFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.memref import MemRefFunctions
 from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Block
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
@@ -84,12 +85,10 @@ from regcopy_backend.interpreter.buffers import (
     copy_table,
     is_local,
     layout_of,
-    ravel,
-    region_indices,
     storage_size,
-    unravel,
 )
 from regcopy_backend.interpreter.casts import CastFunctions
+from regcopy_backend.interpreter.engine import KernelError, RegcopyInterpreter, Step, op_head
 from regcopy_backend.interpreter.regcopy import GpuState, RegcopyFunctions, gpu_state, set_thread
 from regcopy_backend.interpreter.launch import (
     AXIS_VALUE,
@@ -106,10 +105,10 @@ from regcopy_backend.interpreter.launch import (
 from regcopy_backend.interpreter.vector import VectorFunctions
 from regcopy_backend.interpreter.warp_sync import WARP, attach_warps
 
-__all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", "ThreadState",
-           "copy_table", "gpu_state", "is_local", "launch", "launch_config", "layout_of",
-           "make_interpreter", "ravel", "region_indices", "set_thread", "storage_size",
-           "threads_of", "unravel"]
+__all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "KernelError", "RegcopyFunctions",
+           "ThreadState", "copy_table", "gpu_state", "is_local", "launch", "launch_config",
+           "layout_of", "make_interpreter", "op_head", "set_thread", "storage_size",
+           "threads_of"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -117,13 +116,14 @@ __all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", 
 # --------------------------------------------------------------------------------------------
 
 
-def make_interpreter(module: ModuleOp) -> Interpreter:
+def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None = None
+                     ) -> Interpreter:
     """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
     ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``interp_casts``' (casts,
     ``negf``, ``minnumf``/``maxnumf``), ``VectorFunctions``
     (arith on vectors lane by lane, ``vector.bitcast``) and ``RegcopyFunctions`` (which
     overrides ``memref.load/store`` to honour layouts)."""
-    interp = Interpreter(module, index_bitwidth=64)
+    interp = RegcopyInterpreter(module, programs)
     arith_fns = (ArithFunctions(), ExtraArithFunctions(), CastFunctions())
     overrides = (FastIntArithFunctions(), FloatArithFunctions())
     for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
@@ -182,6 +182,7 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
                 set_thread(interp, th)
                 interp.call_op(kernel, tuple(args))
         return
-    workers = [make_interpreter(interp.module) for _ in range(block)]
+    programs = interp.programs if isinstance(interp, RegcopyInterpreter) else None
+    workers = [make_interpreter(interp.module, programs) for _ in range(block)]
     for cta in ctas.values():
         _run_phased(interp, workers, kernel, tuple(args), cta, lockstep)

@@ -29,10 +29,9 @@ from xdsl.utils.exceptions import InterpretationError
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier
 from regcopy_backend.interpreter.buffers import (
     Buffer,
-    CopyTable,
-    run_reference_copy,
     is_local,
-    ravel,
+    row_major,
+    run_reference_copy,
     storage_size,
 )
 from regcopy_backend.interpreter.launch import Dim3, ThreadState
@@ -66,16 +65,14 @@ class GpuState:
     undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
     in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another),
     ``slot`` the thread's index in it, ``warp`` its warp's barrier when the kernel has
-    warp-collective ops. The per-thread states of a phased CTA share ``allocations``,
-    ``copy_tables`` and ``lock`` with the launching interpreter's state (``for_thread``)."""
+    warp-collective ops. The per-thread states of a phased CTA share ``allocations`` and
+    ``lock`` with the launching interpreter's state (``for_thread``)."""
 
     thread: ThreadState = field(default_factory=ThreadState)
     allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
     fill: Any = 0
     check_alignment: bool = True
     check_ownership: bool = True
-    copy_tables: dict[tuple[Any, ...], CopyTable] = field(
-        default_factory=dict[tuple[Any, ...], CopyTable])
     barrier: CtaBarrier | None = None
     slot: int = 0
     warp: WarpSync | None = None
@@ -133,8 +130,8 @@ def _vector_offsets(interp: Interpreter, op: Operation, buf: Buffer, indices: Se
             raise InterpretationError(f"{op.name} of {n} elements at {list(indices)} is not "
                                       f"physically contiguous in {buf.type}: offsets {offsets}")
     else:  # row-major: consecutive along the last dim; check the whole range is in bounds
-        ravel([*outer, last + n - 1], buf.type.get_shape())
-        first = ravel(indices, buf.type.get_shape())
+        row_major([*outer, last + n - 1], buf.type.get_shape())
+        first = row_major(indices, buf.type.get_shape())
     state = gpu_state(interp)
     if state.check_alignment and first % n:
         bits = element_bits(buf.type.element_type) or 8
@@ -266,8 +263,7 @@ class RegcopyFunctions(InterpreterFunctions):
         src, dst, *dyn = args
         n_src = len(op.src_offsets)
         state = gpu_state(interp)
-        run_reference_copy(state.thread.axis, state.copy_tables, op, src, dst, dyn[:n_src],
-                           dyn[n_src:])
+        run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
         return ()
 
     @impl(LdMatrixOp)
