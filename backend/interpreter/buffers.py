@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_dialect.address import AddressMap, address_map, crd2idx, suffix_product
+from regcopy_dialect.address import AddressMap, address_map, suffix_product
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import Layout
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout, memory_space
@@ -64,12 +64,6 @@ def check_index(index: Sequence[int], shape: Sequence[int]) -> None:
     if len(index) != len(shape) or not all(0 <= i < n for i, n in zip(index, shape)):
         raise InterpretationError(f"index {list(index)} is out of bounds of shape "
                                   f"{list(shape)}")
-
-
-def row_major(index: Sequence[int], shape: Sequence[int]) -> int:
-    """The bounds-checked row-major flat index ``crd2idx(index, suffix_product(shape))``."""
-    check_index(index, shape)
-    return cast(int, crd2idx(INT_MATH, index, suffix_product(shape)))
 
 
 def region_arrays(offsets: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]:
@@ -133,14 +127,24 @@ class Buffer:
     def local(self) -> bool:
         return is_local(self.type)
 
+    @cached_property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.type.get_shape())
+
+    @cached_property
+    def places(self) -> tuple[int, ...] | None:
+        """The row-major place values of the shape when the buffer has no layout (its
+        physical offset is then ``crd2idx(index, places)``), else None."""
+        return suffix_product(self.shape) if isinstance(self.type.layout, NoneAttr) else None
+
     def owner(self, index: Sequence[int]) -> dict[str, int]:
         """The thread-axis values of the thread that owns ``index`` (``{}`` unless local)."""
-        check_index(index, self.type.get_shape())
+        check_index(index, self.shape)
         return cast(dict[str, int], self.address.owner(INT_MATH, index))
 
     def offset(self, index: Sequence[int]) -> int:
         """The physical offset of ``index`` in ``storage`` (``address.physical_offset``)."""
-        check_index(index, self.type.get_shape())
+        check_index(index, self.shape)
         off = cast(int, self.address.offset(INT_MATH, index))
         if not 0 <= off < len(self.storage):
             raise InterpretationError(f"physical offset {off} of index {list(index)} is outside "
@@ -206,6 +210,9 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
 
 
 _table_lock = threading.Lock()
+_by_op: dict[tuple[CopyOp, Region, Region], CopyTable] = {}
+"""Tables by copy op and runtime regions: a lookup that hashes no types (the hot path of
+every thread of every copy); cleared with ``_memo_table``'s cache when it fills."""
 
 
 @lru_cache(maxsize=128)
@@ -253,7 +260,12 @@ def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst:
     r_is_dst = dst.local or not src.local
     r, s = (dst, src) if r_is_dst else (src, dst)
     r_region, s_region = (dst_region, src_region) if r_is_dst else (src_region, dst_region)
-    table = copy_table(r.type, r_region, s.type, s_region)
+    key = (op, r_region, s_region)
+    if (table := _by_op.get(key)) is None:
+        table = copy_table(r.type, r_region, s.type, s_region)
+        if len(_by_op) > 4096:
+            _by_op.clear()
+        _by_op[key] = table
     r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
     if r_is_dst:
         to, frm, to_offs, frm_offs = r.storage, s.storage, r_offs, s_offs

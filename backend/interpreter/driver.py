@@ -1,7 +1,7 @@
 """CPU reference execution of regcopy IR (xDSL interpreter), barrier-faithful.
 
 xDSL's interpreter runs ``func``, ``arith``, ``scf`` and a little of ``memref``; this module
-adds what regcopy kernels need beyond that (xdsl-notes.md §6):
+adds what regcopy kernels need beyond that:
 
 * ``gpu.thread_id``/``block_id``/``block_dim``/``grid_dim``/``global_id``/``lane_id`` and
   ``gpu.barrier`` (``__syncthreads()``: see *Barriers* below);
@@ -14,21 +14,22 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
 * ``regcopy.storage`` (a flat 1-D view sharing the buffer's storage), ``vector.load`` and
   ``vector.store`` (bounds- and alignment-checked), ``regcopy.multiple_of`` (the value; a
   value that breaks the promise is an error), the unsigned/min/max ``arith`` ops xDSL lacks
-  and float ``addf``/``subf``/``mulf`` rounded to their type (``interp_arith``);
+  and float ``addf``/``subf``/``mulf`` rounded to their type (``arith``);
 * vectors (tuples of lanes): every ``arith`` op lane by lane, with its scalar semantics per
-  lane, and ``vector.bitcast`` (little-endian lane bytes) (``interp_vector``);
+  lane, and ``vector.bitcast`` (little-endian lane bytes) (``vector``);
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
   lowering can be compared element by element;
-* the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``interp_matrix``: the PTX
+* the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``ldmatrix``: the PTX
   ``.m8n8 .b16`` fragment rule), executed once per warp (see *Warp lockstep*).
 
-The per-thread state and the op implementations are in ``interp_gpu``; this module builds the
+The per-thread state and the op implementations are in ``regcopy`` (this package's module);
+the interpreter loop and its located runtime errors (``KernelError``: one line naming the
+op, its ``file:line:col``, block and thread) in ``engine``; this module builds the
 interpreter and drives a launch. Thread ids, launch configuration and argument checks are in
-``interp_launch``. Buffers are
-``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of its physical
-span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints (``index``/integer
-scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
+``launch``. Buffers are ``Buffer`` values (``buffers``): a memref type and a flat Python list
+of its physical span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints
+(``index``/integer scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
 
 **Barriers.** A kernel without ``gpu.barrier`` runs one thread after another (fast, exact: its
 threads cannot observe each other's order). A kernel with a barrier runs each CTA in barrier

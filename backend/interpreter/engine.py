@@ -21,7 +21,7 @@ and the block and thread that ran it. The innermost failing op wins: an enclosin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -36,9 +36,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.cta_barrier import BarrierBroken
-from regcopy_backend.interpreter.launch import ThreadState
 from regcopy_backend.interpreter.regcopy import gpu_state
 from regcopy_dialect.diagnostics import op_location, op_text
+
+if TYPE_CHECKING:
+    from regcopy_backend.interpreter.launch import ThreadState
 
 
 def op_head(op: Operation) -> str:
