@@ -188,6 +188,8 @@ def check_region(region: Region, shape: Sequence[int], what: str) -> None:
 
 def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region
                  ) -> CopyTable:
+    """``copy_table`` uncached: the address maps evaluated on the regions' index arrays, the
+    elements grouped by their owner key (in region order within each group)."""
     r_lay = layout_of(r_type)
     axes = tuple(dict.fromkeys(i.axis for i in r_lay.thread_iters if i.axis is not None))
     n = prod(r_region[1])
@@ -210,9 +212,10 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
 
 
 _table_lock = threading.Lock()
-_by_op: dict[tuple[CopyOp, Region, Region], CopyTable] = {}
-"""Tables by copy op and runtime regions: a lookup that hashes no types (the hot path of
-every thread of every copy); cleared with ``_memo_table``'s cache when it fills."""
+_by_op: dict[tuple[CopyOp, Region, Region], tuple[CopyTable, MemRefType, MemRefType]] = {}
+"""Tables by copy op and runtime regions, with the R and S types they were built for: a
+lookup that hashes no types (the hot path of every thread of every copy); emptied when it
+holds 4096."""
 
 
 @lru_cache(maxsize=128)
@@ -253,19 +256,22 @@ def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst:
     element it owns by R's thread axes (``copy_table``)."""
     src_region = _runtime_region(op, "src", src_dyn)
     dst_region = _runtime_region(op, "dst", dst_dyn)
-    check_region(src_region, src.type.get_shape(), f"source {_name(op.src)}")
-    check_region(dst_region, dst.type.get_shape(), f"destination {_name(op.dst)}")
+    check_region(src_region, src.shape, f"source {_name(op.src)}")
+    check_region(dst_region, dst.shape, f"destination {_name(op.dst)}")
     if src.local and dst.local:
         raise InterpretationError("regcopy.copy between two local buffers is not supported")
     r_is_dst = dst.local or not src.local
     r, s = (dst, src) if r_is_dst else (src, dst)
     r_region, s_region = (dst_region, src_region) if r_is_dst else (src_region, dst_region)
     key = (op, r_region, s_region)
-    if (table := _by_op.get(key)) is None:
+    hit = _by_op.get(key)
+    if hit is not None and hit[1] is r.type and hit[2] is s.type:
+        table = hit[0]
+    else:
         table = copy_table(r.type, r_region, s.type, s_region)
         if len(_by_op) > 4096:
             _by_op.clear()
-        _by_op[key] = table
+        _by_op[key] = (table, r.type, s.type)
     r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
     if r_is_dst:
         to, frm, to_offs, frm_offs = r.storage, s.storage, r_offs, s_offs
