@@ -17,14 +17,17 @@ prints the kernels as CUDA (``-t cuda``) and compiles them with NVRTC for sm_90.
   ``regcopy.copy`` moves its elements directly) on the same inputs and compares every buffer
   bit for bit with the GPU run, one line per buffer (``equal`` or the first mismatch). Without
   a GPU the lowered IR runs on the CPU interpreter in the GPU's place, and a line on stderr
-  says that the GPU part was skipped.
+  says that the GPU part was skipped. The reference runs first, so a runtime error (an
+  offset out of bounds, a broken ``regcopy.multiple_of`` promise) is one line that names
+  the op, its ``file:line:col``, and the block and thread that ran it.
 
 Scalar (``index``/integer/float) kernel parameters take their value from ``--arg NAME=VALUE``
 (required: there is no default; a value that breaks the parameter's
 ``{regcopy.divisibility = N}`` promise is refused).
 
 Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);
-1 bad input or a failed compile/launch (one diagnostic, no traceback); 2 no CUDA GPU for a
+1 bad input, a failed compile/launch or a runtime error of the CPU interpreter (one
+diagnostic, no traceback); 2 no CUDA GPU for a
 plain run (``regcopy-run: no CUDA GPU available (...)`` on stderr); 3 ``--check`` found a
 mismatch.
 """
@@ -41,6 +44,7 @@ from typing import Any
 
 import numpy as np
 from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_backend.interpreter.driver import KernelError
 from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.host_data import checksum, random_values
@@ -261,7 +265,12 @@ def kernel_funcs(prepared: Prepared) -> list[func.FuncOp]:
 def check_kernel(info: KernelInfo, args: list[HostArg], reference: ModuleOp,
                  candidate: list[np.ndarray], label: str) -> list[str]:
     """Compare ``candidate`` (one array per buffer) with the CPU reference run."""
-    want = run_on_cpu(reference, info.name, args)
+    return compare_buffers(info, candidate, run_on_cpu(reference, info.name, args), label)
+
+
+def compare_buffers(info: KernelInfo, candidate: list[np.ndarray], want: list[np.ndarray],
+                    label: str) -> list[str]:
+    """One line per buffer: ``equal (N elements)`` or the first mismatch."""
     lines: list[str] = []
     for p, got, ref in zip(info.buffers, candidate, want, strict=True):
         problem = mismatch(got, ref, label, "reference")
@@ -309,16 +318,19 @@ def run(args: argparse.Namespace) -> int:
             host = host_arguments(fn, rng, scalars)
         except ArgumentSpecError as e:
             raise RunInputError(str(e)) from None
+        # the reference runs first: a runtime error (an offset out of bounds) is reported at
+        # its op in the input file, before the GPU or the lowered IR runs into it
+        want = None if reference is None else run_on_cpu(reference, info.name, host)
         if gpu:
             arrays = run_kernel(prepared.source, info, host).arrays
             label = "gpu"
         else:
             arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host)
             label = "lowered"
-        if reference is None:
+        if want is None:
             print("\n".join(checksum_lines(info, arrays)))
             continue
-        lines = check_kernel(info, host, reference, arrays, label)
+        lines = compare_buffers(info, arrays, want, label)
         failed = failed or any("MISMATCH" in ln for ln in lines)
         print("\n".join(lines))
     return 3 if failed else 0
@@ -326,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    run_main("regcopy-run", lambda: run(args), (RunInputError,))
+    run_main("regcopy-run", lambda: run(args), (RunInputError, KernelError))
 
 
 if __name__ == "__main__":

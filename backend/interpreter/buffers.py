@@ -3,22 +3,28 @@
 A buffer is a ``Buffer``: its memref type and a flat Python list of its physical span (for
 ``local``: one thread's registers). Copies never reinterpret bits, so holding elements as plain
 Python values is exact, and any value (ints, floats, tags) traces where each element went.
+
+Addresses come from the layout algebra (``regcopy_dialect.address``): a buffer's
+``AddressMap`` evaluated with ``INT_MATH`` on Python ints for one element, or on numpy integer
+arrays for a whole region at once (``INT_MATH``'s operators are numpy's too), which is how a
+copy's table is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from itertools import product
 from math import prod
 from typing import Any, cast
 
+import numpy as np
 from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_dialect.address import AddressMap, address_map
+from regcopy_dialect.address import AddressMap, address_map, suffix_product
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import Layout
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout, memory_space
@@ -53,24 +59,31 @@ def storage_size(t: MemRefType) -> int:
     return lay.storage().span() if is_local(t) else lay.span()
 
 
-def ravel(index: Sequence[int], shape: Sequence[int]) -> int:
-    """Row-major flat index of ``index`` in ``shape``; raises when out of bounds."""
-    flat = 0
-    for i, n in zip(index, shape, strict=True):
-        if not 0 <= i < n:
-            raise InterpretationError(f"index {list(index)} is out of bounds of shape "
-                                      f"{list(shape)}")
-        flat = flat * n + i
-    return flat
+def check_index(index: Sequence[int], shape: Sequence[int]) -> None:
+    """``InterpretationError`` unless ``0 <= index[d] < shape[d]`` in every dim."""
+    if len(index) != len(shape) or not all(0 <= i < n for i, n in zip(index, shape)):
+        raise InterpretationError(f"index {list(index)} is out of bounds of shape "
+                                  f"{list(shape)}")
 
 
-def unravel(flat: int, shape: Sequence[int]) -> tuple[int, ...]:
-    """Inverse of ``ravel``."""
-    out: list[int] = []
-    for n in reversed(shape):
-        out.append(flat % n)
-        flat //= n
-    return tuple(reversed(out))
+def region_arrays(offsets: Sequence[int], sizes: Sequence[int]) -> list[np.ndarray]:
+    """Per dim, the logical indices of every element of the region ``offsets + [0, sizes)``,
+    row-major over ``sizes`` (flat int64 arrays of ``prod(sizes)`` elements)."""
+    grid = np.indices(tuple(sizes), dtype=np.int64).reshape(len(sizes), -1)
+    return [grid[d] + o for d, o in enumerate(offsets)]
+
+
+def _full(value: Any, n: int) -> np.ndarray:
+    """``value`` (an address map's int or array result) as an int64 array of ``n`` elements."""
+    return np.broadcast_to(np.asarray(value, dtype=np.int64), (n,))
+
+
+@lru_cache(maxsize=256)
+def logical_offsets(t: MemRefType) -> tuple[int, ...]:
+    """The physical offset of every logical element of ``t``, in row-major order."""
+    shape = tuple(t.get_shape())
+    offsets = address_of(t).offset(INT_MATH, region_arrays((0,) * len(shape), shape))
+    return tuple(_full(offsets, prod(shape)).tolist())
 
 
 @dataclass(eq=False)
@@ -93,15 +106,13 @@ class Buffer:
     def from_logical(t: MemRefType, values: Sequence[Any], fill: Any = 0) -> Buffer:
         """A non-local buffer holding ``values`` in logical row-major order."""
         buf = Buffer.new(t, fill)
-        shape = t.get_shape()
-        for flat, v in enumerate(values):
-            buf.write(unravel(flat, shape), v)
+        for off, v in zip(logical_offsets(t), values):
+            buf.storage[off] = v
         return buf
 
     def to_logical(self) -> list[Any]:
         """The elements in logical row-major order (non-local buffers)."""
-        shape = self.type.get_shape()
-        return [self.read(unravel(flat, shape)) for flat in range(prod(shape))]
+        return [self.storage[off] for off in logical_offsets(self.type)]
 
     @property
     def layout(self) -> Layout:
@@ -116,21 +127,24 @@ class Buffer:
     def local(self) -> bool:
         return is_local(self.type)
 
-    def locate(self, index: Sequence[int]) -> tuple[dict[str, int], int]:
-        """``logical index -> (owner thread-axis values, physical offset)``, by the layout
-        algebra's ``thread_coords`` and ``physical_offset`` on integers; raises when the
-        index is out of bounds."""
-        return self.owner(index), self.offset(index)
+    @cached_property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.type.get_shape())
+
+    @cached_property
+    def places(self) -> tuple[int, ...] | None:
+        """The row-major place values of the shape when the buffer has no layout (its
+        physical offset is then ``crd2idx(index, places)``), else None."""
+        return suffix_product(self.shape) if isinstance(self.type.layout, NoneAttr) else None
 
     def owner(self, index: Sequence[int]) -> dict[str, int]:
         """The thread-axis values of the thread that owns ``index`` (``{}`` unless local)."""
-        shape = self.type.get_shape()
-        ravel(index, shape)  # bounds check
+        check_index(index, self.shape)
         return cast(dict[str, int], self.address.owner(INT_MATH, index))
 
     def offset(self, index: Sequence[int]) -> int:
         """The physical offset of ``index`` in ``storage`` (``address.physical_offset``)."""
-        ravel(index, self.type.get_shape())  # bounds check
+        check_index(index, self.shape)
         off = cast(int, self.address.offset(INT_MATH, index))
         if not 0 <= off < len(self.storage):
             raise InterpretationError(f"physical offset {off} of index {list(index)} is outside "
@@ -144,72 +158,124 @@ class Buffer:
         self.storage[self.offset(index)] = value
 
 
+# --------------------------------------------------------------------------------------------
+# The table of a reference copy
+# --------------------------------------------------------------------------------------------
+
+Region = tuple[tuple[int, ...], tuple[int, ...]]
+"""A region at run time: its offsets (dynamic ones resolved) and its sizes."""
+
+
 @dataclass(frozen=True)
 class CopyTable:
     """Where each region element of a copy lives: per owner key (R's thread-axis values, in
-    ``axes`` order) the ``(R offset, S offset)`` pairs. For a copy without a local side, R is
-    the destination and every thread owns everything."""
+    ``axes`` order) the R offsets and the S offsets of the elements it owns, in region order.
+    For a copy without a local side, R is the destination and every thread owns everything."""
 
     axes: tuple[str, ...]
-    owned: dict[tuple[int, ...], list[tuple[int, int]]]
+    owned: dict[tuple[int, ...], tuple[list[int], list[int]]]
 
 
+def check_region(region: Region, shape: Sequence[int], what: str) -> None:
+    """``InterpretationError`` naming ``what`` unless the region lies inside ``shape``."""
+    offsets, sizes = region
+    if all(0 <= o and o + z <= n for o, z, n in zip(offsets, sizes, shape, strict=True)):
+        return
+    last = [o + z - 1 for o, z in zip(offsets, sizes, strict=True)]
+    raise InterpretationError(f"{what}: region {list(offsets)} .. {last} (sizes {list(sizes)}) "
+                              f"is out of bounds of shape {list(shape)}")
 
-def region_indices(offsets: Sequence[int], sizes: Sequence[int]) -> Iterator[tuple[int, ...]]:
-    """The logical indices of a region, row-major over its sizes."""
-    for rel in product(*(range(z) for z in sizes)):
-        yield tuple(o + r for o, r in zip(offsets, rel, strict=True))
 
-
-def copy_table(r_type: MemRefType, r_region: tuple[Sequence[int], Sequence[int]],
-               s_type: MemRefType, s_region: tuple[Sequence[int], Sequence[int]]) -> CopyTable:
-    """Map every logical element of the two regions (the l-th of each, row-major) to its
-    owner key, R offset and S offset, straight from the unsliced layouts (the layout
-    algebra's ``thread_coords`` and ``physical_offset``)."""
+def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region
+                 ) -> CopyTable:
+    """``copy_table`` uncached: the address maps evaluated on the regions' index arrays, the
+    elements grouped by their owner key (in region order within each group)."""
     r_lay = layout_of(r_type)
-    r_map, s_map = address_of(r_type), address_of(s_type)
     axes = tuple(dict.fromkeys(i.axis for i in r_lay.thread_iters if i.axis is not None))
-    owned: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    r_shape, s_shape = r_type.get_shape(), s_type.get_shape()
-    for r_idx, s_idx in zip(region_indices(*r_region), region_indices(*s_region), strict=True):
-        ravel(r_idx, r_shape), ravel(s_idx, s_shape)  # bounds checks
-        r_axes = cast(dict[str, int], r_map.owner(INT_MATH, r_idx))
-        r_off = cast(int, r_map.offset(INT_MATH, r_idx))
-        s_off = cast(int, s_map.offset(INT_MATH, s_idx))
-        key = tuple(r_axes.get(a, 0) for a in axes)
-        owned.setdefault(key, []).append((r_off, s_off))
+    n = prod(r_region[1])
+    r_idx, s_idx = region_arrays(*r_region), region_arrays(*s_region)
+    r_map = address_of(r_type)
+    r_off = _full(r_map.offset(INT_MATH, r_idx), n)
+    s_off = _full(address_of(s_type).offset(INT_MATH, s_idx), n)
+    if not axes:
+        return CopyTable(axes, {(): (r_off.tolist(), s_off.tolist())})
+    owners = r_map.owner(INT_MATH, r_idx)
+    keys = np.stack([_full(owners[a], n) for a in axes], axis=1)
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    order = np.argsort(inverse.reshape(-1), kind="stable")
+    bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(len(uniq) + 1))
+    owned: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
+    for k, key in enumerate(uniq.tolist()):
+        mine = order[bounds[k]:bounds[k + 1]]
+        owned[tuple(key)] = (r_off[mine].tolist(), s_off[mine].tolist())
     return CopyTable(axes, owned)
 
+
+_table_lock = threading.Lock()
+_by_op: dict[tuple[CopyOp, Region, Region], tuple[CopyTable, MemRefType, MemRefType]] = {}
+"""Tables by copy op and runtime regions, with the R and S types they were built for: a
+lookup that hashes no types (the hot path of every thread of every copy); emptied when it
+holds 4096."""
+
+
+@lru_cache(maxsize=128)
+def _memo_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region
+                ) -> CopyTable:
+    return _build_table(r_type, r_region, s_type, s_region)
+
+
+def copy_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region
+               ) -> CopyTable:
+    """Map every logical element of the two regions (the l-th of each, row-major) to its
+    owner key, R offset and S offset, from the unsliced layouts (the layout algebra's owner
+    and physical offset, evaluated on whole regions at once).
+
+    The table depends only on these hashable facts, so it is built once and shared: by every
+    thread of a CTA (the threads of a phased CTA wait for the one building it instead of each
+    building its own) and by every copy with the same buffers and regions."""
+    with _table_lock:
+        return _memo_table(r_type, r_region, s_type, s_region)
 
 
 # ---- reference semantics of regcopy.copy ---------------------------------------------------
 
 
-def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]
-                    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
     offsets, sizes = op.region(side)
     dyn = iter(dynamic)
     return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
 
 
-def run_reference_copy(axis: Callable[[str], int], tables: dict[tuple[Any, ...], CopyTable],
-                       op: CopyOp, src: Buffer, dst: Buffer, src_dyn: Sequence[int],
-                       dst_dyn: Sequence[int]) -> None:
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "buffer"
+
+
+def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: Buffer,
+                       src_dyn: Sequence[int], dst_dyn: Sequence[int]) -> None:
     """The executing thread (whose thread-axis values ``axis`` gives) moves every region
-    element it owns by R's thread axes; ``tables`` caches each region's ``CopyTable``."""
+    element it owns by R's thread axes (``copy_table``)."""
     src_region = _runtime_region(op, "src", src_dyn)
     dst_region = _runtime_region(op, "dst", dst_dyn)
+    check_region(src_region, src.shape, f"source {_name(op.src)}")
+    check_region(dst_region, dst.shape, f"destination {_name(op.dst)}")
     if src.local and dst.local:
         raise InterpretationError("regcopy.copy between two local buffers is not supported")
     r_is_dst = dst.local or not src.local
     r, s = (dst, src) if r_is_dst else (src, dst)
     r_region, s_region = (dst_region, src_region) if r_is_dst else (src_region, dst_region)
     key = (op, r_region, s_region)
-    if (table := tables.get(key)) is None:
-        table = tables[key] = copy_table(r.type, r_region, s.type, s_region)
-    mine = tuple(axis(a) for a in table.axes)
-    for r_off, s_off in table.owned.get(mine, ()):
-        if r_is_dst:
-            r.storage[r_off] = s.storage[s_off]
-        else:
-            s.storage[s_off] = r.storage[r_off]
+    hit = _by_op.get(key)
+    if hit is not None and hit[1] is r.type and hit[2] is s.type:
+        table = hit[0]
+    else:
+        table = copy_table(r.type, r_region, s.type, s_region)
+        if len(_by_op) > 4096:
+            _by_op.clear()
+        _by_op[key] = (table, r.type, s.type)
+    r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
+    if r_is_dst:
+        to, frm, to_offs, frm_offs = r.storage, s.storage, r_offs, s_offs
+    else:
+        to, frm, to_offs, frm_offs = s.storage, r.storage, s_offs, r_offs
+    for t, f in zip(to_offs, frm_offs):
+        to[t] = frm[f]

@@ -1,7 +1,7 @@
 """CPU reference execution of regcopy IR (xDSL interpreter), barrier-faithful.
 
 xDSL's interpreter runs ``func``, ``arith``, ``scf`` and a little of ``memref``; this module
-adds what regcopy kernels need beyond that (xdsl-notes.md §6):
+adds what regcopy kernels need beyond that:
 
 * ``gpu.thread_id``/``block_id``/``block_dim``/``grid_dim``/``global_id``/``lane_id`` and
   ``gpu.barrier`` (``__syncthreads()``: see *Barriers* below);
@@ -14,21 +14,22 @@ adds what regcopy kernels need beyond that (xdsl-notes.md §6):
 * ``regcopy.storage`` (a flat 1-D view sharing the buffer's storage), ``vector.load`` and
   ``vector.store`` (bounds- and alignment-checked), ``regcopy.multiple_of`` (the value; a
   value that breaks the promise is an error), the unsigned/min/max ``arith`` ops xDSL lacks
-  and float ``addf``/``subf``/``mulf`` rounded to their type (``interp_arith``);
+  and float ``addf``/``subf``/``mulf`` rounded to their type (``arith``);
 * vectors (tuples of lanes): every ``arith`` op lane by lane, with its scalar semantics per
-  lane, and ``vector.bitcast`` (little-endian lane bytes) (``interp_vector``);
+  lane, and ``vector.bitcast`` (little-endian lane bytes) (``vector``);
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
   lowering can be compared element by element;
-* the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``interp_matrix``: the PTX
+* the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``ldmatrix``: the PTX
   ``.m8n8 .b16`` fragment rule), executed once per warp (see *Warp lockstep*).
 
-The per-thread state and the op implementations are in ``interp_gpu``; this module builds the
+The per-thread state and the op implementations are in ``regcopy`` (this package's module);
+the interpreter loop and its located runtime errors (``KernelError``: one line naming the
+op, its ``file:line:col``, block and thread) in ``engine``; this module builds the
 interpreter and drives a launch. Thread ids, launch configuration and argument checks are in
-``interp_launch``. Buffers are
-``Buffer`` values (``interp_buffers``): a memref type and a flat Python list of its physical
-span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints (``index``/integer
-scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
+``launch``. Buffers are ``Buffer`` values (``buffers``): a memref type and a flat Python list
+of its physical span. Kernel arguments are ``Buffer``s (global memrefs) and Python ints
+(``index``/integer scalars; a ``{regcopy.divisibility = N}`` promise is checked at launch).
 
 **Barriers.** A kernel without ``gpu.barrier`` runs one thread after another (fast, exact: its
 threads cannot observe each other's order). A kernel with a barrier runs each CTA in barrier
@@ -70,6 +71,7 @@ from xdsl.interpreters.builtin import BuiltinFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.memref import MemRefFunctions
 from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Block
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
@@ -84,12 +86,10 @@ from regcopy_backend.interpreter.buffers import (
     copy_table,
     is_local,
     layout_of,
-    ravel,
-    region_indices,
     storage_size,
-    unravel,
 )
 from regcopy_backend.interpreter.casts import CastFunctions
+from regcopy_backend.interpreter.engine import KernelError, RegcopyInterpreter, Step, op_head
 from regcopy_backend.interpreter.regcopy import GpuState, RegcopyFunctions, gpu_state, set_thread
 from regcopy_backend.interpreter.launch import (
     AXIS_VALUE,
@@ -106,10 +106,10 @@ from regcopy_backend.interpreter.launch import (
 from regcopy_backend.interpreter.vector import VectorFunctions
 from regcopy_backend.interpreter.warp_sync import WARP, attach_warps
 
-__all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", "ThreadState",
-           "copy_table", "gpu_state", "is_local", "launch", "launch_config", "layout_of",
-           "make_interpreter", "ravel", "region_indices", "set_thread", "storage_size",
-           "threads_of", "unravel"]
+__all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "KernelError", "RegcopyFunctions",
+           "ThreadState", "copy_table", "gpu_state", "is_local", "launch", "launch_config",
+           "layout_of", "make_interpreter", "op_head", "set_thread", "storage_size",
+           "threads_of"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -117,13 +117,14 @@ __all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "RegcopyFunctions", 
 # --------------------------------------------------------------------------------------------
 
 
-def make_interpreter(module: ModuleOp) -> Interpreter:
+def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None = None
+                     ) -> Interpreter:
     """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
     ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``interp_casts``' (casts,
     ``negf``, ``minnumf``/``maxnumf``), ``VectorFunctions``
     (arith on vectors lane by lane, ``vector.bitcast``) and ``RegcopyFunctions`` (which
     overrides ``memref.load/store`` to honour layouts)."""
-    interp = Interpreter(module, index_bitwidth=64)
+    interp = RegcopyInterpreter(module, programs)
     arith_fns = (ArithFunctions(), ExtraArithFunctions(), CastFunctions())
     overrides = (FastIntArithFunctions(), FloatArithFunctions())
     for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
@@ -182,6 +183,7 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
                 set_thread(interp, th)
                 interp.call_op(kernel, tuple(args))
         return
-    workers = [make_interpreter(interp.module) for _ in range(block)]
+    programs = interp.programs if isinstance(interp, RegcopyInterpreter) else None
+    workers = [make_interpreter(interp.module, programs) for _ in range(block)]
     for cta in ctas.values():
         _run_phased(interp, workers, kernel, tuple(args), cta, lockstep)

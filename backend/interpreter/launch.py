@@ -1,9 +1,9 @@
 """Launch facts for the CPU interpreter: thread ids, the kernel's launch and arguments, and how
 its threads must run.
 
-``ThreadState`` holds the ids of one GPU thread (``AXIS_VALUE`` derives the SPEC §2.1 thread
-axes from its linear index); ``launch_config``/``threads_of`` enumerate a launch;
-``check_arguments`` checks the host arguments; ``has_barrier``/``has_collectives`` tell
+``ThreadState`` holds the ids of one GPU thread (``AXIS_VALUE`` derives a layout's thread
+axes, ``laneid`` .. ``wgid``, from its linear index); ``launch_config``/``threads_of``
+enumerate a launch; ``check_arguments`` checks the host arguments; ``has_barrier``/``has_collectives`` tell
 whether a kernel's threads must run as Python threads (barrier phases, warp lockstep).
 """
 
@@ -30,7 +30,7 @@ Dim3 = tuple[int, int, int]
 # Thread ids
 # --------------------------------------------------------------------------------------------
 
-#: Value of each thread axis (SPEC §2.1) for the thread with linear CTA index ``t``.
+#: Value of each thread axis of a layout for the thread with linear CTA index ``t``.
 AXIS_VALUE: dict[str, Callable[[int], int]] = {
     "laneid": lambda t: t % 32,
     "tid_in_wg": lambda t: t % 128,
@@ -52,7 +52,7 @@ class ThreadState:
 
     @property
     def linear_tid(self) -> int:
-        """The thread's index inside its CTA (``tx`` for the 1-D blocks of SPEC §2.1)."""
+        """The thread's index inside its CTA (``tx``: regcopy launches 1-D blocks)."""
         x, y, z = self.tid
         bx, by, _ = self.block_dim
         return x + bx * (y + by * z)

@@ -1,9 +1,9 @@
-"""The regcopy side of the CPU interpreter (``interpreter`` drives it): the per-thread GPU
+"""The regcopy side of the CPU interpreter (``driver`` drives it): the per-thread GPU
 state (``GpuState``: the current thread, the allocations, the CTA's and warp's barriers) and
 ``RegcopyFunctions``, the implementations of the ``gpu`` ops, ``memref.alloca``/``load``/
 ``store`` through layouts, ``vector.load``/``store``, ``regcopy.storage``/``multiple_of``, the
 reference semantics of an un-lowered ``regcopy.copy`` and the warp-collective
-``regcopy.ldmatrix``/``stmatrix``. The module docstring of ``interpreter`` says what each
+``regcopy.ldmatrix``/``stmatrix``. The module docstring of ``driver`` says what each
 means."""
 
 from __future__ import annotations
@@ -29,19 +29,18 @@ from xdsl.utils.exceptions import InterpretationError
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier
 from regcopy_backend.interpreter.buffers import (
     Buffer,
-    CopyTable,
-    run_reference_copy,
     is_local,
-    ravel,
+    run_reference_copy,
     storage_size,
 )
 from regcopy_backend.interpreter.launch import Dim3, ThreadState
 from regcopy_backend.interpreter.ldmatrix import MatrixLane, run_matrix
 from regcopy_backend.interpreter.warp_sync import WARP, WarpSync
+from regcopy_dialect.address import crd2idx
+from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
     CopyOp,
-    LayoutAttr,
     MultipleOfOp,
     StorageOp,
     element_bits,
@@ -66,16 +65,14 @@ class GpuState:
     undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
     in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another),
     ``slot`` the thread's index in it, ``warp`` its warp's barrier when the kernel has
-    warp-collective ops. The per-thread states of a phased CTA share ``allocations``,
-    ``copy_tables`` and ``lock`` with the launching interpreter's state (``for_thread``)."""
+    warp-collective ops. The per-thread states of a phased CTA share ``allocations`` and
+    ``lock`` with the launching interpreter's state (``for_thread``)."""
 
     thread: ThreadState = field(default_factory=ThreadState)
     allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
     fill: Any = 0
     check_alignment: bool = True
     check_ownership: bool = True
-    copy_tables: dict[tuple[Any, ...], CopyTable] = field(
-        default_factory=dict[tuple[Any, ...], CopyTable])
     barrier: CtaBarrier | None = None
     slot: int = 0
     warp: WarpSync | None = None
@@ -125,16 +122,22 @@ def _vector_offsets(interp: Interpreter, op: Operation, buf: Buffer, indices: Se
     last dim); checks bounds, physical contiguity and alignment. Returns the first offset."""
     if not isinstance(buf, Buffer):
         raise InterpretationError(f"{op.name} on a {type(buf).__name__}; expected a Buffer")
-    *outer, last = indices
-    if isinstance(buf.type.layout, LayoutAttr):
+    places = buf.places
+    if places is not None:  # row-major: the n elements run along the last dim
+        shape = buf.shape
+        if len(indices) != len(shape) or not (
+                all(0 <= i < d for i, d in zip(indices, shape))
+                and indices[-1] + n <= shape[-1]):
+            raise InterpretationError(f"{op.name} of {n} elements at {list(indices)} is out of "
+                                      f"bounds of shape {list(shape)}")
+        first = cast(int, crd2idx(INT_MATH, indices, places))
+    else:
+        *outer, last = indices
         offsets = [buf.offset([*outer, last + k]) for k in range(n)]
         first = offsets[0]
         if offsets != list(range(first, first + n)):
             raise InterpretationError(f"{op.name} of {n} elements at {list(indices)} is not "
                                       f"physically contiguous in {buf.type}: offsets {offsets}")
-    else:  # row-major: consecutive along the last dim; check the whole range is in bounds
-        ravel([*outer, last + n - 1], buf.type.get_shape())
-        first = ravel(indices, buf.type.get_shape())
     state = gpu_state(interp)
     if state.check_alignment and first % n:
         bits = element_bits(buf.type.element_type) or 8
@@ -164,6 +167,9 @@ def _run_collective_matrix(interp: Interpreter, op: MatrixOpBase, args: PythonVa
 @register_impls
 class RegcopyFunctions(InterpreterFunctions):
     """Implementations of the gpu, vector, memref-with-layout, regcopy and extra arith ops."""
+
+    def __init__(self) -> None:
+        self._view_sizes: dict[Operation, int] = {}
 
     # ---- gpu ----
     @impl(gpu.ThreadIdOp)
@@ -243,12 +249,13 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(StorageOp)
     def run_storage(self, interp: Interpreter, op: StorageOp, args: PythonValues):
         (buf,) = args
-        view = Buffer(cast(MemRefType, op.result.type), buf.storage)
-        if len(view.storage) != storage_size(view.type):
+        t = cast(MemRefType, op.result.type)
+        if (size := self._view_sizes.get(op)) is None:
+            size = self._view_sizes[op] = storage_size(t)
+        if len(buf.storage) != size:
             raise InterpretationError(f"storage of {buf.type} has {len(buf.storage)} "
-                                      f"elements, its view {view.type} expects "
-                                      f"{storage_size(view.type)}")
-        return (view,)
+                                      f"elements, its view {t} expects {size}")
+        return (Buffer(t, buf.storage),)
 
     @impl(MultipleOfOp)
     def run_multiple_of(self, interp: Interpreter, op: MultipleOfOp, args: PythonValues):
@@ -266,8 +273,7 @@ class RegcopyFunctions(InterpreterFunctions):
         src, dst, *dyn = args
         n_src = len(op.src_offsets)
         state = gpu_state(interp)
-        run_reference_copy(state.thread.axis, state.copy_tables, op, src, dst, dyn[:n_src],
-                           dyn[n_src:])
+        run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
         return ()
 
     @impl(LdMatrixOp)

@@ -44,8 +44,9 @@ from regcopy_backend.interpreter.driver import (
     launch,
     make_interpreter,
     threads_of,
-    unravel,
 )
+from regcopy_dialect.address import idx2crd
+from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import THREAD_AXES, Layout, slice_region
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp, StorageOp, buffer_layout
@@ -276,7 +277,7 @@ def side_layout(side: Side, dtype: str) -> Layout:
 
 def _full_index(side: Side, l: int, block_id: int) -> int:
     """Row-major flat index in the whole buffer of the ``l``-th element of the region."""
-    rel = unravel(l, side.region_sizes)
+    rel = idx2crd(INT_MATH, l, side.region_sizes)
     idx = [o + r for o, r in zip(side.region_offsets(block_id), rel, strict=True)]
     flat = 0
     for i, n in zip(idx, side.shape, strict=True):

@@ -14,7 +14,7 @@ from copy_harness import parse
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.arith import round_f16, round_f32
-from regcopy_backend.interpreter.driver import make_interpreter
+from regcopy_backend.interpreter.driver import KernelError, make_interpreter
 
 I32_MAX, I32_MIN = 2**31 - 1, -(2**31)
 
@@ -201,9 +201,9 @@ def test_bitcast_of_raw_bit_and_unsigned_lanes() -> None:
 def _error(body: str, args: dict[str, tuple[str, Any]], results: list[tuple[str, str]]) -> str:
     with pytest.raises(InterpretationError) as e:
         run(body, args, results)
-    message = str(e.value)
-    assert "\n" not in message
-    return message
+    assert "\n" not in str(e.value)
+    assert isinstance(e.value, KernelError)  # located: the op, the thread
+    return str(e.value.error)
 
 
 def test_arithmetic_on_bf16_lanes_is_a_one_line_error() -> None:
