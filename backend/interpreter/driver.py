@@ -64,17 +64,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter
-from xdsl.interpreters.arith import ArithFunctions
-from xdsl.interpreters.builtin import BuiltinFunctions
-from xdsl.interpreters.func import FuncFunctions
-from xdsl.interpreters.memref import MemRefFunctions
-from xdsl.interpreters.scf import ScfFunctions
-from xdsl.ir import Block
-from xdsl.utils.exceptions import InterpretationError
-
-from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.arith import (
     ExtraArithFunctions,
     FastIntArithFunctions,
@@ -89,10 +78,14 @@ from regcopy_backend.interpreter.buffers import (
     storage_size,
 )
 from regcopy_backend.interpreter.casts import CastFunctions
-from regcopy_backend.interpreter.engine import KernelError, RegcopyInterpreter, Step, op_head
-from regcopy_backend.interpreter.regcopy import GpuState, RegcopyFunctions, gpu_state, set_thread
+from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
+from regcopy_backend.interpreter.engine import (
+    KernelError,
+    RegcopyInterpreter,
+    Step,
+    op_head,
+)
 from regcopy_backend.interpreter.launch import (
-    AXIS_VALUE,
     Dim3,
     ThreadState,
     check_arguments,
@@ -103,10 +96,27 @@ from regcopy_backend.interpreter.launch import (
     threads_of,
     whole_warps,
 )
+from regcopy_backend.interpreter.regcopy import (
+    GpuState,
+    RegcopyFunctions,
+    gpu_state,
+    set_thread,
+)
 from regcopy_backend.interpreter.vector import VectorFunctions
-from regcopy_backend.interpreter.warp_sync import WARP, attach_warps
+from regcopy_backend.interpreter.warp_sync import attach_warps
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.arith import ArithFunctions
+from xdsl.interpreters.builtin import BuiltinFunctions
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.interpreters.memref import MemRefFunctions
+from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Block
+from xdsl.utils.exceptions import InterpretationError
 
-__all__ = ["AXIS_VALUE", "Buffer", "CopyTable", "GpuState", "KernelError", "RegcopyFunctions",
+from regcopy_dialect.layout import WARP
+
+__all__ = ["Buffer", "CopyTable", "GpuState", "KernelError", "RegcopyFunctions",
            "ThreadState", "copy_table", "gpu_state", "is_local", "launch", "launch_config",
            "layout_of", "make_interpreter", "op_head", "set_thread", "storage_size",
            "threads_of"]

@@ -1,7 +1,7 @@
 """Launch facts for the CPU interpreter: thread ids, the kernel's launch and arguments, and how
 its threads must run.
 
-``ThreadState`` holds the ids of one GPU thread (``AXIS_VALUE`` derives a layout's thread
+``ThreadState`` holds the ids of one GPU thread (``THREAD_AXES`` of the layout algebra derives a layout's thread
 axes, ``laneid`` .. ``wgid``, from its linear index); ``launch_config``/``threads_of``
 enumerate a launch; ``check_arguments`` checks the host arguments; ``has_barrier``/``has_collectives`` tell
 whether a kernel's threads must run as Python threads (barrier phases, warp lockstep).
@@ -9,19 +9,23 @@ whether a kernel's threads must run as Python threads (barrier phases, warp lock
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
 from xdsl.dialects import func, gpu
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerType,
+)
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.interpreter.warp_sync import WARP
+from regcopy_dialect.layout import THREAD_AXES, WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
 
 Dim3 = tuple[int, int, int]
@@ -29,17 +33,6 @@ Dim3 = tuple[int, int, int]
 # --------------------------------------------------------------------------------------------
 # Thread ids
 # --------------------------------------------------------------------------------------------
-
-#: Value of each thread axis of a layout for the thread with linear CTA index ``t``.
-AXIS_VALUE: dict[str, Callable[[int], int]] = {
-    "laneid": lambda t: t % 32,
-    "tid_in_wg": lambda t: t % 128,
-    "wid_in_wg": lambda t: (t // 32) % 4,
-    "tx": lambda t: t,
-    "warpid": lambda t: t // 32,
-    "wgid": lambda t: t // 128,
-}
-
 
 @dataclass(frozen=True)
 class ThreadState:
@@ -59,7 +52,7 @@ class ThreadState:
 
     def axis(self, name: str) -> int:
         """The value of thread axis ``name`` (``laneid``, ``tx``, ...) for this thread."""
-        return AXIS_VALUE[name](self.linear_tid)
+        return THREAD_AXES[name].value(self.linear_tid)
 
 
 
@@ -96,17 +89,6 @@ def threads_of(block: int, grid: Dim3) -> Iterator[ThreadState]:
             yield ThreadState((t, 0, 0), (bx, by, bz), (block, 1, 1), grid)
 
 
-def divisibility_promise(fn: func.FuncOp, k: int) -> int | None:
-    """N of argument ``k``'s ``{regcopy.divisibility = N : i64}`` (None without one)."""
-    if not isinstance(fn.arg_attrs, ArrayAttr) or k >= len(fn.arg_attrs.data):
-        return None
-    attrs = fn.arg_attrs.data[k]
-    if not isinstance(attrs, DictionaryAttr):
-        return None
-    n = attrs.data.get(DIVISIBILITY)
-    return n.value.data if isinstance(n, IntegerAttr) else None
-
-
 def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
     """Buffers for memref parameters, ints for ``index``/integer ones, and every scalar keeps
     its divisibility promise; else an ``InterpretationError`` naming the parameter."""
@@ -121,7 +103,7 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
             if not isinstance(a, int) or isinstance(a, bool):
                 raise InterpretationError(f"kernel @{name}: argument %{arg} is {t}; pass a "
                                           f"Python int, not {type(a).__name__}")
-            if (n := divisibility_promise(fn, k)) is not None and a % n:
+            if (n := argument_promise(fn, k)) is not None and a % n:
                 raise InterpretationError(
                     f"kernel @{name}: argument %{arg} = {a} breaks its promise "
                     f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from regcopy_backend.interpreter.buffers import Buffer
+
+from regcopy_dialect.layout import WARP
 from regcopy_dialect.matrix_ops import MATRIX_COUNTS, MatrixOpBase
 from regcopy_dialect.regcopy import element_bits
 
-WARP = 32
 ROWS = 8
 ROW_BYTES = 16
 WORD_BYTES = 4

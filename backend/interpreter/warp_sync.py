@@ -22,11 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from regcopy_backend.interpreter.cta_barrier import BarrierBroken, CtaBarrier
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.interpreter.cta_barrier import BarrierBroken, CtaBarrier
-
-WARP = 32
+from regcopy_dialect.layout import WARP
 
 Execute = Callable[[Sequence[Any]], Sequence[Any]]
 """Runs a collective op for the whole warp: the 32 lanes' operands -> the 32 lanes' results."""
