@@ -1,4 +1,4 @@
-"""``regcopy-viz``: draw the layouts and copy plans of an MLIR file (SPEC §8).
+"""``regcopy-viz``: draw the layouts and copy plans of an MLIR file.
 
     regcopy-viz in.mlir [-o out.svg] [--text] [--thread T] [--warp W] [--round F]
 
@@ -23,7 +23,7 @@ from regcopy_tools.cli import run_main
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import ParseError
 
-from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.diagnostics import first_invalid_op, op_error, parse_error
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, element_bits, memory_space
 from regcopy_dialect.source import parse_located
 from regcopy_dialect.viz import Tile, layout_tile, render_svg, render_text
@@ -44,7 +44,7 @@ def load(path: str) -> ModuleOp:
     try:
         module = parse_located(build_context(), text, path)
     except ParseError as e:
-        raise VizError(str(e).rstrip()) from None
+        raise VizError(parse_error(e)) from None
     if (bad := first_invalid_op(module)) is not None:
         op, err = bad
         raise VizError(op_error(op, f"does not verify: {err}"))

@@ -127,7 +127,7 @@ def test_docs_pictures_are_svg(picture: str) -> None:
 
 @pytest.mark.parametrize("text, args, message", [
     ("func.func @f() { func.return }", [], "nothing to draw"),
-    ("func.func @f( {", [], "f.mlir:1:15"),
+    ("func.func @f( {", [], "f.mlir:1:15: error: "),
     (None, [], "cannot read"),
     ((EXAMPLES / "seed_demo.mlir").read_text(), ["--copy", "5"], "has 2 regcopy.copy"),
 ])
@@ -138,7 +138,9 @@ def test_cli_errors_are_one_diagnostic(tmp_path: Path, text: str | None, args: l
         path.write_text(text)
     out = _viz(str(path), *args)
     assert out.returncode == 1
-    assert out.stderr.startswith("regcopy-viz: error: ") and message in out.stderr
+    first = out.stderr.splitlines()[0]
+    assert message in first
+    assert first.startswith(f"{path}:1:15: error: " if ":1:15" in message else "regcopy-viz: error: ")
     assert "Traceback" not in out.stderr
 
 
