@@ -68,28 +68,29 @@ LOCATED = re.compile(r"[^\n]*:\d+:\d+: (?:error|warning|remark): ")
 """The start of a diagnostic that already says where (``file:line:col: error: ``)."""
 
 
-def located(where: str, severity: Severity, message: str, context: Sequence[str]) -> str:
+def located(where: str, severity: str, message: str, context: Sequence[str]) -> str:
     """``where: severity: message`` and the ``context`` lines (source line and caret)."""
     return "\n".join([f"{where}: {severity}: {message}", *context])
 
 
 def op_error(op: Operation, message: str) -> str:
-    """``file:line:col: error: '<op name>' op <message>`` and the op's source line with a caret
-    under its first token; without a location (or source text), ``'<op name>' op <message>``
-    (or the located line) and ``  at: <the op as printed>``."""
+    """``file:line:col: error: '<op name>' op <message>``, then the op's source line and a caret
+    under its first token. Where the source line is not known, ``  at: <the op as printed>``
+    follows instead; where the location is not known either, the first line is just
+    ``'<op name>' op <message>`` (a driver prefixes it with ``<tool>: error:``)."""
     head = f"'{op.name}' op {message}"
     where = op_location(op)
-    context = quote_location(where) if where is not None else []
-    if not context:
-        context = [f"  at: {op_text(op)}"]
-    return head + "\n" + context[0] if where is None else located(where, "error", head, context)
+    context = (quote_location(where) if where is not None else []) or [f"  at: {op_text(op)}"]
+    if where is None:
+        return "\n".join([head, *context])
+    return located(where, "error", head, context)
 
 
 def parse_error(e: ParseError) -> str:
     """xDSL's parse error as ``file:line:col: error: message``, the source line and carets
     under the span (each span of a multi-span error adds a ``note:`` in the same layout)."""
 
-    def one(span: Span[str] | Span[bytes], severity: Severity, msg: str) -> list[str]:
+    def one(span: Span[str] | Span[bytes], severity: str, msg: str) -> list[str]:
         return [located(str(span.get_location()), severity, msg, _span_line(span))]
 
     lines = one(e.span, "error", e.msg)

@@ -140,7 +140,8 @@ def test_cli_errors_are_one_diagnostic(tmp_path: Path, text: str | None, args: l
     assert out.returncode == 1
     first = out.stderr.splitlines()[0]
     assert message in first
-    assert first.startswith(f"{path}:1:15: error: " if ":1:15" in message else "regcopy-viz: error: ")
+    located = ":1:15" in message
+    assert first.startswith(f"{path}:1:15: error: " if located else "regcopy-viz: error: ")
     assert "Traceback" not in out.stderr
 
 
