@@ -1,5 +1,14 @@
-"""Diagnostics: one-line errors that name an op, its printed form and, when the module came
-from a file, its ``file:line:col`` (SPEC §6); warnings and remarks with a short copy label.
+"""Diagnostics in clang's layout: one line ``file:line:col: error: message``, then the source
+line and a caret under the column::
+
+    f.mlir:5:3: error: 'regcopy.copy' op does not verify: src and dst element types differ
+      regcopy.copy warp %A -> %R : memref<32x8xf16, ...> -> memref<32x8xf32, ...>
+      ^
+
+The same for parse errors, pass errors, warnings and remarks (these add a short copy label and
+indented notes). Where the op has no location the line is ``'<op>' op message`` and the op's
+printed form follows as ``  at: ...``; a driver prefixes such a line with ``<tool>: error:``
+(``format_error``).
 
 Warnings and remarks go to stderr unless a ``capture_diagnostics()`` block collects them
 (for pipelines that embed the pass and report, or silence, on their own).
@@ -7,8 +16,9 @@ Warnings and remarks go to stderr unless a ``capture_diagnostics()`` block colle
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -19,7 +29,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
 from regcopy_dialect.regcopy import (
     CopyOp,
@@ -27,6 +38,7 @@ from regcopy_dialect.regcopy import (
     verify_buffer,
     verify_divisibility_attrs,
 )
+from regcopy_dialect.source import quote_location
 
 Severity = Literal["error", "warning", "remark"]
 
@@ -52,12 +64,59 @@ def op_location(op: Operation) -> str | None:
     return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
 
+LOCATED = re.compile(r"[^\n]*:\d+:\d+: (?:error|warning|remark): ")
+"""The start of a diagnostic that already says where (``file:line:col: error: ``)."""
+
+
+def located(where: str, severity: str, message: str, context: Sequence[str]) -> str:
+    """``where: severity: message`` and the ``context`` lines (source line and caret)."""
+    return "\n".join([f"{where}: {severity}: {message}", *context])
+
+
 def op_error(op: Operation, message: str) -> str:
-    """``'<op name>' op <message>``, the op as printed and, when known, ``--> file:line:col``."""
-    text = f"'{op.name}' op {message}\n  at: {op_text(op)}"
-    if (where := op_location(op)) is not None:
-        text += f"\n  --> {where}"
-    return text
+    """``file:line:col: error: '<op name>' op <message>``, then the op's source line and a caret
+    under its first token. Where the source line is not known, ``  at: <the op as printed>``
+    follows instead; where the location is not known either, the first line is just
+    ``'<op name>' op <message>`` (a driver prefixes it with ``<tool>: error:``)."""
+    head = f"'{op.name}' op {message}"
+    where = op_location(op)
+    context = (quote_location(where) if where is not None else []) or [f"  at: {op_text(op)}"]
+    if where is None:
+        return "\n".join([head, *context])
+    return located(where, "error", head, context)
+
+
+def parse_error(e: ParseError) -> str:
+    """xDSL's parse error as ``file:line:col: error: message``, the source line and carets
+    under the span (each span of a multi-span error adds a ``note:`` in the same layout)."""
+
+    def one(span: Span[str] | Span[bytes], severity: str, msg: str) -> list[str]:
+        return [located(str(span.get_location()), severity, msg, _span_line(span))]
+
+    lines = one(e.span, "error", e.msg)
+    if isinstance(e, MultipleSpansParseError):
+        lines += [x for span, msg in e.refs for x in one(span, "note", msg or e.ref_text or "")]
+    return "\n".join(lines)
+
+
+def _span_line(span: Span[str] | Span[bytes]) -> list[str]:
+    """The span's first line, read from the span's own input, and carets under the span (at
+    least one, at most to the end of that line)."""
+    start, end = span.input.get_start_of_line(span.start), span.input.get_end_of_line(span.start)
+
+    def text(a: int, b: int) -> str:
+        raw = span.input.content[a:b]
+        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+
+    line, pre = text(start, end), text(start, span.start)
+    width = max(1, len(text(span.start, min(span.end, end))))
+    return [line, "".join(c if c == "\t" else " " for c in pre) + "^" * width]
+
+
+def format_error(tool: str, message: str) -> str:
+    """What a driver prints for an error: ``message`` itself when it starts with a location
+    (``file:line:col: error: ...``), else ``<tool>: error: <message>``."""
+    return message if LOCATED.match(message) else f"{tool}: error: {message}"
 
 
 def _enclosing_func(op: Operation) -> func.FuncOp | None:
@@ -100,7 +159,8 @@ def copy_label(op: CopyOp) -> str:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """A warning or remark about one op: ``<where>: <severity>: <message> [<label>]`` and
+    """A warning or remark about one op: ``<where>: <severity>: <message> [<label>]``, the
+    source line at ``where`` with a caret under the column (when the text is known), and
     indented ``notes`` on the following lines."""
 
     severity: Severity
@@ -111,9 +171,11 @@ class Diagnostic:
 
     def __str__(self) -> str:
         head = f"{self.severity}: {self.message} [{self.label}]"
+        context: list[str] = []
         if self.location is not None:
             head = f"{self.location}: {head}"
-        return "\n".join([head, *(f"  {n}" for n in self.notes)])
+            context = quote_location(self.location)
+        return "\n".join([head, *context, *(f"  {n}" for n in self.notes)])
 
 
 _sink: ContextVar[list[Diagnostic] | None] = ContextVar("regcopy_diagnostics", default=None)
@@ -144,8 +206,9 @@ def emit(diag: Diagnostic) -> None:
 
 
 def _verify_buffers(op: Operation) -> None:
-    """SPEC §2.2's buffer rules on every regcopy memref the op defines (results and block
-    arguments): a memref type cannot check its own layout against its shape."""
+    """``verify_buffer`` (element type, sizes, memory space, layout against shape) on every
+    regcopy memref the op defines (results and block arguments): a memref type cannot check
+    its own layout against its shape."""
     values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
     for v in values:
         if is_regcopy_buffer(v.type):

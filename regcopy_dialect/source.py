@@ -3,7 +3,8 @@
 xDSL 0.74's parser keeps an op's location only when the text spells it (``loc("f.mlir":3:5)``);
 otherwise every op gets ``loc(unknown)``. ``LocatingParser`` gives each op it parses without
 an explicit location a ``FileLineColLoc`` of its first token (the first result name, or the op
-name when it has no results), so diagnostics can say ``file:line:col``.
+name when it has no results), so diagnostics can say ``file:line:col``, and remembers the text it
+parsed so that a diagnostic can quote the line (``quote``).
 
 It also lexes string literals in linear time: xDSL 0.74's pattern
 ``"(?:[^"\\\n\v\f]+|\\(...))*"`` nests quantifiers, so an unterminated ``"`` followed by a
@@ -12,6 +13,7 @@ long line backtracks exponentially (the parse hangs instead of reporting the mis
 
 from __future__ import annotations
 
+import linecache
 import re
 from bisect import bisect_right
 
@@ -27,6 +29,46 @@ STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 quantifier."""
 
 
+_SOURCES: dict[str, dict[int, str]] = {}
+"""The lines of each parsed input by name: ``_SOURCES[name][line]`` (1-based, offset applied)."""
+
+
+def remember_source(name: str, text: str, line_offset: int = 0) -> None:
+    """Record ``text`` as lines ``line_offset + 1 ...`` of input ``name``. A chunk that starts
+    the input (offset 0) forgets what an earlier parse of the same name recorded."""
+    lines = _SOURCES.setdefault(name, {})
+    if not line_offset:
+        lines.clear()
+    lines.update({line_offset + i: line for i, line in enumerate(text.split("\n"), 1)})
+
+
+def source_line(name: str, line: int) -> str | None:
+    """Line ``line`` (1-based) of input ``name``: from a parse in this process, else read from
+    the file of that name; None when neither has it."""
+    if (text := _SOURCES.get(name, {}).get(line)) is None:
+        text = linecache.getline(name, line) or None
+    return None if text is None else text.rstrip("\r\n")
+
+
+def quote(name: str, line: int, col: int, width: int = 1) -> list[str]:
+    """The source line and, under column ``col`` (1-based), ``width`` carets (clang's layout):
+    ``["  %T = memref.alloca()", "       ^^^^^^"]``; tabs before the column are kept so the
+    caret lines up. Empty when the line is not known."""
+    if (text := source_line(name, line)) is None:
+        return []
+    start = min(max(col - 1, 0), len(text))
+    pad = "".join(c if c == "\t" else " " for c in text[:start])
+    return [text, pad + "^" * max(1, min(width, len(text) - start))]
+
+
+def quote_location(where: str) -> list[str]:
+    """``quote`` for a ``file:line:col`` string (empty when it is not one)."""
+    parts = where.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return []
+    return quote(parts[0], int(parts[1]), int(parts[2]))
+
+
 class LocatingParser(Parser):
     """An xDSL ``Parser`` that sets ``op.location`` to ``name:line:col`` for every op whose text
     carries no ``loc(...)``. ``line_offset`` is added to line numbers (the chunk's first line
@@ -37,6 +79,7 @@ class LocatingParser(Parser):
         super().__init__(ctx, input, name)
         self.lexer._unescaped_characters_regex = STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
         text = self.lexer.input.content
+        remember_source(name, text, line_offset)
         self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
         self._text_len = len(text)
         self._line_offset = line_offset

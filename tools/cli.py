@@ -1,5 +1,6 @@
 """What every regcopy command-line driver does around its work: no traceback reaches the user
-(one ``<tool>: error: <message>`` line and exit 1), and a closed pipe (``… | head``) stops
+(one diagnostic, ``file:line:col: error: <message>`` and the source line where it has a
+location, else ``<tool>: error: <message>``, and exit 1), and a closed pipe (``… | head``) stops
 quietly."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+
+from regcopy_dialect.diagnostics import format_error
 
 
 def run_main(tool: str, run: Callable[[], int], user_errors: tuple[type[BaseException], ...]
@@ -23,6 +26,6 @@ def run_main(tool: str, run: Callable[[], int], user_errors: tuple[type[BaseExce
         if isinstance(e, SystemExit | KeyboardInterrupt) or os.environ.get("REGCOPY_TRACEBACK"):
             raise
         message = str(e) if isinstance(e, user_errors) else f"{type(e).__name__}: {e}"
-        print(f"{tool}: error: {message}", file=sys.stderr)
+        print(format_error(tool, message), file=sys.stderr)
         code = 1
     sys.exit(code)

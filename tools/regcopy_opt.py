@@ -1,8 +1,8 @@
 """``regcopy-opt``: ``xdsl-opt`` with the regcopy dialect, ``--lower-reg-copy`` and ``-t cuda``.
 
 Everything ``xdsl-opt`` offers keeps working. On bad input it prints one diagnostic to stderr
-(``file:line:col`` for parse errors; the op's name and printed form for verifier and pass
-errors), writes nothing to ``-o`` and exits 1.
+(``file:line:col: error: message``, the source line and a caret; ``regcopy-opt: error: message``
+where there is no location), writes nothing to ``-o`` and exits 1.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.diagnostics import first_invalid_op, format_error, op_error, parse_error
 from regcopy_dialect.source import parse_located
 
 
@@ -77,7 +77,12 @@ class RegcopyOptMain(xDSLOptMain):
     def parse_chunk(self, chunk: IO[bytes], file_extension: str,
                     start_offset: int = 0) -> ModuleOp | None:
         self._chunk_offset = start_offset
-        module = super().parse_chunk(chunk, file_extension, start_offset)
+        try:
+            module = super().parse_chunk(chunk, file_extension, start_offset)
+        except ParseError as e:
+            if type(e) is not ParseError:
+                raise
+            raise _ParseDiagnostic(e.span, e.msg) from None
         if module is not None and not self.args.disable_verify and not self.args.verify_diagnostics:
             if (bad := first_invalid_op(module)) is not None:
                 op, err = bad
@@ -103,8 +108,18 @@ class _Diagnostic(Exception):
     """A diagnostic already phrased for the user."""
 
 
+class _ParseDiagnostic(ParseError):
+    """A parse error that prints as one ``file:line:col: error:`` line, the source line and
+    carets (also under ``--parsing-diagnostics``, which prints the exception)."""
+
+    def __str__(self) -> str:
+        return parse_error(self)
+
+
 def _message(e: BaseException) -> str:
-    if isinstance(e, ParseError | _Diagnostic):
+    if isinstance(e, ParseError):
+        return parse_error(e)
+    if isinstance(e, _Diagnostic):
         return str(e)
     if isinstance(e, DiagnosticException):
         return str(e.args[0]) if e.args else str(e)
@@ -120,7 +135,7 @@ def main(args: Sequence[str] | None = None) -> None:
     except BaseException as e:  # noqa: BLE001 - no traceback reaches the user
         if os.environ.get("REGCOPY_TRACEBACK"):
             raise
-        print(f"regcopy-opt: error: {_message(e)}", file=sys.stderr)
+        print(format_error("regcopy-opt", _message(e)), file=sys.stderr)
         sys.exit(1)
     tool.flush()
 

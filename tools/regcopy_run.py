@@ -75,7 +75,7 @@ from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.diagnostics import first_invalid_op, op_error, parse_error
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_dialect.source import parse_located
 
@@ -124,7 +124,7 @@ def parse_module(text: str, filename: str) -> tuple[Context, ModuleOp]:
     try:
         module = parse_located(ctx, text, filename)
     except ParseError as e:
-        raise RunInputError(str(e)) from None
+        raise RunInputError(parse_error(e)) from None
     if (bad := first_invalid_op(module)) is not None:
         op, err = bad
         raise RunInputError(op_error(op, f"does not verify: {err}"))

@@ -1,6 +1,7 @@
-"""``regcopy-viz``: draw the layouts and copy plans of an MLIR file (SPEC §8).
+"""``regcopy-viz``: draw the layouts and copy plans of an MLIR file.
 
-    regcopy-viz in.mlir [-o out.svg] [--text] [--thread T] [--warp W] [--round F]
+    regcopy-viz in.mlir [-o out.svg] [--text] [--copy K|@LINE|all] [--thread T] [--warp W]
+                [--round F]
 
 For each distinct buffer type with a ``#regcopy.layout``: the logical tile, each element
 labelled ``thread:slot`` and coloured by owner (register tiles) or labelled with its physical
@@ -8,6 +9,10 @@ offset, swizzle applied, and coloured by bank (shared/global). For each ``regcop
 pass's plan (vector width, rounds), which round moves each element, thread T's transfers, and
 for a shared side the bank groups of warp W's transfer in round F. With ``-o`` it writes one
 SVG; otherwise (or with ``--text``) it prints text. Exit 0; 1 with one diagnostic on bad input.
+
+An SVG of a file with more than ``SVG_MAX_COPIES`` copies would be tens of thousands of pixels
+tall (a copy's plan is a few thousand), so without ``--copy`` the SVG shows the first copy and
+its buffers, and a one-line note on stderr says how many there are and how to pick others.
 """
 
 from __future__ import annotations
@@ -18,19 +23,70 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from regcopy_tools.cli import run_main
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import ParseError
 
-from regcopy_dialect.diagnostics import first_invalid_op, op_error
+from regcopy_dialect.diagnostics import first_invalid_op, op_error, op_location, parse_error
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, element_bits, memory_space
 from regcopy_dialect.source import parse_located
 from regcopy_dialect.viz import Tile, layout_tile, render_svg, render_text
 
 
+SVG_MAX_COPIES = 2
+"""Past this many copies, an SVG drawn without ``--copy`` shows the first copy only."""
+
+CopyChoice = int | tuple[Literal["line"], int] | Literal["all"]
+"""``--copy``: the K-th copy (from 0), the copy on a line (``@LINE``), or all of them."""
+
+
 class VizError(Exception):
     """Bad input, phrased as one diagnostic."""
+
+
+def copy_choice(text: str) -> CopyChoice:
+    """``--copy``'s value: ``K`` (from 0), ``@LINE`` (the copy written on that line) or ``all``."""
+    if text == "all":
+        return "all"
+    digits = text.removeprefix("@")
+    if not digits.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"expected K (the K-th copy, from 0), @LINE (the copy on that line) or all, "
+            f"got {text!r}")
+    return ("line", int(digits)) if text.startswith("@") else int(digits)
+
+
+def _line(op: CopyOp) -> int | None:
+    where = op_location(op)
+    return int(where.rsplit(":", 2)[1]) if where is not None else None
+
+
+def chosen_copies(copies: list[CopyOp], choice: CopyChoice | None, path: str
+                  ) -> list[tuple[int, CopyOp]]:
+    """The numbered copies that ``--copy`` picks (all of them for ``all`` or no choice)."""
+    if choice is None or choice == "all":
+        return list(enumerate(copies))
+    if isinstance(choice, tuple):
+        found = [(k, c) for k, c in enumerate(copies) if _line(c) == choice[1]]
+        if not found:
+            lines = ", ".join(str(n) for c in copies if (n := _line(c)) is not None)
+            raise VizError(f"{path}: --copy @{choice[1]}: no regcopy.copy starts on line "
+                           f"{choice[1]}; copies start on lines {lines or '(none)'}")
+        return found
+    if not 0 <= choice < len(copies):
+        raise VizError(f"{path}: --copy {choice}: the file has {len(copies)} "
+                       "regcopy.copy op(s), numbered from 0")
+    return [(choice, copies[choice])]
+
+
+def default_copy_note(path: str, copies: list[CopyOp]) -> str:
+    """The note printed when a big SVG shows only copy 0."""
+    where = f" (line {n})" if (n := _line(copies[0])) is not None else ""
+    return (f"regcopy-viz: note: {path} has {len(copies)} copies; the SVG shows copy 0{where} "
+            f"only; pick another with --copy K (0-{len(copies) - 1}) or --copy @LINE, or all "
+            "with --copy all")
 
 
 def load(path: str) -> ModuleOp:
@@ -44,7 +100,7 @@ def load(path: str) -> ModuleOp:
     try:
         module = parse_located(build_context(), text, path)
     except ParseError as e:
-        raise VizError(str(e).rstrip()) from None
+        raise VizError(parse_error(e)) from None
     if (bad := first_invalid_op(module)) is not None:
         op, err = bad
         raise VizError(op_error(op, f"does not verify: {err}"))
@@ -70,20 +126,17 @@ def buffer_tile(t: MemRefType) -> Tile:
     return layout_tile(t.layout.layout, t.get_shape(), bits, str(space), title)
 
 
-def pictures(module: ModuleOp, args: argparse.Namespace) -> list[Tile | str]:
-    """Everything drawn for the file: layout tiles, then per copy its text lines and tiles."""
+def pictures(module: ModuleOp, args: argparse.Namespace, choice: CopyChoice | None
+             ) -> list[Tile | str]:
+    """Everything drawn for the file: layout tiles, then per copy its text lines and tiles
+    (the copies ``choice`` picks, and then only their buffers)."""
     from regcopy_tools.viz_plan import copy_picture
 
     copies = [op for op in module.walk() if isinstance(op, CopyOp)]
-    if args.copy is not None:
-        if not 0 <= args.copy < len(copies):
-            raise VizError(f"{args.input}: --copy {args.copy}: the file has {len(copies)} "
-                           "regcopy.copy op(s), numbered from 0")
-        chosen = copies[args.copy]
-        types = [t for t in layout_types(module) if t in (chosen.src_type, chosen.dst_type)]
-        numbered = [(args.copy, chosen)]
-    else:
-        types, numbered = layout_types(module), list(enumerate(copies))
+    numbered = chosen_copies(copies, choice, args.input)
+    types = layout_types(module)
+    if choice not in (None, "all"):
+        types = [t for t in types if any(t in (c.src_type, c.dst_type) for _, c in numbered)]
     items: list[Tile | str] = [buffer_tile(t) for t in types]
     if not items and not numbered:
         raise VizError(f"{args.input}: nothing to draw: no buffer with a #regcopy.layout and "
@@ -99,8 +152,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("input", help="input .mlir file")
     ap.add_argument("-o", "--output", help="write an SVG picture here")
     ap.add_argument("--text", action="store_true", help="print text (also with -o)")
-    ap.add_argument("--copy", type=int, help="draw only the K-th regcopy.copy (from 0) and "
-                    "its buffers")
+    ap.add_argument("--copy", type=copy_choice, metavar="K|@LINE|all",
+                    help="draw only the K-th regcopy.copy (from 0), or the one on line LINE, "
+                    f"and its buffers; or all copies (an SVG of more than {SVG_MAX_COPIES} "
+                    "copies shows copy 0 unless --copy says otherwise)")
     ap.add_argument("--thread", type=int, default=0, help="thread whose transfers are listed")
     ap.add_argument("--warp", type=int, default=0, help="warp whose bank groups are drawn")
     ap.add_argument("--round", type=int, default=0, help="round whose bank groups are drawn")
@@ -112,13 +167,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def run(args: argparse.Namespace) -> int:
     module = load(args.input)
-    items = pictures(module, args)
+    copies = [op for op in module.walk() if isinstance(op, CopyOp)]
+    svg_choice = args.copy
+    if args.output and args.copy is None and len(copies) > SVG_MAX_COPIES:
+        svg_choice = 0
+        print(default_copy_note(args.input, copies), file=sys.stderr)
+    text = args.text or not args.output
+    items = pictures(module, args, args.copy) if text else []
     if args.output:
+        svg_items = items if text and svg_choice == args.copy else pictures(module, args,
+                                                                             svg_choice)
         try:
-            Path(args.output).write_text(render_svg(items))
+            Path(args.output).write_text(render_svg(svg_items))
         except OSError as e:
             raise VizError(f"cannot write {args.output}: {e.strerror}") from None
-    if args.text or not args.output:
+    if text:
         width = args.width or min(max(shutil.get_terminal_size((120, 24)).columns, 60), 160)
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         print("\n".join(x if isinstance(x, str) else "\n" + render_text(x, width, color=color)

@@ -4,7 +4,7 @@
 // RUN: not regcopy-opt %s -t cuda 2>&1 | filecheck %s
 // RUN: not regcopy-opt %s -t ptx 2>&1 | filecheck %s
 
-// CHECK:      regcopy-opt: error: 'func.func' op kernel too_big: shared memory is 233600 bytes (%T (4 bytes), %S (229376 bytes), %U (4096 bytes); shared.dyn buffers are 128-byte aligned), over the 232448-byte per-block limit of sm_90
+// CHECK:      error: 'func.func' op kernel too_big: shared memory is 233600 bytes (%T (4 bytes), %S (229376 bytes), %U (4096 bytes); shared.dyn buffers are 128-byte aligned), over the 232448-byte per-block limit of sm_90
 
 func.func @too_big(%g: memref<8xf32, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {

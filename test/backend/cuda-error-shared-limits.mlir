@@ -3,7 +3,7 @@
 // RUN: not regcopy-opt %s -t cuda 2>&1 | filecheck %s
 // RUN: not regcopy-opt %s -t sass 2>&1 | filecheck %s
 
-// CHECK:      regcopy-opt: error: 'func.func' op kernel big_static: static shared memory is 65536 bytes (%A (32768 bytes), %B (32768 bytes)), over the 49152-byte (48 KiB) limit of static __shared__ arrays; allocate the large buffers in #regcopy.mem<shared.dyn> (dynamic shared memory, up to 227 KiB per block on sm_90)
+// CHECK:      error: 'func.func' op kernel big_static: static shared memory is 65536 bytes (%A (32768 bytes), %B (32768 bytes)), over the 49152-byte (48 KiB) limit of static __shared__ arrays; allocate the large buffers in #regcopy.mem<shared.dyn> (dynamic shared memory, up to 227 KiB per block on sm_90)
 // CHECK-NOT:  Traceback
 // CHECK-NOT:  ptxas
 

@@ -10,6 +10,6 @@ func.func @k() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [
   func.return
 }
 
-// CHECK:      regcopy-opt: error: 'regcopy.copy' op is not lowered; run lower-reg-copy before -t cuda
-// CHECK-NEXT:   at: regcopy.copy warp %S -> %R
+// CHECK:      error: 'regcopy.copy' op is not lowered; run lower-reg-copy before -t cuda
+// CHECK-NEXT:   regcopy.copy warp %S -> %R
 // CHECK-NOT:  Traceback

@@ -9,7 +9,7 @@ func.func @vec12(%a: memref<8xf32, #regcopy.mem<global>>) attributes {regcopy.la
   vector.store %v, %a[%c0] : memref<8xf32, #regcopy.mem<global>>, vector<3xf32>
   func.return
 }
-// VEC: regcopy-opt: error: 'vector.load' op vector<3xf32> is 12 bytes; a vector transfer must be 16, 8, 4, 2 or 1 bytes
+// VEC: error: 'vector.load' op vector<3xf32> is 12 bytes; a vector transfer must be 16, 8, 4, 2 or 1 bytes
 
 // HALF
 func.func @half_add(%a: memref<8xf16, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -19,7 +19,7 @@ func.func @half_add(%a: memref<8xf16, #regcopy.mem<global>>) attributes {regcopy
   memref.store %w, %a[%c0] : memref<8xf16, #regcopy.mem<global>>
   func.return
 }
-// HALF: regcopy-opt: error: 'arith.addf' op arithmetic on f16 is not supported
+// HALF: error: 'arith.addf' op arithmetic on f16 is not supported
 
 // MATH
 func.func @sqrt(%a: memref<8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -29,4 +29,4 @@ func.func @sqrt(%a: memref<8xf32, #regcopy.mem<global>>) attributes {regcopy.lau
   memref.store %w, %a[%c0] : memref<8xf32, #regcopy.mem<global>>
   func.return
 }
-// MATH: regcopy-opt: error: 'math.sqrt' op is not supported by the CUDA target
+// MATH: error: 'math.sqrt' op is not supported by the CUDA target

@@ -3,4 +3,4 @@ func.func @ungroupable() {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: regcopy-opt: error: 'memref.alloca' op does not verify: buffer {{.*}}: layout (32,4):(1@laneid,1) does not fit buffer shape [32, 8]: layout (32,4):(1@laneid,1) has 128 elements, shape [32, 8] has 256
+// CHECK: error: 'memref.alloca' op does not verify: buffer {{.*}}: layout (32,4):(1@laneid,1) does not fit buffer shape [32, 8]: layout (32,4):(1@laneid,1) has 128 elements, shape [32, 8] has 256

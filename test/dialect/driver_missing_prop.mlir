@@ -6,5 +6,6 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   func.return
 }
 // CHECK-NOT: Traceback
-// CHECK: regcopy-opt: error: 'regcopy.copy' op does not verify: {{.*}}scope
-// CHECK-NEXT: at: "regcopy.copy"(%A, %R)
+// CHECK: error: 'regcopy.copy' op does not verify: {{.*}}scope
+// CHECK-NEXT: {{^  }}"regcopy.copy"(%A, %R)
+// CHECK-NEXT: {{^  \^$}}

@@ -218,7 +218,7 @@ def test_regcopy_run_bad_input_is_one_diagnostic(tmp_path: Path) -> None:
     bad.write_text("func.func @k() {\n  %x = arith.constant : index\n}\n")
     proc = _run(str(bad))
     assert proc.returncode == 1
-    assert proc.stderr.startswith(f"regcopy-run: error: {bad}:2:")
+    assert proc.stderr.startswith(f"{bad}:2:23: error: attribute expected\n")
     assert "Traceback" not in proc.stderr
 
 

@@ -127,7 +127,7 @@ def test_docs_pictures_are_svg(picture: str) -> None:
 
 @pytest.mark.parametrize("text, args, message", [
     ("func.func @f() { func.return }", [], "nothing to draw"),
-    ("func.func @f( {", [], "f.mlir:1:15"),
+    ("func.func @f( {", [], "f.mlir:1:15: error: "),
     (None, [], "cannot read"),
     ((EXAMPLES / "seed_demo.mlir").read_text(), ["--copy", "5"], "has 2 regcopy.copy"),
 ])
@@ -138,7 +138,10 @@ def test_cli_errors_are_one_diagnostic(tmp_path: Path, text: str | None, args: l
         path.write_text(text)
     out = _viz(str(path), *args)
     assert out.returncode == 1
-    assert out.stderr.startswith("regcopy-viz: error: ") and message in out.stderr
+    first = out.stderr.splitlines()[0]
+    assert message in first
+    located = ":1:15" in message
+    assert first.startswith(f"{path}:1:15: error: " if located else "regcopy-viz: error: ")
     assert "Traceback" not in out.stderr
 
 
@@ -154,3 +157,50 @@ func.func @f() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [
     out = _viz(str(path))
     assert out.returncode == 0, out.stderr
     assert "not lowered by lower-reg-copy: memory pair shared -> shared" in out.stdout
+
+
+def _three_copies(tmp_path: Path) -> tuple[Path, list[int]]:
+    """seed_demo.mlir with its second copy written twice: three copies, on the lines returned."""
+    lines = (EXAMPLES / "seed_demo.mlir").read_text().splitlines()
+    second = max(i for i, line in enumerate(lines) if "regcopy.copy" in line)
+    lines.insert(second + 1, lines[second])
+    path = tmp_path / "three.mlir"
+    path.write_text("\n".join(lines) + "\n")
+    return path, [i + 1 for i, line in enumerate(lines) if "regcopy.copy" in line]
+
+
+def _svg_copies(path: Path) -> list[str]:
+    """The ``copy #K: ...`` headings drawn in an SVG."""
+    root = ET.parse(path).getroot()
+    return [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
+            if t.text and t.text.startswith("copy #")]
+
+
+def test_svg_of_many_copies_shows_one_and_says_how_to_pick(tmp_path: Path) -> None:
+    src, lines = _three_copies(tmp_path)
+    out = _viz(str(src), "-o", str(tmp_path / "one.svg"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        f"regcopy-viz: note: {src} has 3 copies; the SVG shows copy 0 (line {lines[0]}) only; "
+        "pick another with --copy K (0-2) or --copy @LINE, or all with --copy all"]
+    assert [h.split(":")[0] for h in _svg_copies(tmp_path / "one.svg")] == ["copy #0"]
+    out = _viz(str(src), "--copy", "all", "-o", str(tmp_path / "all.svg"))
+    assert out.returncode == 0 and out.stderr == ""
+    assert [h.split(":")[0] for h in _svg_copies(tmp_path / "all.svg")] == [
+        "copy #0", "copy #1", "copy #2"]
+    # text output is not cut: all copies, no note
+    out = _viz(str(src))
+    assert out.stderr == "" and "copy #2:" in out.stdout
+
+
+def test_copy_by_line(tmp_path: Path) -> None:
+    src, lines = _three_copies(tmp_path)
+    out = _viz(str(src), "--copy", f"@{lines[2]}", "-o", str(tmp_path / "l.svg"))
+    assert out.returncode == 0 and out.stderr == ""
+    assert [h.split(":")[0] for h in _svg_copies(tmp_path / "l.svg")] == ["copy #2"]
+    out = _viz(str(src), "--copy", "@1")
+    assert out.returncode == 1
+    assert out.stderr == (f"regcopy-viz: error: {src}: --copy @1: no regcopy.copy starts on "
+                          f"line 1; copies start on lines {', '.join(map(str, lines))}\n")
+    out = _viz(str(src), "--copy", "first")
+    assert out.returncode == 2 and "expected K (the K-th copy, from 0), @LINE" in out.stderr

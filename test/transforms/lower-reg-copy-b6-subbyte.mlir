@@ -8,4 +8,4 @@ func.func @b6_sub_byte() attributes {regcopy.launch = #regcopy.launch<block = 32
   func.return
 }
 // CHECK-NOT: Traceback
-// CHECK: regcopy-opt: error: 'memref.alloca' op does not verify: buffer memref<32x8xi4, #regcopy.mem<shared>>: element type i4 is not supported (sub-byte element types are not supported)
+// CHECK: error: 'memref.alloca' op does not verify: buffer memref<32x8xi4, #regcopy.mem<shared>>: element type i4 is not supported (sub-byte element types are not supported)

@@ -82,7 +82,7 @@ func.func @unpromised_arg(%A: memref<128x4096xf16, #regcopy.mem<global>>, %k: in
 // CHECK-LABEL: func.func @unpromised_arg
 // CHECK:         vector.load {{.*}} vector<1xf16>
 // REMARK: remark: vec 1 × f16 (16 bits), 64 rounds, 64 registers/thread [copy %A -> %R in @unpromised_arg]
-// REMARK-NEXT: narrowed: 8-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 8; for 128-bit transfers, add {regcopy.divisibility = 8 : i64} to kernel argument %k
+// REMARK:      narrowed: 8-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 8; for 128-bit transfers, add {regcopy.divisibility = 8 : i64} to kernel argument %k
 
 // -----
 
@@ -99,4 +99,4 @@ func.func @odd_step(%A: memref<128x4096xf16, #regcopy.mem<global>>, %cK: index) 
 // CHECK-LABEL: func.func @odd_step
 // CHECK:         vector.load {{.*}} vector<4xf16>
 // REMARK: remark: vec 4 × f16 (64 bits), 16 rounds, 64 registers/thread [copy %A -> %R in @odd_step]
-// REMARK-NEXT: narrowed: 8-wide refused: S offset %k (provably a multiple of 68) times stride 1 is not a multiple of 8; for 128-bit transfers, make the loop's lower bound and step multiples of 8, or wrap it: %k_8 = regcopy.multiple_of %k, 8 : index
+// REMARK:      narrowed: 8-wide refused: S offset %k (provably a multiple of 68) times stride 1 is not a multiple of 8; for 128-bit transfers, make the loop's lower bound and step multiples of 8, or wrap it: %k_8 = regcopy.multiple_of %k, 8 : index

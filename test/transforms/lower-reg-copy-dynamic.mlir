@@ -41,7 +41,7 @@ func.func @unknown_col(%B: memref<64x1024xf32, #regcopy.mem<global>>, %k: index)
 // CHECK-NEXT:    %[[BASE:.*]] = arith.addi %k, %[[T]] : index
 // CHECK:         vector.load {{.*}} vector<1xf32>
 // REMARK: remark: vec 1 × f32 (32 bits), 8 rounds, 8 registers/thread
-// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 4
+// REMARK:      {{^  }}narrowed: 4-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 4
 
 // -----
 
@@ -58,7 +58,7 @@ func.func @even_col(%B: memref<64x1024xf32, #regcopy.mem<global>>, %k: index) at
 // CHECK-LABEL: func.func @even_col
 // CHECK:         vector.load {{.*}} vector<2xf32>
 // REMARK: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread
-// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S offset %col (provably a multiple of 2) times stride 1 is not a multiple of 4
+// REMARK:      {{^  }}narrowed: 4-wide refused: S offset %col (provably a multiple of 2) times stride 1 is not a multiple of 4
 
 // -----
 

@@ -10,7 +10,7 @@ func.func @pitch_65(%S: memref<32x65xf16, #regcopy.mem<global>>) attributes {reg
   func.return
 }
 // CHECK: remark: vec 1 × f16 (16 bits), 8 rounds, 8 registers/thread [copy %S -> %R in @pitch_65]
-// CHECK-NEXT: narrowed: 8-wide refused: S stride 65 multiplied by a thread coordinate is not a multiple of 8; an S stride of 72 there (a padded row pitch) would allow 128-bit transfers
+// CHECK:      narrowed: 8-wide refused: S stride 65 multiplied by a thread coordinate is not a multiple of 8; an S stride of 72 there (a padded row pitch) would allow 128-bit transfers
 
 // -----
 
@@ -21,7 +21,7 @@ func.func @register_gaps(%S: memref<32x4xf32, #regcopy.mem<global>>) attributes 
   func.return
 }
 // CHECK: remark: vec 1 × f32 (32 bits), 4 rounds, 7 registers/thread [copy %S -> %R in @register_gaps]
-// CHECK-NEXT: narrowed: 4-wide refused: R registers are not contiguous over 4 elements (register gaps); a register tile whose innermost register stride is 1 would allow 128-bit transfers
+// CHECK:      narrowed: 4-wide refused: R registers are not contiguous over 4 elements (register gaps); a register tile whose innermost register stride is 1 would allow 128-bit transfers
 
 // -----
 
@@ -34,7 +34,7 @@ func.func @column_offset() attributes {regcopy.launch = #regcopy.launch<block = 
   func.return
 }
 // CHECK: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread [copy %S -> %R in @column_offset]
-// CHECK-NEXT: narrowed: 4-wide refused: S base offset 2 is not a multiple of 4; a region starting at a multiple of 4 elements would allow 128-bit transfers
+// CHECK:      narrowed: 4-wide refused: S base offset 2 is not a multiple of 4; a region starting at a multiple of 4 elements would allow 128-bit transfers
 
 // -----
 
@@ -45,7 +45,7 @@ func.func @wide_axis(%S: memref<128x4xf32, #regcopy.mem<global>>) attributes {re
   func.return
 }
 // CHECK: remark: not lowered: R thread axis 'tx' has scope cta, wider than exec scope warp [copy %S -> %R in @wide_axis]
-// CHECK-NEXT: run the copy at exec scope cta
+// CHECK:      run the copy at exec scope cta
 
 // -----
 
@@ -56,7 +56,7 @@ func.func @no_launch(%S: memref<32x4xf32, #regcopy.mem<global>>) {
   func.return
 }
 // CHECK: remark: not lowered: the enclosing func.func has no regcopy.launch, so the active threads are unknown [copy %S -> %R in @no_launch]
-// CHECK-NEXT: add attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} (your block and grid) to the kernel
+// CHECK:      add attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} (your block and grid) to the kernel
 
 // -----
 
@@ -68,4 +68,4 @@ func.func @replica(%S: memref<32x4xf32, #regcopy.mem<global>>) attributes {regco
   func.return
 }
 // CHECK: remark: not lowered: R layout (32,4):(1@laneid,1) is replicated: 4 threads of the warpgroup own the same element [copy %S -> %R in @replica]
-// CHECK-NEXT: give each element one owner (add the missing thread axis to the register tile, or use a narrower exec scope)
+// CHECK:      give each element one owner (add the missing thread axis to the register tile, or use a narrower exec scope)

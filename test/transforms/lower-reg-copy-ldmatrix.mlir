@@ -30,7 +30,7 @@ func.func @frag(%out: memref<32x8xf16, #regcopy.mem<global>>) attributes {regcop
 // VEC-NOT:       regcopy.ldmatrix
 
 // REMARK: remark: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane), 8 registers/thread [copy %S -> %R in @frag]
-// REMARK-NEXT: the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts, ldmatrix 1 and 4
+// REMARK:      the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts, ldmatrix 1 and 4
 // REMARK: remark: vec 2 × f16 (32 bits), 4 rounds, 8 registers/thread [copy %R -> %S in @frag]
 // REMARK: stmatrix not used: the S slice base is provably a multiple of 8 bytes only, not of 16 (a matrix row must start 16-byte aligned)
 

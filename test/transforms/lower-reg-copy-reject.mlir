@@ -12,7 +12,7 @@ func.func @block_too_small() attributes {regcopy.launch = #regcopy.launch<block 
   func.return
 }
 // CHECK: 'regcopy.copy' op rejected by lower-reg-copy: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
-// CHECK-NEXT: at: regcopy.copy warpgroup %S -> %R
+// CHECK-NEXT: {{^  }}regcopy.copy warpgroup %S -> %R
 // REMARK: remark: not lowered: block of 32 threads is not a multiple of the warpgroup scope's 128 threads
 // KEEP: regcopy.copy warpgroup %S -> %R
 

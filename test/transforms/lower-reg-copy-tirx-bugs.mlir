@@ -17,7 +17,7 @@ func.func @b1_misaligned() attributes {regcopy.launch = #regcopy.launch<block = 
 // CHECK:         vector.load {{.*}} vector<2xf32>
 // CHECK-NOT:     vector<4xf32>
 // REMARK: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread
-// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S stride 10 multiplied by a thread coordinate is not a multiple of 4
+// REMARK:      {{^  }}narrowed: 4-wide refused: S stride 10 multiplied by a thread coordinate is not a multiple of 4
 
 // -----
 
@@ -37,7 +37,7 @@ func.func @b2_register_gaps() attributes {regcopy.launch = #regcopy.launch<block
 // CHECK-NEXT:      %[[V:.*]] = vector.load %{{.*}}[%[[DR]]] : memref<15xf32, #regcopy.mem<local>>, vector<1xf32>
 // CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[SOFF]]] : memref<256xf32, #regcopy.mem<shared>>, vector<1xf32>
 // REMARK: remark: vec 1 × f32 (32 bits), 8 rounds, 15 registers/thread
-// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: R registers are not contiguous over 4 elements (register gaps)
+// REMARK:      {{^  }}narrowed: 4-wide refused: R registers are not contiguous over 4 elements (register gaps)
 
 // -----
 

@@ -1,7 +1,7 @@
-// Never silent (issue 7.4): each copy the pass leaves in the IR gets one warning on stderr with
-// its reason, its file:line:col (regcopy-opt records where each op starts) and a short label;
-// the lowered output is unchanged and the exit code is 0. `strict` makes it an error,
-// `remarks` reports it as a remark instead, `warn-unlowered=false` silences it.
+// Never silent: each copy the pass leaves in the IR gets one warning on stderr with its reason,
+// file:line:col (regcopy-opt, and xdsl-opt through the regcopy universe, record where each op
+// starts), source line, caret and a short label; the lowered output is unchanged and the exit
+// code is 0. `strict` makes it an error, `remarks` a remark, `warn-unlowered=false` silences it.
 //
 // RUN: regcopy-opt %s --split-input-file --lower-reg-copy 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 // RUN: xdsl-opt %s --split-input-file -p lower-reg-copy 2>&1 >/dev/null | filecheck %s --check-prefix=XDSL
@@ -18,11 +18,11 @@ func.func @no_launch() {
   func.return
 }
 // WARN:        {{^.*}}/lower-reg-copy-warnings.mlir:17:3: warning: not lowered: the enclosing func.func has no regcopy.launch, so the active threads are unknown [copy %S -> %R in @no_launch]{{$}}
-// XDSL:        {{^}}warning: not lowered: the enclosing func.func has no regcopy.launch, so the active threads are unknown [copy %S -> %R in @no_launch]{{$}}
+// XDSL:        {{^.*}}/lower-reg-copy-warnings.mlir:17:3: warning: not lowered: the enclosing func.func has no regcopy.launch, so the active threads are unknown [copy %S -> %R in @no_launch]{{$}}
 // REMARK:      {{^.*}}/lower-reg-copy-warnings.mlir:17:3: remark: not lowered: the enclosing func.func has no regcopy.launch
-// STRICT:      regcopy-opt: error: 'regcopy.copy' op rejected by lower-reg-copy: the enclosing func.func has no regcopy.launch, so the active threads are unknown
-// STRICT-NEXT: {{^}}  at: regcopy.copy warp %S -> %R
-// STRICT-NEXT: {{^}}  --> {{.*}}/lower-reg-copy-warnings.mlir:17:3{{$}}
+// STRICT:      {{^.*}}/lower-reg-copy-warnings.mlir:17:3: error: 'regcopy.copy' op rejected by lower-reg-copy: the enclosing func.func has no regcopy.launch, so the active threads are unknown
+// STRICT-NEXT: {{^}}  regcopy.copy warp %S -> %R
+// STRICT-NEXT: {{^}}  ^{{$}}
 // STRICT-NOT:  Traceback
 // KEEP-LABEL:  func.func @no_launch
 // KEEP:        regcopy.copy warp %S -> %R
@@ -45,7 +45,7 @@ func.func @twice(%c: i1) attributes {regcopy.launch = #regcopy.launch<block = 32
 }
 // WARN:        {{^.*}}/lower-reg-copy-warnings.mlir:42:5: warning: not lowered: the copy is nested in a 'scf.if' whose condition depends on a thread id: not all threads of the scope are active [copy #2 %S -> %R in @twice]{{$}}
 // WARN-NOT:    warning
-// XDSL:        {{^}}warning: not lowered: the copy is nested in a 'scf.if' {{.*}} [copy #2 %S -> %R in @twice]{{$}}
+// XDSL:        {{^.*}}/lower-reg-copy-warnings.mlir:42:5: warning: not lowered: the copy is nested in a 'scf.if' {{.*}} [copy #2 %S -> %R in @twice]{{$}}
 // REMARK:      {{^.*}}/lower-reg-copy-warnings.mlir:37:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy #1 %S -> %R in @twice]{{$}}
 // REMARK:      {{^.*}}/lower-reg-copy-warnings.mlir:42:5: remark: not lowered: the copy is nested in a 'scf.if'
 // REMARK-NOT:  warning

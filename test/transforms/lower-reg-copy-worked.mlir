@@ -46,7 +46,7 @@ func.func @sliced_cols(%S: memref<32x16xf32, #regcopy.mem<global>>) attributes {
 // CHECK-NEXT:      vector.load %{{.*}}[%[[SOFF]]] : memref<512xf32, #regcopy.mem<global>>, vector<2xf32>
 // CHECK-NEXT:      vector.store %{{.*}}, %{{.*}}[%[[ROFF]]] : memref<16xf32, #regcopy.mem<local>>, vector<2xf32>
 // REMARK: {{^.*}}/lower-reg-copy-worked.mlir:{{[0-9]+}}:3: remark: vec 2 × f32 (64 bits), 4 rounds, 16 registers/thread [copy %S -> %R in @sliced_cols]
-// REMARK-NEXT: {{^  }}narrowed: 4-wide refused: S base offset 2 is not a multiple of 4
+// REMARK:      {{^  }}narrowed: 4-wide refused: S base offset 2 is not a multiple of 4
 
 // -----
 
