@@ -1,12 +1,14 @@
-"""``lower-reg-copy``: the register-copy dispatch as an xDSL pass (SPEC §3).
+"""``lower-reg-copy``: the register-copy dispatch as an xDSL pass.
 
-Every ``regcopy.copy`` that ``dispatch.accept`` takes becomes, in place:
-hoisted thread-index and base-offset math, ``regcopy.storage`` views of both buffers, an
-optional ``scf.if`` guarding out threads that own nothing, and one ``scf.for`` over the rounds
-(omitted for one round) whose body computes the round's offsets and moves one
-``vector<n x T>`` with ``vector.load`` + ``vector.store``. Rejected copies stay as they are,
-each reported once: an error under ``strict``, a remark under ``remarks``, else a warning
-(unless ``warn-unlowered=false``).
+Every ``regcopy.copy`` that ``dispatch.accept`` takes is planned (``plan_for``: per-thread
+plan, shared-memory bank model and lane rotation, transfer kind) and becomes, in place
+(``emit_copy``): hoisted thread-index and base-offset math, ``regcopy.storage`` views of both
+buffers, an optional ``scf.if`` guarding out threads that own nothing, then the transfer's
+own ops: one ``scf.for`` over the rounds (omitted for one round, unrolled when lane-rotated)
+moving ``vector<n x T>`` with ``vector.load`` + ``vector.store``, or ``regcopy.ldmatrix`` /
+``regcopy.stmatrix``. Copies alike in every input of the plan are planned once per run.
+Rejected copies stay as they are, each reported once: an error under ``strict``, a remark
+under ``remarks``, else a warning (unless ``warn-unlowered=false``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -42,12 +44,11 @@ from regcopy_dialect.layout import Scope
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.emit_copy import lower
+from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes.matrix_plan import MatrixTransfer, choose_matrix, plan_matrix
-from regcopy_passes.transfer import LoweringPlan, VectorTransfer, vector_transfer
+from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
@@ -63,9 +64,8 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
-    (``transfer="vector"`` forces the per-thread path, ``"matrix"`` takes ld/stmatrix wherever
-    they apply). Raises ``Rejected`` with the
-    dispatch's reason. ``regcopy-viz`` draws what this returns."""
+    (``transfer.choose_transfer``). Raises ``Rejected`` with the dispatch's reason.
+    ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
     divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
@@ -75,23 +75,8 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     s_type = op.src_type if acc.r_is_dst else op.dst_type
     s_shared = memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN)
     shared = plan_shared(acc, plan, rotate=rotate, shared=s_shared)
-    vector = vector_transfer(acc, plan, shared, str(op.src_type.element_type))
-    if not s_shared or acc.scope is Scope.THREAD:  # no warp-collective kind applies
-        return LoweringPlan(acc, plan, shared, vector)
-    kind = "ldmatrix" if acc.r_is_dst else "stmatrix"
-    if transfer == "vector":
-        return LoweringPlan(acc, plan, shared, vector, (f"{kind} not tried: transfer=vector",))
-    if vector.bits >= 128 and transfer == "auto":  # an .x4 moves 16 bytes a lane too
-        return LoweringPlan(acc, plan, shared, vector, (
-            f"{kind} not needed: 128-bit transfers already move 16 bytes a lane an "
-            "instruction",))
-    matrix = plan_matrix(acc, plan, s_shared)
-    report = shared.rotated or shared.plain
-    waves = report.wavefronts if report is not None else None
-    choice = choose_matrix(matrix, plan, acc.r_is_dst, waves)
-    if isinstance(matrix, MatrixTransfer) and (transfer == "matrix" or choice.preferred):
-        return LoweringPlan(acc, plan, replace(shared, note=None), matrix, (choice.note,))
-    return LoweringPlan(acc, plan, shared, vector, (choice.note,))
+    return choose_transfer(acc, plan, shared, str(op.src_type.element_type), s_shared,
+                           transfer)
 
 
 @contextmanager
@@ -143,7 +128,7 @@ class LowerRegCopyPattern(RewritePattern):
             return
         if self.remarks:
             emit(_lowered_remark(op, self._label(op), lp))
-        rewriter.replace(op, lower(op, lp), [])
+        rewriter.replace(op, emit_copy(op, lp), [])
 
     def _plan(self, op: CopyOp) -> LoweringPlan:
         """``plan_for(op)``, computed once per ``plan_key``. The checks that read the copy's
@@ -191,7 +176,7 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
     """``<transfer>, <k> registers/thread[, guarded]`` (e.g. ``vec 4 × f32 (128 bits), 2
     rounds, 8 registers/thread``), then why a wider vector or another transfer kind was not
     chosen and the shared-memory note, one per indented line."""
-    head = f"{lp.transfer.describe()}, {lp.acc.registers} registers/thread"
+    head = f"{lp.transfer.describe()}, {lp.acc.describe_registers()}"
     if lp.copy.guarded and isinstance(lp.transfer, VectorTransfer):
         head += ", guarded"
     notes: list[str] = []
@@ -205,7 +190,7 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
 
 @dataclass(frozen=True)
 class LowerRegCopyPass(ModulePass):
-    """Lower every register copy the dispatch accepts (SPEC §3, §8).
+    """Lower every register copy the dispatch accepts.
 
     Options (``-p 'lower-reg-copy{strict max-vector-bits=64}'``; dashes or underscores; a bare
     boolean means true):

@@ -1,4 +1,4 @@
-"""Cheap swizzled addressing (issue 8): ``swizzle(base + d)`` with the per-thread part hoisted.
+"""Cheap swizzled addressing: ``swizzle(base + d)`` with the per-thread part hoisted.
 
 ``swizzle<M,B,S>`` reads the element-offset bits ``[M+S, M+S+B)`` and XORs them into
 ``[M, M+B)``: ``sw(m) = m ^ ((m & R) >> S)``, ``R = (2^B - 1) << (M + S)``. It is linear over
