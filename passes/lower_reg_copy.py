@@ -40,7 +40,6 @@ from regcopy_dialect.diagnostics import (
     op_error,
     op_location,
 )
-from regcopy_dialect.layout import Scope
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility

@@ -19,7 +19,7 @@ over.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from regcopy_dialect.layout import Scope
 from regcopy_passes.banks import NO_ROTATION, BankReport, Rotation, bank_report
@@ -29,6 +29,7 @@ from regcopy_passes.planning import CopyPlan
 from regcopy_passes.shared_plan import SharedPlan
 
 
+@runtime_checkable
 class Transfer(Protocol):
     """What every transfer kind provides."""
 

@@ -29,7 +29,7 @@ from copy_harness import BlockRow, CopyCase, Side, parse
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.lower_reg_copy import plan_for
 from regcopy_passes.matrix_plan import BitField, MatrixTransfer
-from regcopy_passes.transfer import LoweringPlan
+from regcopy_passes.transfer import LoweringPlan, Transfer, VectorTransfer
 
 
 def lowered(case: CopyCase, r_to_s: bool, transfer: str = "auto") -> LoweringPlan:
@@ -178,3 +178,17 @@ def test_forced_matrix_note_agrees_with_the_choice() -> None:
     assert note.startswith("ldmatrix taken as transfer=matrix asks; transfer=auto would take "
                            "the per-thread path (ldmatrix is no fewer instructions)")
     assert lp.shared.note is not None and "wavefront" in lp.shared.note
+
+
+def test_both_kinds_are_transfers_measured_by_one_bank_model() -> None:
+    """Each kind provides instructions, wavefronts (``bank_report``) and ``describe``; the
+    per-thread report is the shared plan's own (lane rotation included)."""
+    for name in ("swizzled slice", "A f16"):
+        lp = lowered(ACCEPTED[name][0], False)
+        assert isinstance(lp.transfer, Transfer)
+        report = lp.transfer.bank_report(lp.copy)
+        if isinstance(lp.transfer, VectorTransfer):
+            assert report == (lp.shared.rotated or lp.shared.plain)
+        else:
+            assert lp.shared.note == report.describe()
+        assert report.wavefronts >= report.ideal > 0
