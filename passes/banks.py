@@ -10,7 +10,7 @@ the sum over its groups. The ideal is ``ceil(distinct words / 32)`` per group (o
 moves 128 bytes).
 
 The addresses are those the lowered code issues: thread ``t`` of the scope in round ``f``
-accesses ``swizzle(s_base + thread_base(t) + ds(f ^ h(lane)))`` elements, ``n`` elements wide,
+accesses ``swizzle(s_base + thread_share(t) + ds(f ^ h(lane)))`` elements, ``n`` elements wide,
 ``h`` the lane rotation (``Rotation``; none: ``h = 0``). Threads that own nothing (guarded
 out) issue nothing. Dynamic parts of the S base are taken as 0 (they are multiples of the
 vector width, which is all the lowering proves about them).
@@ -20,13 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import ceil
+from functools import lru_cache
+from math import ceil, prod
 
-from regcopy_passes.planning import CopyPlan, round_deltas
+from regcopy_passes.planning import Atom, CopyPlan, round_deltas
+
+from regcopy_dialect.layout import WARP
 
 BANKS = 32
 WORD = 4
-WARP = 32
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,31 @@ def lane_groups(access_bytes: int) -> int:
     return WARP if access_bytes <= 4 else max(1, 128 // access_bytes)
 
 
-def instruction_wavefronts(addresses: Sequence[int | None], access_bytes: int) -> tuple[int, int]:
-    """``(wavefronts, ideal)`` of one warp-wide access: ``addresses[lane]`` is the byte address
-    of the lane's access (None: the lane is inactive), ``access_bytes`` its size."""
+@dataclass(frozen=True)
+class BankGroup:
+    """One group of lanes served together: its first lane, the distinct 4-byte words it
+    touches in each bank, its wavefronts (the largest count) and its ideal
+    (``ceil(distinct words / 32)``: one wavefront moves 128 bytes)."""
+
+    first_lane: int
+    lanes: int
+    words_per_bank: tuple[int, ...]
+
+    @property
+    def wavefronts(self) -> int:
+        return max(self.words_per_bank)
+
+    @property
+    def ideal(self) -> int:
+        return ceil(sum(self.words_per_bank) / BANKS)
+
+
+def bank_groups(addresses: Sequence[int | None], access_bytes: int) -> list[BankGroup]:
+    """The lane groups of one warp-wide access that touch memory: ``addresses[lane]`` is the
+    byte address of the lane's access (None: the lane is inactive), ``access_bytes`` its
+    size. Lanes of a group touching one word are served together (broadcast)."""
     group = lane_groups(access_bytes)
-    total = ideal = 0
+    out: list[BankGroup] = []
     for g in range(0, len(addresses), group):
         words: set[int] = set()
         for a in addresses[g:g + group]:
@@ -73,12 +95,18 @@ def instruction_wavefronts(addresses: Sequence[int | None], access_bytes: int) -
                 words.update(range(a // WORD, (a + max(access_bytes, 1) - 1) // WORD + 1))
         if not words:
             continue
-        per_bank: dict[int, int] = {}
+        per_bank = [0] * BANKS
         for w in words:
-            per_bank[w % BANKS] = per_bank.get(w % BANKS, 0) + 1
-        total += max(per_bank.values())
-        ideal += ceil(len(words) / BANKS)
-    return total, ideal
+            per_bank[w % BANKS] += 1
+        out.append(BankGroup(g, group, tuple(per_bank)))
+    return out
+
+
+def instruction_wavefronts(addresses: Sequence[int | None], access_bytes: int) -> tuple[int, int]:
+    """``(wavefronts, ideal)`` of one warp-wide access, summed over its lane groups
+    (``bank_groups``)."""
+    groups = bank_groups(addresses, access_bytes)
+    return sum(g.wavefronts for g in groups), sum(g.ideal for g in groups)
 
 
 @dataclass(frozen=True)
@@ -89,6 +117,8 @@ class BankReport:
     wavefronts: int
     ideal: int
     rounds: int
+    """What the totals are divided by in ``describe``: the rounds, or the instructions."""
+    unit: str = "round"
 
     @property
     def ways(self) -> float:
@@ -100,27 +130,27 @@ class BankReport:
 
     def describe(self) -> str:
         per, ideal = self.wavefronts / self.rounds, self.ideal / self.rounds
-        num = f"{per:g} wavefronts per round, ideal {ideal:g}"
+        num = f"{per:g} wavefront{'' if per == 1 else 's'} per {self.unit}, ideal {ideal:g}"
         if not self.conflicted:
             return f"no bank conflict: {num}"
         return f"{self.ways:g}-way bank conflict: {num}"
 
 
-def lane_bases(plan: CopyPlan, warp: int) -> list[int | None]:
+@lru_cache(maxsize=256)
+def lane_bases(plan: CopyPlan, warp: int) -> tuple[int | None, ...]:
     """Each lane's S element offset before the round's delta (None: owns nothing)."""
     out: list[int | None] = []
     for lane in range(WARP):
         t = warp * WARP + lane
         offset, owns = plan.thread_share(t) if t < plan.threads else (0, False)
         out.append(plan.s_base.const + offset if owns else None)
-    return out
+    return tuple(out)
 
 
-def warp_addresses(plan: CopyPlan, element_bytes: int, warp: int, f: int,
-                   rotation: Rotation = NO_ROTATION) -> list[int | None]:
-    """Byte address of each lane's access in round ``f`` for warp ``warp`` of the scope."""
-    deltas = [round_deltas(plan.outer, g)[0] for g in range(plan.rounds)]
-    return _addresses(plan, element_bytes, lane_bases(plan, warp), deltas, f, rotation)
+@lru_cache(maxsize=256)
+def round_s_deltas(outer: tuple[Atom, ...]) -> tuple[int, ...]:
+    """``ds(f)`` of every round (``planning.round_deltas``)."""
+    return tuple(round_deltas(outer, f)[0] for f in range(prod(a.extent for a in outer)))
 
 
 def _addresses(plan: CopyPlan, element_bytes: int, bases: Sequence[int | None],
@@ -145,7 +175,7 @@ def bank_report(plan: CopyPlan, element_bytes: int, rotation: Rotation = NO_ROTA
                 warp_limit: int = 8) -> BankReport:
     """The wavefronts of ``plan``'s shared transfers, worst warp, summed over the rounds."""
     access = plan.n * element_bytes
-    deltas = [round_deltas(plan.outer, g)[0] for g in range(plan.rounds)]
+    deltas = round_s_deltas(plan.outer)
     worst = (0, 0)
     for w in modelled_warps(plan, warp_limit):
         bases = lane_bases(plan, w)

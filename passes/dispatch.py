@@ -1,8 +1,11 @@
-"""Acceptance of a ``regcopy.copy`` by the register dispatch (algorithm.md §1).
+"""Acceptance of a ``regcopy.copy`` by the register dispatch.
 
 ``accept(op)`` runs the checks in order; the first one that fails gives the rejection reason,
 which names the check and the offending value. An accepted copy comes back as an
-``Accepted`` with everything the planner needs.
+``Accepted`` with everything the planner needs. What the copy's verifier refuses (thread axes
+on the memory side, element types other than those of ``regcopy.ELEMENT_TYPES``, all at least
+8 bits wide, e.g. sub-byte ones) is not checked again: ``accept`` runs that verifier first (IR
+built by a program may not have been verified), and its message is the reason.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.layout import (
     THREAD_AXES,
@@ -24,7 +28,6 @@ from regcopy_dialect.layout import (
 )
 from regcopy_dialect.regcopy import (
     CopyOp,
-    ExecScope,
     LaunchAttr,
     MemSpace,
     buffer_layout,
@@ -52,6 +55,31 @@ class Accepted:
     partition: Partition
     """Steps 1-4 and the thread decode, as the checks established them (planning reuses
     them)."""
+    element_type: str = ""
+
+    @property
+    def register_words(self) -> int:
+        """32-bit registers a thread needs for its part of the tile: ``ceil(bytes / 4)``
+        (``registers`` counts elements: the span of the tile's register storage)."""
+        return register_words(self.registers, self.element_bits)
+
+    def describe_registers(self) -> str:
+        """``8 registers/thread``, with the elements where they are not 32-bit words:
+        ``8 registers/thread (32 × i8)``."""
+        words = self.register_words
+        head = f"{words} register{'' if words == 1 else 's'}/thread"
+        if self.element_bits == 32:
+            return head
+        return f"{head} ({self.registers} × {self.element_type})"
+
+
+MAX_REGISTERS = 255
+"""32-bit registers a thread can address (the hardware limit, sm_90)."""
+
+
+def register_words(elements: int, element_bits: int) -> int:
+    """``ceil(elements * element_bits / 32)``: the 32-bit registers ``elements`` fill."""
+    return -(-elements * element_bits // 32)
 
 
 def _enclosing_launch(op: Operation) -> LaunchAttr | None:
@@ -94,16 +122,8 @@ def _divergent_parent(op: Operation) -> Operation | None:
     return None
 
 
-def check_scope(op: CopyOp) -> Scope:
-    """Check 1: the exec scope is thread, warp, warpgroup or cta."""
-    scope = op.scope.data
-    if scope not in tuple(ExecScope):
-        raise Rejected(f"exec scope '{scope}' is not thread, warp, warpgroup or cta")
-    return scope.scope
-
-
 def check_all_threads_active(op: CopyOp, scope: Scope) -> int:
-    """Check 2: the block is a multiple of the scope's threads and no thread-dependent
+    """Check 1: the block is a multiple of the scope's threads and no thread-dependent
     ``scf.if``/``scf.while`` encloses the copy. Returns the block size."""
     launch = _enclosing_launch(op)
     if launch is None:
@@ -130,7 +150,7 @@ def _slice(op: CopyOp, side: str) -> Sliced:
 
 
 def check_valid_copy(op: CopyOp) -> tuple[Sliced, Sliced]:
-    """Check 3: same element type, non-unit sizes agree in order, and both sides slice
+    """Check 2: same element type, non-unit sizes agree in order, and both sides slice
     cleanly to their regions. Returns the sliced (src, dst) layouts."""
     if op.src_type.element_type != op.dst_type.element_type:
         raise Rejected(f"element types differ: {op.src_type.element_type} vs "
@@ -148,7 +168,7 @@ def check_valid_copy(op: CopyOp) -> tuple[Sliced, Sliced]:
 
 
 def check_memory_pair(op: CopyOp) -> bool:
-    """Check 4: exactly one side is local, the other shared, shared.dyn or global. Returns
+    """Check 3: exactly one side is local, the other shared, shared.dyn or global. Returns
     whether R is the destination."""
     src, dst = memory_space(op.src_type), memory_space(op.dst_type)
     if (src == MemSpace.LOCAL) == (dst == MemSpace.LOCAL):
@@ -159,7 +179,7 @@ def check_memory_pair(op: CopyOp) -> bool:
 
 
 def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
-    """Check 5: R is not swizzled; each thread axis has a register-level subscope and a scope
+    """Check 4: R is not swizzled; each thread axis has a register-level subscope and a scope
     no wider than the exec scope (thread scope admits none). A region that starts inside a
     thread-owned dim (a slice that pins or shifts a thread axis) is fine: check 7 decides
     whether its owners can be decoded."""
@@ -184,23 +204,23 @@ def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
                            f"{axis.scope.name.lower()}")
 
 
-def check_s_side(s: Sliced) -> None:
-    """Check 6: S slices cleanly to its region (done by ``check_valid_copy``; S has no thread
-    axes, which the verifier guarantees)."""
-    if s.layout.thread_iters:
-        raise Rejected(f"S layout {s.layout} has thread axes")
+def check_partition(r: Sliced, s: Sliced, scope: Scope, threads: int) -> Partition:
+    """Check 6: S groups by R's partition (``planning.partition_of``, which also finds the
+    thread decode check 7 needs)."""
+    try:
+        return partition_of(r, s, scope, threads)
+    except LayoutError as e:
+        raise Rejected(f"S cannot be grouped by R's partition: {e}; the memory side (S) "
+                       "must split its dims where the register tile's iters split") from None
 
 
-def check_beyond_tirx(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: int,
-                      bits: int, part: Partition) -> None:
-    """Check 7: the element type has at least 8 bits; each element of R has exactly one
+def check_owners(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: int,
+                 part: Partition) -> None:
+    """Check 7: each element of R has exactly one
     owner thread (no replicas), counting the axis values a slice pinned (``r.thread_base``,
     and 0 for the other axes of the unsliced layout, ``r_axes``); the owners are those of
     the fused thread index; and some division/remainder decode of the thread index
     recovers exactly the owners (``planning.plan_decode``; the other threads are guarded)."""
-    if bits < 8:
-        raise Rejected(f"element type of {bits} bits: sub-byte types are not supported; pack "
-                       "them into an 8-bit or wider type (i8, ui8, f8E4M3FN, ...)")
     if scope is Scope.THREAD:
         return
     own = ownership(r.layout, scope, block, r.thread_base, r_axes)
@@ -225,23 +245,39 @@ def _pins(r: Sliced) -> str:
     return ", ".join(f"{name} = {value}" for name, value in r.thread_base)
 
 
+def check_register_budget(r_type: MemRefType, registers: int) -> None:
+    """Check 5: a thread's part of the register tile (``registers`` elements) fits the
+    ``MAX_REGISTERS`` 32-bit registers a thread can address; beyond, ptxas cannot allocate
+    it (it spills the tile or does not finish)."""
+    bits = element_bits(r_type.element_type) or 32
+    words = register_words(registers, bits)
+    if words <= MAX_REGISTERS:
+        return
+    raise Rejected(f"the register tile needs {words} 32-bit registers per thread "
+                   f"({registers} × {r_type.element_type}), more than the {MAX_REGISTERS} a "
+                   "thread can hold; spread the tile over more threads (thread axes over a "
+                   "wider exec scope, or a larger block), or split it into copies of at most "
+                   f"{MAX_REGISTERS * 32 // bits} × {r_type.element_type} per thread")
+
+
 def accept(op: CopyOp) -> Accepted:
-    """Run checks 1-7 in order; raise ``Rejected`` with the first failing reason."""
-    scope = check_scope(op)
+    """Run the checks in order; raise ``Rejected`` with the first failing reason."""
+    try:
+        op.verify_()
+    except VerifyException as e:
+        raise Rejected(f"the copy does not verify: {e}") from None
+    scope = op.scope.data.scope
     block = check_all_threads_active(op, scope)
     src, dst = check_valid_copy(op)
     r_is_dst = check_memory_pair(op)
     r_type, (r, s) = (op.dst_type, (dst, src)) if r_is_dst else (op.src_type, (src, dst))
     check_r_layout(r_type, r, scope)
-    check_s_side(s)
-    try:
-        part = partition_of(r, s, scope, scope.threads(block))
-    except LayoutError as e:
-        raise Rejected(f"S cannot be grouped by R's partition: {e}; the memory side (S) "
-                       "must split its dims where the register tile's iters split") from None
+    registers = buffer_layout(r_type).storage().span()
+    check_register_budget(r_type, registers)
+    part = check_partition(r, s, scope, scope.threads(block))
     bits = element_bits(r_type.element_type) or 0
     r_axes = tuple(dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters
                                  if i.axis is not None))
-    check_beyond_tirx(r, r_axes, scope, block, bits, part)
-    registers = buffer_layout(r_type).storage().span()
-    return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers, part)
+    check_owners(r, r_axes, scope, block, part)
+    return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers, part,
+                    str(r_type.element_type))

@@ -1,4 +1,4 @@
-"""Divisibility of ``index`` and integer SSA values (algorithm.md §3, SPEC §8).
+"""Divisibility of ``index`` and integer SSA values: what the pass can prove about dynamic offsets.
 
 ``divisibility(v)`` is the largest ``d`` for which ``v % d == 0`` is provable from ``v``'s
 defining ops; ``0`` stands for the constant 0 (a multiple of everything, the identity of

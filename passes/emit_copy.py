@@ -27,7 +27,7 @@ EMITTERS: dict[type, Emitter] = {VectorTransfer: emit_vector, MatrixTransfer: em
 """One emitter per transfer kind."""
 
 
-def lower(op: CopyOp, lp: LoweringPlan) -> list[Operation]:
+def emit_copy(op: CopyOp, lp: LoweringPlan) -> list[Operation]:
     """All ops that replace ``op``: hoisted math and storages, then the transfer's own."""
     b = IndexBuilder()
     t = thread_index(b, lp.acc.scope)

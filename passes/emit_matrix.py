@@ -7,8 +7,8 @@ one), ``A(t) = sum(((t >> lo) & (2^w - 1)) * c)``; each instruction then supplie
 need no further swizzling). No guard surrounds the ops: every lane of the warp must execute a
 ``.sync.aligned`` instruction.
 
-The swizzle is hoisted where it provably can be (as in ``swizzle_address``, with known bits
-instead of a divisor): split ``delta = lo + hi`` at the swizzle's read end ``T``; then
+The swizzle is hoisted where it provably can be, by ``swizzle_address``'s proof
+(``carry_free``) with the known bits of the address table instead of a divisor: split ``delta = lo + hi`` at the swizzle's read end ``T``; then
 ``swizzle(x + delta) = (swizzle(x) ^ swizzle(lo)) + hi`` when no bit ``lo`` sets can be set in
 ``x`` (the addition is then an XOR, and the swizzle is linear over GF(2)). ``x``'s possible
 bits come from the table's fields and the slice base's divisor (``possible_bits``).
@@ -26,7 +26,7 @@ from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.matrix_plan import BitField, MatrixTransfer
-from regcopy_passes.swizzle_address import emit_swizzle, read_end
+from regcopy_passes.swizzle_address import carry_free, emit_swizzle, read_end
 from regcopy_passes.transfer import LoweringPlan
 
 
@@ -88,7 +88,7 @@ def emit_address(b: IndexBuilder, base: Value, delta: int, swizzle: Swizzle | No
         return b.add(base, delta)
     mask = (1 << read_end(swizzle)) - 1
     lo, hi = delta & mask, delta & ~mask
-    if lo & may_set:
+    if not carry_free(lo, may_set):
         return emit_swizzle(b, b.add(base, delta), swizzle)
     return b.add(b.xor(swizzled_base(), swizzle.apply(lo)), hi)
 

@@ -11,10 +11,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 from regcopy_passes.dispatch import Accepted
-from regcopy_passes.emit_thread import emit_thread_base
+from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import CopyPlan, round_offsets
-from regcopy_passes.rotation import emit_rotated
+from regcopy_passes.emit_rotated import emit_rotated
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer
 from regcopy_passes.swizzle_address import emit_hoisted_swizzle, emit_swizzle, hoistable
 
@@ -49,7 +49,7 @@ def emit_vector(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     """The thread base and the storages into ``b``; returns the rounds (guarded)."""
     acc, plan, transfer = lp.acc, lp.copy, lp.transfer
     assert isinstance(transfer, VectorTransfer)
-    t_offset, recon = emit_thread_base(b, plan, t)
+    t_offset, recon = emit_thread_share(b, plan, t)
     s_base = b.add(b.affine(plan.s_base), t_offset)
     r_base = b.affine(plan.r_base)
     b.ops += storages

@@ -24,7 +24,7 @@ def thread_index(b: IndexBuilder, scope: Scope) -> Value:
     return b.rem(tid, 128) if scope is Scope.WARPGROUP else tid
 
 
-def emit_thread_base(b: IndexBuilder, plan: CopyPlan, t: Value) -> tuple[Value, Value]:
+def emit_thread_share(b: IndexBuilder, plan: CopyPlan, t: Value) -> tuple[Value, Value]:
     """Step 8 in IR: ``planning.thread_offsets`` run on the builder (the thread's S share and
     ``origin + sum(c * ts)``, equal to ``t`` exactly when the thread owns data)."""
     return thread_offsets(b, plan.thread_atoms, plan.thread_decode, t)

@@ -1,6 +1,6 @@
 """``lower-layout-access``: element accesses by logical indices -> accesses to flat storage.
 
-A ``memref.load``/``memref.store`` takes logical indices (SPEC §2.2). On a buffer whose flat
+A ``memref.load``/``memref.store`` takes logical indices. On a buffer whose flat
 storage is not the memref itself (rank != 1, or a ``#regcopy.layout``) the pass rewrites it,
 in place, into::
 
@@ -11,7 +11,7 @@ in place, into::
 ``vector.load``/``vector.store`` on a row-major buffer of rank != 1 are rewritten the same way
 (row-major keeps a vector's elements, consecutive along the last dim, contiguous at the flat
 offset of its first element). Accesses to a ``local`` buffer address the executing thread's
-registers (thread axes dropped): SPEC §2.2 has the owner execute them. Constant indices fold;
+registers (thread axes dropped): the thread that owns the element executes them. Constant indices fold;
 powers of two decode by shifts and masks (``address.digit``).
 
 The CUDA target runs this pass before printing, so the printer only ever addresses 1-D
@@ -56,7 +56,7 @@ __all__ = ["LowerLayoutAccessPass", "LowerLayoutAccessPattern", "layout_access_r
 
 def layout_access_refusal(t: Attribute) -> str | None:
     """Why accesses to ``t`` cannot be lowered to its flat storage (None: they can): ``t``
-    must be a valid regcopy buffer (SPEC §2.2), i.e. row-major or ``#regcopy.layout``."""
+    must be a valid regcopy buffer, i.e. row-major or ``#regcopy.layout``."""
     if not isinstance(t, MemRefType):
         return f"{t} is not a memref"
     try:

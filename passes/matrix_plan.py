@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from regcopy_dialect.layout import Scope
+from regcopy_passes.banks import WARP, BankReport, instruction_wavefronts
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.planning import CopyPlan, round_deltas
 
@@ -96,6 +97,28 @@ class MatrixTransfer:
         """The distinct per-thread address tables (one is the usual case)."""
         return tuple(dict.fromkeys(op.fields for op in self.ops))
 
+    def bank_report(self, plan: CopyPlan) -> BankReport:
+        """Shared wavefronts of one warp over all the instructions (the worst warp of the
+        scope), by the one bank model (``banks.instruction_wavefronts``): lane ``8m + r``
+        supplies the 16-byte row ``r`` of matrix ``m``, and the eight rows of a matrix are
+        served together like the eight lanes of a 128-bit access (rows in one 16-byte bank
+        group one after the other, the same row at once). The slice base's static part is
+        included, its dynamic part taken as a multiple of 128 bytes (as for the per-thread
+        path)."""
+        eb = self.element_bits // 8
+        sw = plan.swizzle
+        worst = (0, 0)
+        for warp in range(self.threads // WARP):
+            wf = ideal = 0
+            for op in self.ops:
+                rows = [plan.s_base.const + op.address(WARP * warp + lane)
+                        for lane in range(8 * op.count)]
+                a, i = instruction_wavefronts(
+                    [(sw.apply(x) if sw is not None else x) * eb for x in rows], ROW_BYTES)
+                wf, ideal = wf + a, ideal + i
+            worst = max(worst, (wf, ideal))
+        return BankReport(worst[0], worst[1], self.instructions, "instruction")
+
     @property
     def lane_bytes(self) -> int:
         return 4 * sum(op.count for op in self.ops)
@@ -113,70 +136,6 @@ class MatrixTransfer:
                 f"bytes a lane{tail})")
 
 
-def matrix_wavefronts(transfer: MatrixTransfer, plan: CopyPlan) -> int:
-    """Shared wavefronts one warp needs for all the transfer's instructions (the worst warp
-    of the scope). Each matrix is one phase of eight 16-byte rows; rows in one of the eight
-    16-byte bank groups (``(byte address / 16) % 8``, after the swizzle) are served one after
-    the other, the same row at once. The slice base's static part is included, its dynamic
-    part taken as a multiple of 128 bytes (as the vector path's bank model does)."""
-    eb = transfer.element_bits // 8
-    sw = plan.swizzle
-    worst = 0
-    for warp in range(transfer.threads // 32):
-        total = 0
-        for op in transfer.ops:
-            for m in range(op.count):
-                groups: dict[int, set[int]] = {}
-                for r in range(8):
-                    x = plan.s_base.const + op.address(32 * warp + 8 * m + r)
-                    byte = (sw.apply(x) if sw is not None else x) * eb
-                    groups.setdefault(byte // ROW_BYTES % 8, set()).add(byte)
-                total += max(len(rows) for rows in groups.values())
-        worst = max(worst, total)
-    return worst
-
-
-def vector_instructions(plan: CopyPlan) -> int:
-    """Shared-memory instructions a warp issues on the per-thread path (one per round)."""
-    return plan.rounds
-
-
-@dataclass(frozen=True)
-class MatrixChoice:
-    """Whether ``transfer=auto`` takes ld/stmatrix over the per-thread path, and the remark
-    line on the kind *not* chosen."""
-
-    preferred: bool
-    note: str
-
-
-def choose_matrix(transfer: MatrixTransfer | str, plan: CopyPlan, loads: bool,
-                  vector_wavefronts: int | None = None) -> MatrixChoice:
-    """ld/stmatrix (``transfer``, or the reason it does not apply) against the per-thread path
-    (``plan``; ``loads``: S -> R). Preferred when it moves the same bytes in fewer shared-memory
-    instructions and, where the per-thread path's wavefronts are known (``vector_wavefronts``:
-    its bank model, lane rotation included), in no more wavefronts: a bank-conflicted ldmatrix
-    loses to conflict-free 32-bit accesses (measured on the H200: 0.48x against 0.88x of the
-    peak). The note says what the per-thread path would have cost, or why ld/stmatrix lost."""
-    if isinstance(transfer, str):
-        return MatrixChoice(False, f"{'ldmatrix' if loads else 'stmatrix'} not used: {transfer}")
-    rounds = vector_instructions(plan)
-    per_thread = f"the per-thread path (vec {plan.n}) needs {rounds} shared " \
-                 f"instruction{'s' if rounds != 1 else ''} a warp"
-    if transfer.instructions >= rounds:
-        return MatrixChoice(False, f"{transfer.kind} not used: {transfer.describe()} is no "
-                                   f"fewer instructions; {per_thread}")
-    if vector_wavefronts is None:
-        return MatrixChoice(True, f"{per_thread}, {transfer.kind} {transfer.instructions}")
-    waves = f" and {vector_wavefronts} wavefronts"
-    mw = matrix_wavefronts(transfer, plan)
-    if mw <= vector_wavefronts:
-        return MatrixChoice(True, f"{per_thread}{waves}, {transfer.kind} "
-                                  f"{transfer.instructions} and {mw}")
-    return MatrixChoice(False, f"{transfer.kind} not used: {transfer.describe()} needs {mw} "
-                               f"wavefronts (bank conflicts between its rows); {per_thread}{waves}")
-
-
 # ---- the checklist ----------------------------------------------------------------------------
 
 
@@ -187,7 +146,7 @@ def plan_matrix(acc: Accepted, plan: CopyPlan, shared: bool) -> MatrixTransfer |
         return "S is global memory; ldmatrix/stmatrix move shared memory only"
     if acc.scope is Scope.THREAD:
         return "exec scope thread is not a warp collective"
-    if acc.threads % 32:
+    if acc.threads % WARP:
         return f"the scope's {acc.threads} threads are not whole warps"
     if plan.guarded:
         return "some lanes own no data (guarded); every lane of a warp must take part"
@@ -255,14 +214,14 @@ def _matrix_rows(rel: Sequence[dict[int, int]], words: Sequence[int], eb: int,
         return f"trans needs 16-bit elements, not {8 * eb}-bit"
     k = 4 // eb
     out: dict[tuple[int, int], tuple[int, ...]] = {}
-    for warp in range(len(rel) // 32):
-        lanes = rel[32 * warp: 32 * warp + 32]
+    for warp in range(len(rel) // WARP):
+        lanes = rel[WARP * warp: WARP * warp + WARP]
         for w in words:
             if trans:  # row 2c + h starts at lane c's half h
                 rows = tuple(lanes[r // 2][w * k + r % 2] for r in range(8))
             else:  # row r starts at lane 4r's first byte
                 rows = tuple(lanes[4 * r][w * k] for r in range(8))
-            for lane in range(32):
+            for lane in range(WARP):
                 for j in range(k):
                     got = lanes[lane][w * k + j]
                     want = (rows[2 * (lane % 4) + j] + lane // 4 if trans
@@ -286,8 +245,8 @@ def _instructions(rows: dict[tuple[int, int], tuple[int, ...]], words: Sequence[
         start += count
 
         def row_of(t: int) -> int:
-            lane = (t % 32) % (8 * count)
-            return rows[(t // 32, group[lane // 8])][lane % 8]
+            lane = (t % WARP) % (8 * count)
+            return rows[(t // WARP, group[lane // 8])][lane % 8]
 
         fields = _bit_fields([row_of(t) for t in range(threads)])
         if fields is None:

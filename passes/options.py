@@ -1,4 +1,4 @@
-"""Pass options from a ``-p`` spec, more forgiving than xDSL's default (SPEC §8).
+"""Pass options from a ``-p`` spec, more forgiving than xDSL's default.
 
 xDSL 0.74 maps ``{name=value ...}`` onto dataclass fields after turning ``-`` into ``_``, but a
 bare ``{strict}`` fails (``Incompatible types: given (), expected bool``) and its errors name

@@ -1,4 +1,17 @@
-"""The lowering plan of an accepted register copy: algorithm.md §2, one function a step.
+"""The lowering plan of an accepted register copy, one function a step:
+
+1. ``align``: both sides canonical over the same region, S's swizzle stripped;
+2. ``inherit_partition``: S grouped by R's iters (the partition);
+3. ``drop_thread_iters``: the thread pairs split from the register pairs;
+4. ``make_atoms`` / ``make_thread_atoms``: the per-thread loop nest and the thread digits;
+5. ``choose_vector_width``: the widest vector both sides allow;
+6. ``split``: the atoms split into the vector (inner) and the rounds (outer);
+7. ``merge_outer`` and ``round_offsets``: the rounds and each round's offsets;
+8. ``plan_decode`` and ``thread_offsets``: the thread's coordinates and its S share (the
+   thread base).
+
+``partition_of`` runs steps 1-4 and 8's decode (acceptance needs them), ``plan_copy`` steps
+5-7; ``emit_thread``, ``emit_rounds`` and ``emit_copy`` write the result as IR.
 
 Everything here is pure: it works on the layout algebra and on ``Affine`` offsets whose
 symbols are opaque keys (the pass uses SSA values). Names: **R** is the ``local`` side, **S**
@@ -127,8 +140,8 @@ class CopyPlan:
 
     def thread_share(self, t: int) -> tuple[int, bool]:
         """Thread ``t``'s (scope-local) S offset share and whether it owns data, exactly as
-        the lowered IR computes them (``thread_base`` with this plan's decode)."""
-        return thread_base(self.thread_atoms, t, self.thread_decode)
+        the lowered IR computes them (``thread_share`` with this plan's decode)."""
+        return thread_share(self.thread_atoms, t, self.thread_decode)
 
     @property
     def rounds(self) -> int:
@@ -429,7 +442,7 @@ def thread_offsets(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom], dec: Thr
     return offset, recon
 
 
-def thread_base(thread_atoms: Sequence[ThreadAtom], t: int,
+def thread_share(thread_atoms: Sequence[ThreadAtom], t: int,
                 dec: ThreadDecode | None = None) -> tuple[int, bool]:
     """``thread_offsets`` on integers: thread ``t``'s S share and whether it owns data."""
     dec = dec if dec is not None else _decode_variant(thread_atoms, 0, t + 1, False)
@@ -462,7 +475,7 @@ def plan_decode(thread_atoms: Sequence[ThreadAtom], origin: int,
     wanted = set(owners)
     for chained in (False, True):
         dec = _decode_variant(atoms, origin, threads, chained)
-        if all(thread_base(atoms, t, dec)[1] == (t in wanted) for t in range(threads)):
+        if all(thread_share(atoms, t, dec)[1] == (t in wanted) for t in range(threads)):
             return dec
     shown = sorted(wanted)
     listed = ", ".join(map(str, shown[:12])) + (", ..." if len(shown) > 12 else "")

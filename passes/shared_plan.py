@@ -1,5 +1,6 @@
 """The shared-memory side of a planned copy: its bank-conflict model (``banks``) and the lane
-rotation of its rounds (issue 8). ``plan_shared`` is pure: it reads the plan, not the IR."""
+rotation of its rounds (``banks.choose_rotation``). ``plan_shared`` is pure: it reads the
+plan, not the IR."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from dataclasses import dataclass
 from regcopy_passes.banks import NO_ROTATION, BankReport, Rotation, bank_report, choose_rotation
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.planning import CopyPlan
-
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,13 @@ def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool) -> Sh
     """The bank model of ``plan``'s shared transfers and, with ``rotate``, the lane rotation
     that minimises wavefronts plus select cost (``banks.choose_rotation``). ``shared`` says
     whether S is shared memory (global S has no banks: nothing to model)."""
-    if not shared or plan.threads < 2:
+    if not shared:
         return SharedPlan()
     eb = acc.element_bits // 8
     plain = bank_report(plan, eb)
     note = plain.describe()
+    if plan.threads < 2:  # one thread: nothing to rotate
+        return SharedPlan(note, NO_ROTATION, plain)
     if not rotate or not plain.conflicted:
         return SharedPlan(note + ("" if rotate or not plain.conflicted
                                   else " (bank-rotation=off)"), NO_ROTATION, plain)
@@ -47,6 +49,8 @@ def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool) -> Sh
         return SharedPlan(note + "; rounds not rotated (no rotation pays for its selects)",
                           NO_ROTATION, plain)
     rotated = bank_report(plan, eb, rotation)
-    note += (f"; lane-rotated rounds ({rotation}): {rotated.wavefronts / plan.rounds:g} "
-             f"wavefronts per round, {rotation.selects_per_word} select(s) per word")
+    per = rotated.wavefronts / plan.rounds
+    selects = rotation.selects_per_word
+    note += (f"; lane-rotated rounds ({rotation}): {per:g} wavefront{'' if per == 1 else 's'} "
+             f"per round, {selects} select{'' if selects == 1 else 's'} per word")
     return SharedPlan(note, rotation, plain, rotated)

@@ -1,4 +1,4 @@
-"""Cheap swizzled addressing (issue 8): ``swizzle(base + d)`` with the per-thread part hoisted.
+"""Cheap swizzled addressing: ``swizzle(base + d)`` with the per-thread part hoisted.
 
 ``swizzle<M,B,S>`` reads the element-offset bits ``[M+S, M+S+B)`` and XORs them into
 ``[M, M+B)``: ``sw(m) = m ^ ((m & R) >> S)``, ``R = (2^B - 1) << (M + S)``. It is linear over
@@ -7,8 +7,10 @@ GF(2) (``sw(a ^ b) = sw(a) ^ sw(b)``). Split a round's delta ``d`` at ``T = M + 
 
 * ``sw(x + hi) = sw(x) + hi``: adding ``hi`` changes only bits ``>= T``, which the swizzle
   neither reads nor writes (carries go upwards only);
-* ``sw(base + lo) = sw(base) ^ sw(lo)`` when ``base`` is a multiple of ``2^bitlen(lo)``: the
-  addition has no carries, so it is an XOR.
+* ``sw(base + lo) = sw(base) ^ sw(lo)`` when no bit set in ``lo`` can be set in ``base``
+  (``carry_free``): the addition has no carries, so it is an XOR. ``base``'s possible bits
+  come from its divisor here (``divisor_bits``), from the address table's bit fields for
+  ld/stmatrix (``emit_matrix.possible_bits``): one proof, two sources of known bits.
 
 So a round costs one XOR with a constant (``sw(lo)``, none when ``lo = 0``) and an added
 constant (``hi``, an ``[R+imm]`` address), with ``sw(base)`` computed once per thread. When the
@@ -47,14 +49,25 @@ def base_divisor(plan: CopyPlan) -> int:
     return d
 
 
+def divisor_bits(d: int) -> int:
+    """The bits a multiple of ``d`` may set: all from ``d``'s lowest set bit up (none for the
+    constant 0, ``d = 0``)."""
+    return 0 if d == 0 else -1 << ((d & -d).bit_length() - 1)
+
+
+def carry_free(lo: int, may_set: int) -> bool:
+    """Whether ``x + lo == x ^ lo`` for every ``x`` whose set bits lie in ``may_set``: no bit
+    of ``lo`` meets one that ``x`` may set."""
+    return lo & may_set == 0
+
+
 def hoistable(plan: CopyPlan) -> bool:
     """Whether every round's ``lo`` part adds to the base without carries (see module doc)."""
     assert plan.swizzle is not None
     mask = (1 << read_end(plan.swizzle)) - 1
-    need = max((round_deltas(plan.outer, f)[0] & mask for f in range(plan.rounds)),
-               default=0).bit_length()
-    d = base_divisor(plan)
-    return d == 0 or d % (1 << need) == 0
+    may_set = divisor_bits(base_divisor(plan))
+    return all(carry_free(round_deltas(plan.outer, f)[0] & mask, may_set)
+               for f in range(plan.rounds))
 
 
 def emit_hoisted_swizzle(b: IndexBuilder, body: IndexBuilder, plan: CopyPlan, base: Value,

@@ -7,9 +7,9 @@ what ``lower-reg-copy`` emits for the copy, before any lane rotation.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
+from regcopy_passes.banks import WARP, bank_groups, instruction_wavefronts, lane_groups
 from regcopy_passes.dispatch import Accepted, Rejected
 from regcopy_passes.lower_reg_copy import plan_for
 from regcopy_passes.transfer import VectorTransfer
@@ -92,35 +92,25 @@ def thread_lines(acc: Accepted, plan: CopyPlan, thread: int, max_rounds: int = 1
 def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, list[str]]:
     """The 32 banks for each group of lanes served together (8 lanes for 128-bit accesses,
     16 for 64-bit, 32 otherwise) in round ``f`` of warp ``warp``: each cell counts the distinct
-    4-byte words the group touches in that bank (more than 1 = a bank conflict). The number of
-    wavefronts of a group is its largest count; the ideal is bytes / 128 per group."""
+    4-byte words the group touches in that bank (more than 1 = a bank conflict). The counts,
+    wavefronts and ideal are the pass's bank model (``banks.bank_groups``)."""
     nbytes = plan.n * acc.element_bits // 8
-    words = max(nbytes // 4, 1)
-    group = 8 if nbytes >= 16 else 16 if nbytes == 8 else 32
-    lanes = range(32 * warp, 32 * warp + 32) if acc.scope is not Scope.THREAD else range(1)
+    lanes = range(WARP * warp, WARP * warp + WARP) if acc.scope is not Scope.THREAD else range(1)
+    addresses = [s_offset(plan, t, f)[1] * acc.element_bits // 8
+                 if t < acc.threads and plan.thread_share(t)[1] else None for t in lanes]
+    groups = bank_groups(addresses, nbytes)
     labels, keys, names, summary = [], [], [], []
-    total = ideal = 0
-    for g0 in range(0, len(lanes), group):
-        touched: dict[int, set[int]] = defaultdict(set)
-        active = 0
-        for t in lanes[g0:g0 + group]:
-            if t >= acc.threads or not plan.thread_share(t)[1]:
-                continue
-            active += 1
-            byte = s_offset(plan, t, f)[1] * acc.element_bits // 8
-            for w in range(byte // 4, byte // 4 + words):
-                touched[w % 32].add(w)
-        counts = [len(touched[b]) for b in range(32)]
-        waves = max(counts, default=0)
-        want = -(-active * nbytes // 128) if active else 0
-        total, ideal = total + waves, ideal + want
-        names.append(f"{lanes[g0] % 32}-{lanes[g0] % 32 + group - 1}")
-        labels.append(tuple(str(c) if c else "." for c in counts))
-        keys.append(tuple(c if c else None for c in counts))
-        summary.append(f"  lanes {names[-1]}: {waves} wavefront(s), ideal {want}")
+    for g in groups:
+        names.append(f"{g.first_lane}-{g.first_lane + g.lanes - 1}")
+        labels.append(tuple(str(c) if c else "." for c in g.words_per_bank))
+        keys.append(tuple(c if c else None for c in g.words_per_bank))
+        summary.append(f"  lanes {names[-1]}: {g.wavefronts} wavefront"
+                       f"{'' if g.wavefronts == 1 else 's'}, ideal {g.ideal}")
+    total, ideal = instruction_wavefronts(addresses, nbytes)
     verdict = "no bank conflict" if total <= ideal else f"{total / max(ideal, 1):g}-way bank conflict"
-    head = (f"bank groups of warp {warp}, round {f} ({nbytes * 8}-bit accesses, {group} lanes "
-            f"served together): {total} wavefronts, ideal {ideal}: {verdict}")
+    head = (f"bank groups of warp {warp}, round {f} ({nbytes * 8}-bit accesses, "
+            f"{lane_groups(nbytes)} lanes served together): {total} wavefronts, ideal {ideal}: "
+            f"{verdict}")
     tile = Tile(head, "row = lanes served together; column = bank; cell = distinct 4-byte "
                 "words touched in that bank",
                 tuple(labels), tuple(keys), tuple(names), tuple(map(str, range(32))))
@@ -140,7 +130,7 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
     s_space = memory_space(op.src_type if acc.r_is_dst else op.dst_type)
     lines = [head,
              f"  plan: vec {plan.n} x {acc.element_bits}-bit ({bits} bits), {plan.rounds} "
-             f"round(s), {acc.registers} registers/thread, {acc.threads} threads in the "
+             f"round(s), {acc.describe_registers()}, {acc.threads} threads in the "
              f"{acc.scope.name.lower()}" + (", guarded" if plan.guarded else ""),
              f"  direction: {'S -> R' if acc.r_is_dst else 'R -> S'}, S is {s_space}"]
     lines.append(f"  transfer: {lp.transfer.describe()}")
@@ -154,7 +144,7 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
     tiles = [round_tile(op, acc, plan, thread)]
     if s_space in (MemSpace.SHARED, MemSpace.SHARED_DYN) and element_bits(op.src_type.element_type):
         f = min(round_, plan.rounds - 1)
-        tile, bank_lines = bank_tile(acc, plan, min(warp, max(acc.threads // 32 - 1, 0)), f)
+        tile, bank_lines = bank_tile(acc, plan, min(warp, max(acc.threads // WARP - 1, 0)), f)
         tiles.append(tile)
         lines += ["  " + x for x in bank_lines]
         if plan.s_base.terms:

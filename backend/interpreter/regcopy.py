@@ -13,6 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
+from regcopy_backend.interpreter.buffers import (
+    Buffer,
+    is_local,
+    run_reference_copy,
+    storage_size,
+)
+from regcopy_backend.interpreter.cta_barrier import CtaBarrier
+from regcopy_backend.interpreter.launch import Dim3, ThreadState
+from regcopy_backend.interpreter.ldmatrix import MatrixLane, run_matrix
+from regcopy_backend.interpreter.warp_sync import WarpSync
 from xdsl.dialects import gpu, memref, vector
 from xdsl.dialects.builtin import MemRefType, VectorType
 from xdsl.interpreter import (
@@ -26,18 +36,9 @@ from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.interpreter.cta_barrier import CtaBarrier
-from regcopy_backend.interpreter.buffers import (
-    Buffer,
-    is_local,
-    run_reference_copy,
-    storage_size,
-)
-from regcopy_backend.interpreter.launch import Dim3, ThreadState
-from regcopy_backend.interpreter.ldmatrix import MatrixLane, run_matrix
-from regcopy_backend.interpreter.warp_sync import WARP, WarpSync
 from regcopy_dialect.address import crd2idx
 from regcopy_dialect.index_math import INT_MATH
+from regcopy_dialect.layout import WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
     CopyOp,

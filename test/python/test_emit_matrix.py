@@ -139,3 +139,16 @@ def test_possible_bits_is_sound(fields: tuple[BitField, ...], divisor: int) -> N
                 lo, hi = delta & 511, delta & ~511
                 if lo & may == 0:
                     assert sw.apply(x + delta) == (sw.apply(x) ^ sw.apply(lo)) + hi
+
+
+def test_one_carry_free_proof_for_both_transfer_kinds() -> None:
+    """``carry_free`` over a divisor's possible bits is the per-thread path's old divisor test
+    (``d`` a multiple of ``2^bitlen(lo)``), and ``x + lo == x ^ lo`` on every such ``x``."""
+    from regcopy_passes.swizzle_address import carry_free, divisor_bits
+
+    for d in range(0, 65):
+        for lo in range(0, 64):
+            proof = carry_free(lo, divisor_bits(d))
+            assert proof == (d == 0 or d % (1 << lo.bit_length()) == 0), (d, lo)
+            if proof:
+                assert all((x + lo) == (x ^ lo) for x in range(0, 4096, d or 4096))

@@ -24,10 +24,7 @@ from regcopy_dialect.regcopy import CopyOp  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
 
 from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble  # noqa: E402
-from regcopy_passes.matrix_plan import (  # noqa: E402
-    MatrixTransfer,
-    vector_instructions,
-)
+from regcopy_passes.matrix_plan import MatrixTransfer  # noqa: E402
 from regcopy_passes.planning import CopyPlan  # noqa: E402
 
 
@@ -73,7 +70,7 @@ def test_matrix_sass(case: GpuCase) -> None:
     assert not any(name.startswith(("LDL", "STL")) for name in ops), ops
     # the replaced copies' per-thread shared accesses (one a round) are gone, nothing else
     vector = sass_ops(print_cuda(lower(case.path.read_text(), transfer="vector")))
-    rounds = sum(vector_instructions(t_plan) for t_plan in plans)
+    rounds = sum(t_plan.rounds for t_plan in plans)
     assert plain_shared(vector) - plain_shared(ops) == rounds
     assert (rounds > 0) == ("asm volatile(" in source)
 
@@ -92,7 +89,7 @@ def test_gemm_tiles_fragments() -> None:
     source, transfers, plans = lower_with_matrix((REPO / "examples" / "gemm_tiles.mlir")
                                                  .read_text())
     assert [(t.kind, t.instructions) for t in transfers] == [("ldmatrix", 16), ("ldmatrix", 8)]
-    assert [vector_instructions(p) for p in plans] == [64, 32]
+    assert [p.rounds for p in plans] == [64, 32]
     ops = sass_ops(source)
     ldsm = ops["LDSM.16.M88.4"]
     assert ldsm > 0 and ldsm % 24 == 0, ops  # the K loop may be unrolled

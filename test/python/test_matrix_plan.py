@@ -25,13 +25,17 @@ from matrix_cases import (
     planned,
     simulate,
 )
-from copy_harness import BlockRow, CopyCase, Side
-from regcopy_passes.matrix_plan import (
-    BitField,
-    MatrixTransfer,
-    choose_matrix,
-    vector_instructions,
-)
+from copy_harness import BlockRow, CopyCase, Side, parse
+from regcopy_dialect.regcopy import CopyOp
+from regcopy_passes.lower_reg_copy import plan_for
+from regcopy_passes.matrix_plan import BitField, MatrixTransfer
+from regcopy_passes.transfer import LoweringPlan, Transfer, VectorTransfer
+
+
+def lowered(case: CopyCase, r_to_s: bool, transfer: str = "auto") -> LoweringPlan:
+    """The pass's whole decision for the case's copy (``plan_for``)."""
+    op = next(o for o in parse(case.kernel_text(r_to_s)).walk() if isinstance(o, CopyOp))
+    return plan_for(op, transfer=transfer)
 
 SWIZZLED_64 = "(64,64):(64,1), swizzle<3,3,3>"
 
@@ -82,7 +86,7 @@ def test_a_fragment_address_table() -> None:
     assert op.registers == (0, 2, 4, 6) and op.delta == 0
     assert op.fields == (BitField(0, 4, 16), BitField(4, 1, 8))
     assert transfer.describe() == "ldmatrix.x4 (1 instruction a warp, 16 bytes a lane)"
-    assert vector_instructions(plan) == 4 and choose_matrix(transfer, plan, True).preferred
+    assert plan.rounds == 4  # fewer instructions; its rows conflict (test_choice_notes)
 
 
 def test_describe_mixed_counts() -> None:
@@ -100,11 +104,12 @@ def test_not_preferred_when_no_fewer_instructions() -> None:
     per-thread path never moves more than one word an access)."""
     acc, plan, transfer = planned(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
     assert isinstance(transfer, MatrixTransfer) and counts(transfer) == [1]
-    assert plan.n == 2 and vector_instructions(plan) == 1
-    assert not choose_matrix(transfer, plan, True).preferred
-    assert choose_matrix(transfer, plan, True).note == \
-        "ldmatrix not used: ldmatrix.x1 (1 instruction a warp, 4 bytes a lane) is no fewer " \
-        "instructions; the per-thread path (vec 2) needs 1 shared instruction a warp"
+    assert plan.n == 2 and plan.rounds == 1
+    lp = lowered(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
+    assert not isinstance(lp.transfer, MatrixTransfer)
+    assert lp.passed_over == (
+        "ldmatrix not used: ldmatrix.x1 (1 instruction a warp, 4 bytes a lane) is no fewer "
+        "instructions; the per-thread path (vec 2) needs 1 shared instruction a warp",)
     assert simulate(transfer, frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), 0, None) == \
         expected(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"))
 
@@ -145,10 +150,45 @@ def test_refusals(name: str) -> None:
 
 
 def test_choice_notes() -> None:
-    _, plan, transfer = planned(frag((16, 16), A_16x16), False)
-    assert choose_matrix(transfer, plan, True).note == \
-        "the per-thread path (vec 2) needs 4 shared instructions a warp, ldmatrix 1"
+    lp = lowered(frag((16, 16), A_16x16), False)  # 32-byte rows: 2-way conflicts
+    assert not isinstance(lp.transfer, MatrixTransfer)
+    assert lp.passed_over == (
+        "ldmatrix not used: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane) needs 8 "
+        "wavefronts (bank conflicts between its rows); the per-thread path (vec 2) needs 4 "
+        "shared instructions a warp and 4 wavefronts",)
+    lp = lowered(ACCEPTED["swizzled slice"][0], False)
+    assert isinstance(lp.transfer, MatrixTransfer)
+    assert lp.passed_over == ("the per-thread path (vec 2) needs 4 shared instructions a warp "
+                              "and 4 wavefronts, ldmatrix 1 and 4",)
+    assert lp.shared.note == "no bank conflict: 4 wavefronts per instruction, ideal 4"
     case, reason = REFUSED["misaligned slice base"]
     _, plan, refused = planned(case, True)
-    assert choose_matrix(refused, plan, False).note == f"stmatrix not used: {refused}"
-    assert reason in choose_matrix(refused, plan, False).note
+    lp = lowered(case, True)
+    assert lp.passed_over == (f"stmatrix not used: {refused}",) and reason in refused
+
+
+def test_forced_matrix_note_agrees_with_the_choice() -> None:
+    """Under ``transfer=matrix`` an ld/stmatrix that ``auto`` would refuse is taken, and the
+    note says so (it used to say "ldmatrix not used" under a head naming ldmatrix)."""
+    case = frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)")
+    lp = lowered(case, False, "matrix")
+    assert isinstance(lp.transfer, MatrixTransfer)
+    (note,) = lp.passed_over
+    assert "not used" not in note
+    assert note.startswith("ldmatrix taken as transfer=matrix asks; transfer=auto would take "
+                           "the per-thread path (ldmatrix is no fewer instructions)")
+    assert lp.shared.note is not None and "wavefront" in lp.shared.note
+
+
+def test_both_kinds_are_transfers_measured_by_one_bank_model() -> None:
+    """Each kind provides instructions, wavefronts (``bank_report``) and ``describe``; the
+    per-thread report is the shared plan's own (lane rotation included)."""
+    for name in ("swizzled slice", "A f16"):
+        lp = lowered(ACCEPTED[name][0], False)
+        assert isinstance(lp.transfer, Transfer)
+        report = lp.transfer.bank_report(lp.copy)
+        if isinstance(lp.transfer, VectorTransfer):
+            assert report == (lp.shared.rotated or lp.shared.plain)
+        else:
+            assert lp.shared.note == report.describe()
+        assert report.wavefronts >= report.ideal > 0

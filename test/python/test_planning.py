@@ -20,7 +20,7 @@ from regcopy_passes.planning import (
     plan_decode,
     round_deltas,
     split,
-    thread_base,
+    thread_share,
     width_candidates,
 )
 
@@ -55,7 +55,7 @@ def test_seed_rows() -> None:
         plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, bits, 128, {}, {})
         assert (plan.n, plan.rounds) == (n, rounds)
         assert plan.thread_atoms == (ThreadAtom(32, 1, k),)
-        assert [thread_base(plan.thread_atoms, lane) for lane in (0, 5)] == [(0, True),
+        assert [thread_share(plan.thread_atoms, lane) for lane in (0, 5)] == [(0, True),
                                                                              (5 * k, True)]
 
 
@@ -80,8 +80,8 @@ def test_b3_odd_lanes_own_nothing() -> None:
     s = slice_region(_row_major(16, 8), (16, 8), (0, 0), (16, 8))
     plan = plan_copy(partition_of(r, s, Scope.WARP, 32), r.base, s.base, 32, 128, {}, {})
     assert plan.guarded
-    assert thread_base(plan.thread_atoms, 6) == (3 * 8, True)
-    assert thread_base(plan.thread_atoms, 7)[1] is False
+    assert thread_share(plan.thread_atoms, 6) == (3 * 8, True)
+    assert thread_share(plan.thread_atoms, 7)[1] is False
 
 
 def test_dynamic_offset_divisibility_decides_width() -> None:
@@ -124,7 +124,7 @@ def test_thread_atoms_split_like_their_s_group() -> None:
 
 
 def _owned(atoms: tuple[ThreadAtom, ...], dec: ThreadDecode, threads: int) -> list[int]:
-    return [t for t in range(threads) if thread_base(atoms, t, dec)[1]]
+    return [t for t in range(threads) if thread_share(atoms, t, dec)[1]]
 
 
 def test_decode_gapped_lanes_chained() -> None:
@@ -134,7 +134,7 @@ def test_decode_gapped_lanes_chained() -> None:
     dec = plan_decode(atoms, 0, 32)
     assert isinstance(dec, ThreadDecode) and dec.chained
     assert _owned(atoms, dec, 32) == [0, 1, 2, 16, 17, 18]
-    assert thread_base(atoms, 17, dec) == (1 * 4 + 1 * 100, True)
+    assert thread_share(atoms, 17, dec) == (1 * 4 + 1 * 100, True)
 
 
 def test_decode_with_origin() -> None:
@@ -145,7 +145,7 @@ def test_decode_with_origin() -> None:
     assert isinstance(dec, ThreadDecode)
     assert dec.origin == 9 and dec.shift >= 0 and (dec.shift + 9) % 12 == 0
     assert _owned(atoms, dec, 32) == [9, 10, 13, 14, 17, 18]
-    assert thread_base(atoms, 14, dec) == (1 * 16 + 1 * 1, True)
+    assert thread_share(atoms, 14, dec) == (1 * 16 + 1 * 1, True)
     # no atoms at all: only the pinned thread owns the element
     pinned = plan_decode((), 5, 32)
     assert isinstance(pinned, ThreadDecode)

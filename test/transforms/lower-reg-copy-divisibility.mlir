@@ -18,7 +18,7 @@ func.func @k_loop(%A: memref<128x4096xf16, #regcopy.mem<global>>, %cK: index) at
 // CHECK:         scf.for %k = %c0 to %cK step %c64 {
 // CHECK:           vector.load {{.*}} vector<8xf16>
 // CHECK-NOT:       regcopy.copy
-// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %A -> %R in @k_loop]
+// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @k_loop]
 
 // -----
 
@@ -37,7 +37,7 @@ func.func @lb_offset(%A: memref<128x65536xf16, #regcopy.mem<global>>, %cK: index
 }
 // CHECK-LABEL: func.func @lb_offset
 // CHECK:         vector.load {{.*}} vector<8xf16>
-// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %A -> %R in @lb_offset]
+// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @lb_offset]
 
 // -----
 
@@ -49,7 +49,7 @@ func.func @promised_arg(%A: memref<128x4096xf16, #regcopy.mem<global>>, %k: inde
 }
 // CHECK-LABEL: func.func @promised_arg
 // CHECK:         vector.load {{.*}} vector<8xf16>
-// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %A -> %R in @promised_arg]
+// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @promised_arg]
 
 // -----
 
@@ -68,7 +68,7 @@ func.func @promised_i32_arithmetic(%A: memref<128x4096xf16, #regcopy.mem<global>
 }
 // CHECK-LABEL: func.func @promised_i32_arithmetic
 // CHECK:         vector.load {{.*}} vector<8xf16>
-// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %A -> %R in @promised_i32_arithmetic]
+// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @promised_i32_arithmetic]
 
 // -----
 
@@ -81,7 +81,7 @@ func.func @unpromised_arg(%A: memref<128x4096xf16, #regcopy.mem<global>>, %k: in
 }
 // CHECK-LABEL: func.func @unpromised_arg
 // CHECK:         vector.load {{.*}} vector<1xf16>
-// REMARK: remark: vec 1 × f16 (16 bits), 64 rounds, 64 registers/thread [copy %A -> %R in @unpromised_arg]
+// REMARK: remark: vec 1 × f16 (16 bits), 64 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @unpromised_arg]
 // REMARK:      narrowed: 8-wide refused: S offset %k (provably a multiple of 1) times stride 1 is not a multiple of 8; for 128-bit transfers, add {regcopy.divisibility = 8 : i64} to kernel argument %k
 
 // -----
@@ -98,5 +98,5 @@ func.func @odd_step(%A: memref<128x4096xf16, #regcopy.mem<global>>, %cK: index) 
 }
 // CHECK-LABEL: func.func @odd_step
 // CHECK:         vector.load {{.*}} vector<4xf16>
-// REMARK: remark: vec 4 × f16 (64 bits), 16 rounds, 64 registers/thread [copy %A -> %R in @odd_step]
+// REMARK: remark: vec 4 × f16 (64 bits), 16 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @odd_step]
 // REMARK:      narrowed: 8-wide refused: S offset %k (provably a multiple of 68) times stride 1 is not a multiple of 8; for 128-bit transfers, make the loop's lower bound and step multiples of 8, or wrap it: %k_8 = regcopy.multiple_of %k, 8 : index

@@ -9,7 +9,7 @@ func.func @pitch_65(%S: memref<32x65xf16, #regcopy.mem<global>>) attributes {reg
   regcopy.copy warp %S[0, 0] [32, 8] -> %R : memref<32x65xf16, #regcopy.mem<global>> -> memref<32x8xf16, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: remark: vec 1 × f16 (16 bits), 8 rounds, 8 registers/thread [copy %S -> %R in @pitch_65]
+// CHECK: remark: vec 1 × f16 (16 bits), 8 rounds, 4 registers/thread (8 × f16) [copy %S -> %R in @pitch_65]
 // CHECK:      narrowed: 8-wide refused: S stride 65 multiplied by a thread coordinate is not a multiple of 8; an S stride of 72 there (a padded row pitch) would allow 128-bit transfers
 
 // -----

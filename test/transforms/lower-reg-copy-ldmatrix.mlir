@@ -29,9 +29,9 @@ func.func @frag(%out: memref<32x8xf16, #regcopy.mem<global>>) attributes {regcop
 // VEC:           vector.load {{.*}} vector<2xf16>
 // VEC-NOT:       regcopy.ldmatrix
 
-// REMARK: remark: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane), 8 registers/thread [copy %S -> %R in @frag]
+// REMARK: remark: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane), 4 registers/thread (8 × f16) [copy %S -> %R in @frag]
 // REMARK:      the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts, ldmatrix 1 and 4
-// REMARK: remark: vec 2 × f16 (32 bits), 4 rounds, 8 registers/thread [copy %R -> %S in @frag]
+// REMARK: remark: vec 2 × f16 (32 bits), 4 rounds, 4 registers/thread (8 × f16) [copy %R -> %S in @frag]
 // REMARK: stmatrix not used: the S slice base is provably a multiple of 8 bytes only, not of 16 (a matrix row must start 16-byte aligned)
 
 // CUDA: asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16

@@ -13,5 +13,5 @@ func.func @multiple_of(%A: memref<128x4096xf16, #regcopy.mem<global>>, %k: index
 // CHECK-LABEL: func.func @multiple_of
 // CHECK:         %k8 = regcopy.multiple_of %k, 8 : index
 // CHECK:         vector.load {{.*}} vector<8xf16>
-// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %A -> %R in @multiple_of]
+// REMARK: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %A -> %R in @multiple_of]
 

@@ -23,7 +23,7 @@ func.func @thread_3d(%S: memref<4x16x16xf16, #regcopy.mem<global>>) attributes {
 // CHECK-NEXT:      %[[V:.*]] = vector.load %[[SS]][%[[OFF]]] : memref<1024xf16, #regcopy.mem<global>>, vector<8xf16>
 // CHECK-NEXT:      vector.store %[[V]], %[[RS]][%[[DR]]] : memref<64xf16, #regcopy.mem<local>>, vector<8xf16>
 // CHECK-NEXT:    }
-// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %S -> %R in @thread_3d]
+// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %S -> %R in @thread_3d]
 
 // -----
 
@@ -82,4 +82,4 @@ func.func @swizzled() attributes {regcopy.launch = #regcopy.launch<block = 128, 
 // CHECK-NEXT:      %[[V:.*]] = vector.load %{{.*}}[%[[P]]] : memref<8192xf16, #regcopy.mem<shared>>, vector<8xf16>
 // CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[D]]] : memref<64xf16, #regcopy.mem<local>>, vector<8xf16>
 // CHECK-NEXT:    }
-// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 8 rounds, 64 registers/thread [copy %S -> %R in @swizzled]
+// REMARK: {{^.*}}/lower-reg-copy-worked.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 8 rounds, 32 registers/thread (64 × f16) [copy %S -> %R in @swizzled]

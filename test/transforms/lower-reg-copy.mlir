@@ -96,7 +96,7 @@ func.func @s2r_f16_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // CHECK-NEXT:    vector.store %[[V]], %[[RS]][%{{.*}}] : memref<8xf16, #regcopy.mem<local>>, vector<8xf16>
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 1 round, 8 registers/thread [copy %S -> %R in @s2r_f16_k8]
+// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 1 round, 4 registers/thread (8 × f16) [copy %S -> %R in @s2r_f16_k8]
 // -----
 
 func.func @s2r_f16_k16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -123,4 +123,4 @@ func.func @s2r_f16_k16() attributes {regcopy.launch = #regcopy.launch<block = 32
 // CHECK-NEXT:    }
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 2 rounds, 16 registers/thread [copy %S -> %R in @s2r_f16_k16]
+// REMARK: {{^.*}}/lower-reg-copy.mlir:{{[0-9]+}}:3: remark: vec 8 × f16 (128 bits), 2 rounds, 8 registers/thread (16 × f16) [copy %S -> %R in @s2r_f16_k16]

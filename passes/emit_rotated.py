@@ -1,4 +1,4 @@
-"""Lane-rotated rounds in IR (issue 8): lane ``l`` in round ``f`` transfers chunk
+"""Lane-rotated rounds in IR: lane ``l`` in round ``f`` transfers chunk
 ``f ^ h(l)`` (``banks.Rotation``), emitted unrolled so that every register index is static.
 
 With ``h(l) = XOR of v_j over the pairs (bit_j, v_j) whose lane bit is set``:
