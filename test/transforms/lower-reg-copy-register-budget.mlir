@@ -11,7 +11,7 @@ func.func @huge(%in: memref<1024x1024xf32, #regcopy.mem<global>>) attributes {re
   func.return
 }
 // CHECK: warning: not lowered: the register tile needs 32768 32-bit registers per thread (32768 × f32), more than the 255 a thread can hold [copy %in -> %R in @huge]
-// CHECK-NEXT: spread the tile over more threads (thread axes over a wider exec scope, or a larger block), or split it into copies of at most 255 × f32 per thread
+// CHECK:      spread the tile over more threads (thread axes over a wider exec scope, or a larger block), or split it into copies of at most 255 × f32 per thread
 // STRICT: error: 'regcopy.copy' op rejected by lower-reg-copy: the register tile needs 32768 32-bit registers per thread
 
 // 512 f16 a lane are 256 registers: one too many.
@@ -21,7 +21,7 @@ func.func @just_over(%in: memref<32x512xf16, #regcopy.mem<global>>) attributes {
   func.return
 }
 // CHECK: warning: not lowered: the register tile needs 256 32-bit registers per thread (512 × f16), more than the 255 a thread can hold [copy %in -> %R in @just_over]
-// CHECK-NEXT: or split it into copies of at most 510 × f16 per thread
+// CHECK:      or split it into copies of at most 510 × f16 per thread
 
 // 510 f16 a lane are 255 registers: lowered.
 func.func @at_limit(%in: memref<32x510xf16, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {

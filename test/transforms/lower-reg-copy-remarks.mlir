@@ -20,7 +20,7 @@ func.func @thread_shared() attributes {regcopy.launch = #regcopy.launch<block = 
   func.return
 }
 // CHECK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %S -> %R in @thread_shared]
-// CHECK-NEXT: no bank conflict: 1 wavefront per round, ideal 1
+// CHECK:      no bank conflict: 1 wavefront per round, ideal 1
 
 // One 8x8 f16 matrix: ldmatrix.x1 is no fewer instructions than one 32-bit round, so auto
 // keeps the per-thread path; transfer=matrix takes ldmatrix and says why auto would not.
@@ -32,10 +32,10 @@ func.func @one_matrix() attributes {regcopy.launch = #regcopy.launch<block = 32,
 }
 // CHECK: remark: vec 2 × f16 (32 bits), 1 round, 1 register/thread (2 × f16) [copy %S -> %R in @one_matrix]
 // CHECK: ldmatrix not used: ldmatrix.x1 (1 instruction a warp, 4 bytes a lane) is no fewer instructions; the per-thread path (vec 2) needs 1 shared instruction a warp
-// CHECK-NEXT: no bank conflict: 1 wavefront per round, ideal 1
+// CHECK:      no bank conflict: 1 wavefront per round, ideal 1
 // MATRIX: remark: ldmatrix.x1 (1 instruction a warp, 4 bytes a lane), 1 register/thread (2 × f16) [copy %S -> %R in @one_matrix]
-// MATRIX-NEXT: ldmatrix taken as transfer=matrix asks; transfer=auto would take the per-thread path (ldmatrix is no fewer instructions); the per-thread path (vec 2) needs 1 shared instruction a warp and 1 wavefront, ldmatrix 1 and 1
-// MATRIX-NEXT: no bank conflict: 1 wavefront per instruction, ideal 1
+// MATRIX:      ldmatrix taken as transfer=matrix asks; transfer=auto would take the per-thread path (ldmatrix is no fewer instructions); the per-thread path (vec 2) needs 1 shared instruction a warp and 1 wavefront, ldmatrix 1 and 1
+// MATRIX:      no bank conflict: 1 wavefront per instruction, ideal 1
 // MATRIX-NOT: not used
 
 // The m16n8k16 A fragment from an unswizzled 16-column tile: ldmatrix's rows are 32 bytes
@@ -48,7 +48,7 @@ func.func @conflicted_rows() attributes {regcopy.launch = #regcopy.launch<block 
 }
 // CHECK: remark: vec 2 × f16 (32 bits), 4 rounds, 4 registers/thread (8 × f16) [copy %S -> %R in @conflicted_rows]
 // CHECK: ldmatrix not used: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane) needs 8 wavefronts (bank conflicts between its rows); the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts
-// CHECK-NEXT: 2-way bank conflict: 2 wavefronts per round, ideal 1; lane-rotated rounds ({{.*}}): 1 wavefront per round, 1 select per word
+// CHECK:      2-way bank conflict: 2 wavefronts per round, ideal 1; lane-rotated rounds ({{.*}}): 1 wavefront per round, 1 select per word
 // MATRIX: remark: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane), 4 registers/thread (8 × f16) [copy %S -> %R in @conflicted_rows]
-// MATRIX-NEXT: ldmatrix taken as transfer=matrix asks; transfer=auto would take the per-thread path (ldmatrix needs more wavefronts: bank conflicts between its rows); the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts, ldmatrix 1 and 8
-// MATRIX-NEXT: 2-way bank conflict: 8 wavefronts per instruction, ideal 4
+// MATRIX:      ldmatrix taken as transfer=matrix asks; transfer=auto would take the per-thread path (ldmatrix needs more wavefronts: bank conflicts between its rows); the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts, ldmatrix 1 and 8
+// MATRIX:      2-way bank conflict: 8 wavefronts per instruction, ideal 4
