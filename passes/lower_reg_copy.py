@@ -40,7 +40,9 @@ from regcopy_dialect.diagnostics import (
     op_error,
     op_location,
 )
+from regcopy_dialect.buffers import buffer_layout
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
+from regcopy_dialect.swizzle_syntax import cute_order_note
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_copy import emit_copy
@@ -184,7 +186,19 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
     notes += lp.passed_over
     if lp.shared.note is not None:
         notes.append(lp.shared.note)
+    notes += _swizzle_order_notes(op)
     return _diagnostic(op, label, "remark", head, tuple(notes))
+
+
+def _swizzle_order_notes(op: CopyOp) -> list[str]:
+    """For each swizzled side whose ``swizzle<M,B,S>``, read in CuTe's ``Swizzle<B,M,S>``
+    order, would be another valid swizzle: a note giving both readings."""
+    notes: list[str] = []
+    for side in (op.src, op.dst):
+        swizzle = buffer_layout(side.type).swizzle
+        if swizzle is not None and (note := cute_order_note(swizzle)) is not None:
+            notes.append(note)
+    return notes
 
 
 @dataclass(frozen=True)
