@@ -41,6 +41,7 @@ from regcopy_dialect.layout import (
     canonicalize,
     group,
     merge_contiguous,
+    peel,
     thread_origin,
 )
 from regcopy_dialect.radix import place_digit, suffix_product
@@ -213,22 +214,15 @@ def make_thread_atoms(thread_pairs: Sequence[tuple[Iter, tuple[Iter, ...]]]
 def split(atoms: Sequence[Atom], n: int) -> tuple[tuple[Atom, ...], tuple[Atom, ...]] | None:
     """Step 6. Consume atoms from the inner end until their extents multiply to ``n``; an
     atom that overshoots splits into ``(ext/f, s*f, r*f)`` (outer) and ``(f, s, r)`` (inner).
-    Returns ``(outer, inner)``, or None when ``n`` does not divide the atoms cleanly."""
-    outer, inner, need = list(atoms), [], n
-    while need > 1:
-        if not outer:
-            return None
-        a = outer.pop()
-        if need % a.extent == 0:
-            inner.insert(0, a)
-            need //= a.extent
-        elif a.extent % need == 0:
-            inner.insert(0, Atom(need, a.s_stride, a.r_step))
-            outer.append(Atom(a.extent // need, a.s_stride * need, a.r_step * need))
-            need = 1
-        else:
-            return None
-    return tuple(outer), tuple(inner)
+    Returns ``(outer, inner)``, or None when ``n`` does not divide the atoms cleanly. This is
+    the layout algebra's ``peel`` from the inner end, on atoms instead of iters."""
+    peeled = peel(atoms, n, _cut_atom, from_inner=True)
+    return (peeled.rest, peeled.taken) if peeled.complete else None
+
+
+def _cut_atom(a: Atom, f: int) -> tuple[Atom, Atom]:
+    """``(E, s, r) -> (E/f, s*f, r*f), (f, s, r)``: the same map, one digit more."""
+    return Atom(a.extent // f, a.s_stride * f, a.r_step * f), Atom(f, a.s_stride, a.r_step)
 
 
 def _contiguous(inner: Sequence[Atom]) -> tuple[bool, bool]:
