@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: regcopy's lowered tile copies against hand-written CUDA, same run, same GPU.
 
-    python bench/bench_copy.py [--rows N] [--iters K]
+    python -m regcopy_bench.bench_copy [--rows N] [--iters K]
 
 A CTA-scope global -> register -> global tile copy (``examples/cta_tile.mlir``'s shape:
 each block moves 8 rows of 1024 f32 through registers, layout ``(8,256,4):(4,1@tx,1)``) is
@@ -15,8 +15,8 @@ and a table prints time per launch and bandwidth (bytes read + written), with th
 hand-written kernel. A second part moves a buffer of more than 2^31 i8 elements through the
 same kind of tile copy (the size at which 32-bit offsets overflow) and checks every byte.
 
-Needs a GPU with cuda-core/cuda-bindings and numpy; the repository's packages are imported
-from the checkout (no install needed). Exit status 2 without a GPU.
+Needs a GPU with cuda-core/cuda-bindings and numpy, and regcopy installed (``pip install -e .``:
+this module is ``regcopy_bench.bench_copy``). Exit status 2 without a GPU.
 """
 
 from __future__ import annotations
@@ -24,30 +24,22 @@ from __future__ import annotations
 import argparse
 import ctypes
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "test" / "gpu"))
+import numpy as np
+from xdsl.parser import Parser
 
-from cases import bootstrap  # noqa: E402
-
-bootstrap()
-
-import numpy as np  # noqa: E402
-from xdsl.parser import Parser  # noqa: E402
-
-from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
-from regcopy_backend.cuda.kernel_info import kernel_info, kernels  # noqa: E402
-from regcopy_backend.runtime.runner import (  # noqa: E402
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+from regcopy_backend.runtime.runner import (
     NoGpuError,
     check_alignment,
     compile_kernel,
     cuda_core,
     get_device,
 )
-from regcopy_dialect.context import regcopy_context  # noqa: E402
-from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
+from regcopy_dialect.context import regcopy_context
+from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
 TILE = """
 func.func @tile(%B: memref<{rows}x{cols}x{t}, #regcopy.mem<global>>, %C: memref<{rows}x{cols}x{t}, #regcopy.mem<global>>)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark: shared-memory copies of regcopy's lowering against the shared peak (issue 8).
 
-    python bench/bench_shared.py [--ctas-per-sm 4] [--iters 4096] [--sass-only]
-                                 [--consumer fadd|xor] [--select-weight W]
+    python -m regcopy_bench.bench_shared [--ctas-per-sm 4] [--iters 4096] [--sass-only]
+                                         [--consumer fadd|xor] [--select-weight W]
 
 For each layout (256-thread CTAs, ``(8,32,k):(1@warpid,1@laneid,1)``: 32-bit k=8, 32-bit
 k=16, 16-bit k=16; a 128-thread warpgroup 16-bit ``(128,64):(1@tid_in_wg,1)`` tile through
@@ -44,26 +44,15 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "test" / "gpu"))
+from xdsl.parser import Parser
 
-sys.path.insert(0, str(ROOT / "bench"))
-from cases import bootstrap  # noqa: E402
-
-bootstrap()
-
-from sass_loops import sass_summary  # noqa: E402
-
-from xdsl.parser import Parser  # noqa: E402
-
-from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
-from regcopy_dialect.context import regcopy_context  # noqa: E402
-from regcopy_passes import banks  # noqa: E402
-from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # noqa: E402
-
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_bench.sass_loops import sass_summary
+from regcopy_dialect.context import regcopy_context
+from regcopy_passes import banks
+from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
 
 @dataclass(frozen=True)

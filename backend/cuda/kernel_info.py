@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import numpy as np
 from xdsl.dialects import func, vector
 from xdsl.dialects.builtin import (
     Float32Type,
@@ -24,9 +23,11 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from regcopy_backend.cuda.names import function_c_name
 from regcopy_backend.cuda.types import INDEX_32, INDEX_64, ctype, element_bytes, vector_bytes
-from regcopy_backend.runtime.host_data import numpy_dtype
 from regcopy_backend.cuda.shared_memory import check_shared_limits, shared_usage
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
+
+if TYPE_CHECKING:  # numpy is imported where a scalar parameter needs it (fast CLI start-up)
+    import numpy as np
 
 LAUNCH = "regcopy.launch"
 INDEX64_THRESHOLD = 2**31
@@ -72,6 +73,8 @@ class ScalarParam:
         """Why ``value`` cannot be passed (out of range, breaks the promise), else None."""
         if self.dtype.kind == "f":
             return None
+        import numpy as np
+
         limits = np.iinfo(self.dtype)
         if not limits.min <= value <= limits.max:
             return (f"= {value} does not fit its type {self.type} ({self.ctype}, "
@@ -188,6 +191,10 @@ def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
     t = arg.type
     name = arg.name_hint or f"arg{k}"
     where = f"kernel @{f.sym_name.data} parameter %{name}"
+    import numpy as np
+
+    from regcopy_backend.runtime.host_data import numpy_dtype
+
     if isinstance(t, IndexType):
         dtype = np.dtype(np.int64 if index_type == INDEX_64 else np.int32)
     elif isinstance(t, Float32Type | Float64Type) or (

@@ -3,16 +3,14 @@ examples/gemm_tiles.mlir), their
 numpy expectations from the copy semantics, and the lowering plan each copy must get.
 
 Used by test/gpu/run_all.py (the whole GPU run, one table) and test/python/test_gpu.py (pytest).
-Needs only numpy, xdsl, cuda-core/cuda-bindings and this repository (``bootstrap()`` makes the
-``regcopy_*`` packages importable from a plain checkout).
+Needs numpy, xdsl, cuda-core/cuda-bindings and regcopy installed (``pip install -e .``;
+test/gpu/device_run.sh installs it on the GPU machine). pytest finds this module through
+``pythonpath`` in pyproject.toml; run_all.py, next to it, imports it directly.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,31 +22,6 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = REPO / "test" / "gpu" / "kernels"
 EXAMPLES = REPO / "examples"
-PACKAGE_DIRS = {"regcopy_passes": "passes", "regcopy_backend": "backend", "regcopy_tools": "tools"}
-
-
-def bootstrap() -> None:
-    """Make ``regcopy_dialect`` and the ``regcopy_*`` packages importable without installing
-    the repository (their directories are named ``passes/``, ``backend/``, ``tools/``)."""
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    for name, folder in PACKAGE_DIRS.items():
-        if name in sys.modules:
-            continue
-        try:
-            importlib.import_module(name)
-            continue
-        except ImportError:
-            pass
-        path = REPO / folder
-        spec = importlib.util.spec_from_file_location(
-            name, path / "__init__.py", submodule_search_locations=[str(path)])
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-
-
 Arrays = list[np.ndarray]
 
 
@@ -303,7 +276,6 @@ def compare(case: GpuCase, names: list[str], before: Arrays, after: Arrays) -> l
 def analyse_case(case: GpuCase) -> tuple[CaseResult, Any]:
     """Lower, print and compile ``case`` and check its plan and SASS; no GPU needed.
     Returns the result so far and the prepared module (None when the case ends here)."""
-    bootstrap()
     from regcopy_backend.runtime.nvrtc import NvdisasmError, disassemble
     from regcopy_tools.regcopy_run import RunInputError, parse_and_lower, prepare
 

@@ -5,29 +5,39 @@
 # fit a 10-minute limit); `all` (the default) both.
 # Wheels carried in .whl/ (xdsl and its pure-Python needs; .whl/cuda/ holds cuda-core and
 # cuda-bindings, used only when the machine's own cuda.core does not import) are installed
-# into /tmp/site. Then: the GPU case table (test/gpu/run_all.py, with compute-sanitizer
+# into /tmp/site, then regcopy itself (editable, else into /tmp/site). Then: the GPU case
+# table (test/gpu/run_all.py, with compute-sanitizer
 # memcheck), the GPU-marked pytest tests, `regcopy-run --check` (GPU vs the CPU interpreter)
 # on the seed demo, the GEMM example, the 192 KiB shared.dyn kernel and the vector-arith example, `regcopy-run
-# --compile-only` on the GEMM example, and the benchmarks (bench/bench_copy.py,
-# bench/bench_shared.py with each consumer).
+# --compile-only` on the GEMM example, and the benchmarks (regcopy_bench.bench_copy,
+# regcopy_bench.bench_shared with each consumer).
 # Exit status: 0 when every step passed, else 1 (each step's output is in $out, and the exit
 # status of each step in $out/summary.txt).
 set -uo pipefail
 out=${OUT:-/tmp/regcopy-gpu}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
+export PYTHONPATH=/tmp/site:${PYTHONPATH:-} PATH=/tmp/site/bin:$PATH
 if compgen -G ".whl/*.whl" >/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:${PYTHONPATH:-} PATH=/tmp/site/bin:$PATH
 fi
 if ! python3 -c "import cuda.core, cuda.bindings" 2>/dev/null && compgen -G ".whl/cuda/*.whl" >/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/cuda/*.whl
 fi
 nvidia-smi -L
 python3 -c "import cuda.core, cuda.bindings, xdsl, numpy; print('cuda.core', cuda.core.__version__, '| cuda.bindings', cuda.bindings.__version__, '| numpy', numpy.__version__)"
-python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >"$out/install.txt" 2>&1 \
-    || echo "editable install failed (see install.txt); regcopy-run from the checkout"
+# regcopy itself (its packages, regcopy-run/regcopy-opt, the xDSL universe entry point): an
+# editable install, else a plain one into /tmp/site; without network, so with the machine's
+# setuptools (>= 64; before 70.1 it also needs the `wheel` package, e.g. carried in .whl/).
+if ! python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >"$out/install.txt" 2>&1 \
+    && ! python3 -m pip install -q --no-index --no-deps --no-build-isolation --upgrade \
+        --target /tmp/site . >>"$out/install.txt" 2>&1; then
+    cat "$out/install.txt"
+    echo "device_run.sh: could not install regcopy (see above)" >&2
+    exit 1
+fi
+python3 -c "import regcopy_tools, regcopy_bench" || exit 1
 status=0
 step() {  # step NAME FILE CMD...: run CMD, tee its output to $out/FILE, remember a failure
     local name=$1 file=$2
@@ -38,13 +48,7 @@ step() {  # step NAME FILE CMD...: run CMD, tee its output to $out/FILE, remembe
     echo "$name: exit $rc" >>"$out/summary.txt"
     [[ $rc -eq 0 ]] || status=1
 }
-run() {  # regcopy-run from the editable install, else from the checkout
-    if command -v regcopy-run >/dev/null; then
-        regcopy-run "$@"
-    else
-        python3 -c 'import sys; sys.path.insert(0, "test/gpu"); from cases import bootstrap; bootstrap(); from regcopy_tools.regcopy_run import main; main()' "$@"
-    fi
-}
+run() { regcopy-run "$@"; }
 : >"$out/summary.txt"
 part=${1:-all}
 case $part in all|tests|bench) ;; *) echo "usage: device_run.sh [all|tests|bench]" >&2; exit 2;; esac
@@ -65,10 +69,10 @@ step "regcopy-run --check test/gpu/kernels/casts.mlir" check_casts.txt \
     run --check test/gpu/kernels/casts.mlir
 fi
 if [[ $part != tests ]]; then
-step "bench/bench_copy.py" bench_copy.txt python3 bench/bench_copy.py
-step "bench/bench_shared.py" bench_shared.txt python3 bench/bench_shared.py
-step "bench/bench_shared.py --consumer xor" bench_shared_xor.txt \
-    python3 bench/bench_shared.py --consumer xor
+step "regcopy_bench.bench_copy" bench_copy.txt python3 -m regcopy_bench.bench_copy
+step "regcopy_bench.bench_shared" bench_shared.txt python3 -m regcopy_bench.bench_shared
+step "regcopy_bench.bench_shared --consumer xor" bench_shared_xor.txt \
+    python3 -m regcopy_bench.bench_shared --consumer xor
 fi
 if [[ $part != bench ]]; then
 # last: the CPU reference of the full GEMM example takes about 3 minutes

@@ -26,22 +26,17 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cases import (  # noqa: E402
+from cases import (
     ALIGNMENT_CASE,
     ALL_CASES,
     CaseResult,
     GpuCase,
     analyse_case,
-    bootstrap,
     run_case,
 )
-from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
+from ldmatrix_cases import LDMATRIX_GPU_CASES
 
-bootstrap()
-
-from regcopy_backend.runtime.runner import gpu_available  # noqa: E402
+from regcopy_backend.runtime.runner import gpu_available
 
 HEADER = ("kernel", "plan (vec x rounds, or instruction x count, per copy)", "PTX vector ops", "LDL/STL", "result",
           "time ms")

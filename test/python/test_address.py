@@ -29,7 +29,7 @@ from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import Iter, Layout, Swizzle
 from regcopy_passes.index_builder import IndexBuilder
 
-PROPERTY = settings(max_examples=150, deadline=None)
+PROPERTY = settings()  # example counts from the profile (hypothesis_profiles.py)
 
 
 def flat_index(idx: Sequence[int], shape: Sequence[int]) -> int:

@@ -5,7 +5,6 @@ accesses and no local memory (LDL/STL)."""
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from cuda_helpers import LAUNCH, lower, lower_text, sass_ops
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "examples").glob("*.mlir"))
-sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import ALIGNMENT_CASE, ALL_CASES, GpuCase, analyse_case  # noqa: E402
 from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 

@@ -5,7 +5,6 @@ other threads wrote to shared memory) against numpy expectations computed indepe
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,6 @@ from regcopy_dialect.regcopy import CopyOp
 from regcopy_tools.regcopy_run import parse_and_lower
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import DYNAMIC_SHARED_CASES, GEMM, _reversed_blocks, mma_fragments  # noqa: E402
 
 F16 = np.float16

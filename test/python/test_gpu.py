@@ -4,19 +4,15 @@ CUDA GPU or driver is available. test/gpu/run_all.py runs the same cases as one 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from cases import ALIGNMENT_CASE, ALL_CASES, GpuCase, run_case
+from ldmatrix_cases import LDMATRIX_GPU_CASES
+
+from regcopy_backend.runtime.runner import gpu_available
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "test" / "gpu"))
-from cases import ALIGNMENT_CASE, ALL_CASES, GpuCase, bootstrap, run_case  # noqa: E402
-from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
-
-bootstrap()  # a plain checkout (GPU machine) works without `pip install -e .`
-
-from regcopy_backend.runtime.runner import gpu_available  # noqa: E402
 
 HAS_GPU, WHY = gpu_available()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=WHY)]

@@ -40,9 +40,8 @@ from regcopy_dialect.layout import (
 )
 from regcopy_dialect.radix import suffix_product
 
-# Modest example counts: the whole file runs in a few seconds.
-PROPERTY = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+# Example counts and deadline come from the profile (hypothesis_profiles.py, REGCOPY_HYPOTHESIS).
+PROPERTY = settings(suppress_health_check=[HealthCheck.too_slow])
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,14 +5,12 @@ predict (``ldmatrix_cases``)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import GpuCase, compare, lowering_plan  # noqa: E402
 from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
 

@@ -15,6 +15,7 @@ import os
 import time
 from collections import Counter
 
+import hypothesis_profiles
 import pytest
 from copy_harness import (
     BlockRow,
@@ -33,6 +34,7 @@ from copy_harness import (
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples as scaled
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 
@@ -575,9 +577,9 @@ def _random_s(draw: st.DrawFn, r_sizes: tuple[int, ...] | None) -> Side:
     return Side(tuple(shape), space, layout, tuple(offsets_full), tuple(sizes_full))
 
 
-#: ``REGCOPY_HYPOTHESIS=big`` selects the opt-in profile (>= 50,000 generated copies over the
-#: two property tests; a long run); the default CI profile is small and derandomized.
-PROFILE = os.environ.get("REGCOPY_HYPOTHESIS", "ci")
+#: ``REGCOPY_HYPOTHESIS`` (hypothesis_profiles.py): ``ci`` (default) is small and derandomized,
+#: ``thorough`` checks a few hundred copies, ``big`` >= 50,000 over the property tests (long).
+PROFILE = hypothesis_profiles.PROFILE
 #: with the big profile, progress and every mis-lowering go to this file (JSON lines)
 STATS_FILE = os.environ.get("REGCOPY_HYPOTHESIS_STATS")
 
@@ -626,7 +628,7 @@ def _run_property(scopes: tuple[str, ...], examples: int, label: str = "",
 
 def test_random_layouts_accepted_implies_correct() -> None:
     """Thread and warp scope (warp 5 times in 6)."""
-    examples = 40_000 if PROFILE == "big" else 200
+    examples = scaled(60, 200, 40_000)
     stats = _run_property(("thread", "warp", "warp", "warp", "warp", "warp"), examples,
                           "thread+warp")
     assert stats["accepted"] >= 0.6 * stats["total"], stats
@@ -635,13 +637,13 @@ def test_random_layouts_accepted_implies_correct() -> None:
 
 def test_random_warpgroup_and_cta_layouts_accepted_implies_correct() -> None:
     """Warpgroup (128 threads) and CTA (64 threads) scope, fused or split thread axes."""
-    examples = 12_000 if PROFILE == "big" else 40
+    examples = scaled(10, 40, 12_000)
     stats = _run_property(("warpgroup", "cta"), examples, "warpgroup+cta")
     assert stats["accepted"] >= 0.4 * stats["total"], stats
 
 
 def test_random_gapped_and_pinned_thread_maps_accepted_implies_correct() -> None:
     """Free-form thread maps only (gapped, non-nested, pinned: issue 9's families)."""
-    examples = 8_000 if PROFILE == "big" else 60
+    examples = scaled(15, 60, 8_000)
     stats = _run_property(("warp", "warp", "warpgroup", "cta"), examples, "free", free=True)
     assert stats["accepted"] >= 0.5 * stats["total"] and stats["guarded"] > 0, stats

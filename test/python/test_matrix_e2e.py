@@ -7,14 +7,12 @@ the same kernel, exactly one plain shared access a round fewer for each replaced
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import GpuCase  # noqa: E402
 from ldmatrix_cases import LDMATRIX_CASES, MATRIX_KINDS  # noqa: E402
 

@@ -16,7 +16,6 @@ from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "test" / "gpu"))
 from cases import VECTOR_ARITH, _bits, vector_arith_expected  # noqa: E402
 
 BIN = Path(sys.executable).parent
