@@ -308,7 +308,7 @@ def vector_blend(rt: str, mask: str, a: str, b: str) -> str:
     ``blend_mask``).
 
     Written as ``c ? a : b``, ptxas turned such selects into predicated duplicate stores or
-    per-lane branches (issue 8); the blend stays bitwise per word. 16- and 8-bit vectors
+    per-lane branches; the blend stays bitwise per word. 16- and 8-bit vectors
     blend in ``unsigned`` and cast back."""
     m = mask
     if rt in VECTOR_WORDS:

@@ -1,4 +1,4 @@
-"""The CUDA printer's frame: module, functions, parameters, C names and liveness (SPEC §4).
+"""The CUDA printer's frame: module, functions, parameters, C names and liveness.
 
 ``CudaFunctionPrinter`` holds what printing one function needs besides the ops themselves,
 which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:

@@ -30,7 +30,7 @@ from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_
 
 LAUNCH = "regcopy.launch"
 INDEX64_THRESHOLD = 2**31
-"""A buffer of this many elements or more makes a kernel's index math 64-bit (SPEC §4)."""
+"""A buffer of this many elements or more makes a kernel's index math 64-bit."""
 
 
 @dataclass(frozen=True)
