@@ -6,7 +6,8 @@ which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
 * the module: the ``cuda_types.PRELUDE``, then each ``func.func`` (anything else at module
   level is an ``UnsupportedOpError``);
 * a function: a kernel (``func.func`` carrying ``regcopy.launch``) is
-  ``extern "C" __global__ void __launch_bounds__(block)``, any other function
+  ``extern "C" __global__ void __launch_bounds__(block)`` (``(block, min_blocks)`` when the
+  launch gives ``min_blocks``), any other function
   ``extern "C" __device__ void``; one block, no results; its global memref arguments are
   ``T* __restrict__`` parameters and its scalar arguments scalar parameters, in order;
 * shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
@@ -174,7 +175,9 @@ class CudaFunctionPrinter(BasePrinter):
         self.print_string("\n")
         if kernel:
             launch = cast(LaunchAttr, f.attributes[LAUNCH])
-            head = f'extern "C" __global__ void __launch_bounds__({launch.block.data})'
+            bounds = ", ".join(str(n) for n in (launch.block.data, launch.min_blocks_per_sm)
+                               if n is not None)
+            head = f'extern "C" __global__ void __launch_bounds__({bounds})'
         else:
             head = 'extern "C" __device__ void'
         name = self.function_names.get(f.sym_name.data) or c_identifier(f.sym_name.data, "k")

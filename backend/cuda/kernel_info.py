@@ -99,6 +99,7 @@ class KernelInfo:
     c_name: str = ""
     static_shared_bytes: int = 0
     dynamic_shared_bytes: int = 0  # the launch's shmem_size (shared.dyn buffers)
+    min_blocks: int | None = None  # the launch's min_blocks (CTAs per SM), if given
 
     @property
     def grid3(self) -> tuple[int, int, int]:
@@ -233,4 +234,5 @@ def kernel_info(f: func.FuncOp) -> KernelInfo:
         c_name=function_c_name(f),
         static_shared_bytes=usage.static_bytes,
         dynamic_shared_bytes=usage.dynamic_bytes,
+        min_blocks=launch.min_blocks_per_sm,
     )
