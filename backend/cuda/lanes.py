@@ -149,7 +149,7 @@ def pack(rt: str, bits: int, lanes: Sequence[str]) -> str:
             words.append(" | ".join(parts))
     if rt in WORDS:
         return f"{rt}{{{', '.join(words)}}}"
-    return words[0] if rt == "uint32_t" else f"({rt})({words[0]})"
+    return f"({rt})({words[0]})"
 
 
 def _signed(v: str, bits: int) -> str:

@@ -2,13 +2,13 @@
 // RUN: regcopy-opt %s --parsing-diagnostics --split-input-file | filecheck %s
 
 "test.op"() {l = #regcopy.launch<block = 32, grid = [1], min_blocks = 0>} : () -> ()
-// CHECK: launch-min-blocks-invalid.mlir:[[# @LINE - 1]]:71
+// CHECK: launch-error-min-blocks.mlir:[[# @LINE - 1]]:71
 // CHECK: min_blocks must be >= 1 (CTAs per SM), got 0
 
 // -----
 
 "test.op"() {l = #regcopy.launch<block = 32, grid = [1], blocks = 2>} : () -> ()
-// CHECK: launch-min-blocks-invalid.mlir:[[# @LINE - 1]]:58
+// CHECK: launch-error-min-blocks.mlir:[[# @LINE - 1]]:58
 // CHECK: Expected 'min_blocks'
 
 // -----
