@@ -1,7 +1,7 @@
 """Epilogue arithmetic: f32 <-> f16/bf16 conversions (round to nearest even), bitcasts, vector
 constants, vector shifts and lane-wise ops on 8/16/64-bit lanes, on the CPU interpreter (against
 an independent numpy model on edge values) and in the CUDA target (NVRTC, SASS: ``F2F`` for a
-scalar and ``F2FP.*.PACK_AB`` for a pair of lanes). ``test/gpu/kernels/epilogue.mlir`` runs them
+scalar and ``F2FP.*.PACK_AB`` for a pair of lanes). ``examples/epilogue.mlir`` runs them
 all GPU against CPU (test_gpu.py)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from regcopy_backend.interpreter.driver import make_interpreter
 from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
 REPO = Path(__file__).resolve().parents[2]
-EPILOGUE = REPO / "test" / "gpu" / "kernels" / "epilogue.mlir"
+EPILOGUE = REPO / "examples" / "epilogue.mlir"
 F32_MAX = float(np.finfo(np.float32).max)
 TINY = float(np.finfo(np.float32).smallest_subnormal)
 

@@ -1,4 +1,4 @@
-"""GPU against CPU on test/gpu/kernels/epilogue.mlir: f32 accumulators scaled, biased, clamped,
+"""GPU against CPU on examples/epilogue.mlir: f32 accumulators scaled, biased, clamped,
 divided and rounded to bf16 (packed ``cvt.rn.bf16x2.f32``) and f16, bf16 back to f32, i16
 shifts, a scalar bf16 round trip and bitcast; the accumulators carry edge values (ties,
 subnormals, overflow, inf, NaN). Every buffer equals the CPU interpreter's (the un-lowered
@@ -26,7 +26,7 @@ def test_epilogue_kernel_gpu_equals_cpu() -> None:
     from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
     from regcopy_tools.run_report import mismatch
 
-    path = REPO / "test" / "gpu" / "kernels" / "epilogue.mlir"
+    path = REPO / "examples" / "epilogue.mlir"
     text = path.read_text()
     prepared = prepare(text, str(path))
     (info,) = prepared.kernels
