@@ -12,9 +12,10 @@ A vector is held in its transfer type (``uint4``/``uint2``/``uint32_t``/``uint16
   that ``arith.vector_expression`` does not print word by word: integer ops on 8/16/64-bit
   lanes, shifts, and ``divf``/``maxnumf``/``minnumf``/``negf`` on f32 lanes;
 * ``float_cast(op, ...)``: ``truncf`` f32 -> f16/bf16 and ``extf`` back, scalar and vector,
-  through the helpers of ``CONVERSIONS`` (printed when used; inline PTX ``cvt.rn``: round to nearest even; NaN
-  gives the canonical NaN ``0x7fff``; a pair of vector lanes is one packed ``cvt.rn.bf16x2.f32``
-  / ``cvt.rn.f16x2.f32``). ``extf`` from bf16 is exact: the bits shifted up by 16;
+  through the helpers of ``CONVERSIONS`` (printed when used; inline PTX ``cvt.rn``: round to
+  nearest even; NaN gives the canonical NaN ``0x7fff``; a pair of vector lanes is one packed
+  ``cvt.rn.bf16x2.f32`` / ``cvt.rn.f16x2.f32``). ``extf`` from bf16 is exact: the bits
+  shifted up by 16;
 * ``vector_literal(value, t)``: a splat or dense vector constant as a transfer-type literal.
 """
 
@@ -200,7 +201,11 @@ def lanewise(op: Operation, t: VectorType, rt: str, args: Sequence[str]) -> str:
     if kind in F32_LANEWISE and isinstance(lane_t, Float32Type):
         fl = F32_LANEWISE[kind]
         b = args[1] if len(args) > 1 else args[0]
-        return pack(rt, 32, [f"__float_as_uint({fl(f'__uint_as_float({lane(args[0], rt, 32, k)})', f'__uint_as_float({lane(b, rt, 32, k)})')})"
+
+        def as_float(v: str, k: int) -> str:
+            return f"__uint_as_float({lane(v, rt, 32, k)})"
+
+        return pack(rt, 32, [f"__float_as_uint({fl(as_float(args[0], k), as_float(b, k))})"
                              for k in range(n)])
     raise LaneError(f"on {t} is not supported by the CUDA target")
 

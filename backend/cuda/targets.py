@@ -3,8 +3,9 @@
 Both print the lowered module as CUDA (``print_cuda``), compile it with NVRTC for ``arch``
 (``sm_90`` by default; ``-t 'ptx{arch=sm_100}'``) and print the PTX, or the SASS that
 ``nvdisasm`` makes of the cubin. ``-t sass`` also warns, one line on stderr per kernel, when a
-kernel's SASS has local-memory loads or stores (``spills``). Any failure (a module that is not lowered, NVRTC refusing the
-source, nvdisasm missing) is one ``CudaEmitError`` diagnostic.
+kernel's SASS has local-memory loads or stores (``spills``). Any failure (a module that is
+not lowered, NVRTC refusing the source, nvdisasm missing) is one ``CudaEmitError``
+diagnostic.
 """
 
 from __future__ import annotations

@@ -27,12 +27,13 @@ def f32(bits: int) -> float:
     return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
 
 
-EDGES = [0.0, -0.0, 1.0, -1.5, 1.0 + 2**-8, 1.0 + 3 * 2**-8, 1.0 + 2**-8 + 2**-20,
+EDGES_AS_WRITTEN = [0.0, -0.0, 1.0, -1.5, 1.0 + 2**-8, 1.0 + 3 * 2**-8, 1.0 + 2**-8 + 2**-20,
          f32(0x3F808000), f32(0x3F818000), f32(0x3F80FFFF), TINY, -TINY, f32(0x00018000),
          f32(0x007FFFFF), F32_MAX, -F32_MAX, f32(0x7F7F7FFF), float("inf"), float("-inf"),
          float("nan"), 65504.0, 65520.0, 1e-8, 3.0e-5, 0.1]
-"""Ties (even and odd), just above a tie, f32 subnormals (and a subnormal tie), overflow to inf
-(F32_MAX rounds up in bf16; 65520 in f16), infinities and NaN."""
+EDGES = [float(np.float32(v)) for v in EDGES_AS_WRITTEN]
+"""f32 values: ties (even and odd), just above a tie, f32 subnormals (and a subnormal tie),
+overflow to inf (F32_MAX rounds up in bf16; 65520 in f16), infinities and NaN."""
 
 
 def bf16_model(x: float) -> int:
@@ -78,7 +79,8 @@ def test_f16_rounding_matches_numpy_on_edge_values() -> None:
 
 
 def test_vector_truncf_extf_and_constants() -> None:
-    text = """func.func @f(%a: vector<4xf32>) -> (vector<4xbf16>, vector<4xf32>, vector<4xf32>) {
+    text = """func.func @f(%a: vector<4xf32>) -> (vector<4xbf16>, vector<4xf32>,
+                                              vector<4xf32>) {
   %c = arith.constant dense<[0.5, 2.0, -1.0, 0.1]> : vector<4xf32>
   %m = arith.mulf %a, %c : vector<4xf32>
   %b = arith.truncf %m : vector<4xf32> to vector<4xbf16>
@@ -99,7 +101,8 @@ def test_vector_truncf_extf_and_constants() -> None:
 
 
 def test_bitcasts_and_lanewise_integer_ops() -> None:
-    text = """func.func @f(%a: f32, %v: vector<8xi16>, %w: vector<2xi64>) -> (i32, bf16, vector<8xi16>, vector<8xi16>, vector<2xi64>, vector<8xbf16>) {
+    results = "i32, bf16, vector<8xi16>, vector<8xi16>, vector<2xi64>, vector<8xbf16>"
+    text = """func.func @f(%a: f32, %v: vector<8xi16>, %w: vector<2xi64>) -> (RESULTS) {
   %i = arith.bitcast %a : f32 to i32
   %k = arith.constant 16256 : i16
   %h = arith.bitcast %k : i16 to bf16
@@ -108,9 +111,9 @@ def test_bitcasts_and_lanewise_integer_ops() -> None:
   %l = arith.shli %v, %s : vector<8xi16>
   %p = arith.muli %w, %w : vector<2xi64>
   %q = arith.bitcast %v : vector<8xi16> to vector<8xbf16>
-  func.return %i, %h, %r, %l, %p, %q : i32, bf16, vector<8xi16>, vector<8xi16>, vector<2xi64>, vector<8xbf16>
+  func.return %i, %h, %r, %l, %p, %q : RESULTS
 }
-"""
+""".replace("RESULTS", results)
     v = (-32768, -1, 12345, -2, 7, 255, -300, 1)
     i, h, r, sl, p, q = run(text, 1.0, v, (2**40 + 3, -(2**33)))
     assert i == 0x3F800000 and h == 16256
