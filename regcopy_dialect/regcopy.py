@@ -69,12 +69,20 @@ DYNAMIC = -(2**63)  # marker of a dynamic entry in a static offset list (as memr
 
 @irdl_attr_definition
 class LaunchAttr(ParametrizedAttribute):
-    """Launch configuration of a kernel ``func.func``: a 1-D CTA and a 1-3-D grid."""
+    """Launch configuration of a kernel ``func.func``: a 1-D CTA, a 1-3-D grid and, optionally,
+    the minimum number of CTAs per SM that register allocation must leave room for
+    (``min_blocks``: the second argument of ``__launch_bounds__``; ``min_blocks = 1`` gives a
+    thread up to 65536 / block registers, up to 255)."""
 
     name = "regcopy.launch"
 
     block: IntAttr
     grid: ArrayAttr[IntAttr]
+    min_blocks: IntAttr | NoneAttr
+
+    def __init__(self, block: IntAttr, grid: ArrayAttr[IntAttr],
+                 min_blocks: IntAttr | NoneAttr | None = None) -> None:
+        super().__init__(block, grid, NoneAttr() if min_blocks is None else min_blocks)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -95,17 +103,36 @@ class LaunchAttr(ParametrizedAttribute):
             if not 1 <= len(grid) <= 3 or min(grid) < 1:
                 parser.raise_error(f"grid must have 1 to 3 entries, each >= 1, got {grid}",
                                    start, parser.pos)
-        return (IntAttr(block), ArrayAttr(IntAttr(g) for g in grid))
+            min_blocks: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("min_blocks")
+                parser.parse_punctuation("=")
+                start = parser.pos
+                n = parser.parse_integer(allow_boolean=False)
+                if n < 1:
+                    parser.raise_error(f"min_blocks must be >= 1 (CTAs per SM), got {n}",
+                                       start, parser.pos)
+                min_blocks = IntAttr(n)
+        return (IntAttr(block), ArrayAttr(IntAttr(g) for g in grid), min_blocks)
 
     def print_parameters(self, printer: Printer) -> None:
         grid = ", ".join(str(g.data) for g in self.grid)
-        printer.print_string(f"<block = {self.block.data}, grid = [{grid}]>")
+        extra = f", min_blocks = {self.min_blocks.data}" if self.min_blocks_per_sm else ""
+        printer.print_string(f"<block = {self.block.data}, grid = [{grid}]{extra}>")
+
+    @property
+    def min_blocks_per_sm(self) -> int | None:
+        """``min_blocks``, or None when the launch does not give it."""
+        return self.min_blocks.data if isinstance(self.min_blocks, IntAttr) else None
 
     def verify(self) -> None:
         if not 1 <= self.block.data <= 1024:
             raise VerifyException(f"block must be 1..1024 threads, got {self.block.data}")
         if not 1 <= len(self.grid) <= 3 or min(g.data for g in self.grid) < 1:
             raise VerifyException("grid must have 1 to 3 entries, each >= 1")
+        if isinstance(self.min_blocks, IntAttr) and self.min_blocks.data < 1:
+            raise VerifyException(f"min_blocks must be >= 1 (CTAs per SM), got "
+                                  f"{self.min_blocks.data}")
 
 
 # --------------------------------------------------------------------------------------------

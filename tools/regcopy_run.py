@@ -13,6 +13,10 @@ prints the kernels as CUDA (``-t cuda``) and compiles them with NVRTC for sm_90.
   ``<kernel>.<buffer> <type>[<shape>] sum=<float64 sum> sha256=<16 hex digits>``;
 * ``--compile-only``: no GPU needed; one line per kernel: registers, stack/spills, shared
   memory (ptxas), and the SASS memory instructions by kind and width;
+* in every mode, a kernel whose SASS loads or stores local memory (``LDL``/``STL``: spilled
+  registers, or a register tile indexed at run time) gets one warning line on stderr with
+  its counts, its registers and the fix (``min_blocks = 1`` in its ``#regcopy.launch``, or a
+  smaller tile);
 * ``--check``: runs the *un-lowered* IR on the CPU interpreter (the reference: every
   ``regcopy.copy`` moves its elements directly) on the same inputs and compares every buffer
   bit for bit with the GPU run, one line per buffer (``equal`` or the first mismatch). Without
@@ -49,6 +53,7 @@ from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.host_data import checksum, random_values
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
+from regcopy_backend.cuda.spills import kernel_sass, local_traffic
 from regcopy_backend.runtime.nvrtc import (
     Compiled,
     NvdisasmError,
@@ -205,14 +210,22 @@ def buffer_title(info: KernelInfo, p: Any) -> str:
     return f"{info.name}.{p.name} {p.type.element_type}[{shape}]"
 
 
-def compile_summary(prepared: Prepared, arch: str = "sm_90") -> list[str]:
-    """One line per kernel: ptxas resources and the SASS memory instructions (no GPU)."""
+def sass_listing(prepared: Prepared) -> str | None:
+    """The SASS of the compiled kernels, or None without ``nvdisasm``."""
+    try:
+        return disassemble(prepared.compiled.cubin)
+    except NvdisasmError:
+        return None
+
+
+def compile_summary(prepared: Prepared, arch: str = "sm_90",
+                    sass: str | None = None) -> list[str]:
+    """One line per kernel: ptxas resources and the SASS memory instructions (no GPU);
+    ``sass``: the listing when the caller has it (else disassembled here)."""
     verbose = compile_cuda(prepared.source, arch=arch, options=("--ptxas-options=-v",))
     resources = ptxas_resources(verbose.log)
-    try:
-        sass: str | None = disassemble(prepared.compiled.cubin)
-    except NvdisasmError:
-        sass = None
+    if sass is None:
+        sass = sass_listing(prepared)
     lines: list[str] = []
     for info in prepared.kernels:
         r = resources.get(info.symbol)
@@ -232,12 +245,16 @@ def compile_summary(prepared: Prepared, arch: str = "sm_90") -> list[str]:
     return lines
 
 
-def kernel_sass(sass: str, symbol: str) -> str:
-    """The part of an nvdisasm listing that belongs to function ``symbol``."""
-    sections = re.split(r"(?m)^\s*\.section\s+\.text\.", sass)
-    mine = [sec for sec in sections[1:] if sec.startswith((symbol + ",", symbol + " ",
-                                                             symbol + "\n"))]
-    return mine[0] if mine else sass
+def spill_warnings(prepared: Prepared, sass: str | None, arch: str = "sm_90") -> list[str]:
+    """One ``regcopy-run: warning: ...`` line per kernel whose SASS has ``LDL``/``STL``
+    (none without a listing)."""
+    if sass is None:
+        return []
+    try:
+        traffic = local_traffic(sass, prepared.kernels, prepared.source, arch)
+    except NvrtcError:
+        return []
+    return [f"regcopy-run: {t.warning()}" for t in traffic]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -289,8 +306,12 @@ def run(args: argparse.Namespace) -> int:
     prepared = prepare(text, args.input, args.passes)
     if args.print_cuda:
         print(prepared.source)
+    sass = sass_listing(prepared)
     if args.compile_only:
-        print("\n".join(compile_summary(prepared)))
+        print("\n".join(compile_summary(prepared, sass=sass)))
+    for warning in spill_warnings(prepared, sass):
+        print(warning, file=sys.stderr)
+    if args.compile_only:
         return 0
     try:
         scalars = parse_arg_specs(args.arg)

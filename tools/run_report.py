@@ -152,7 +152,9 @@ def ptxas_resources(log: str) -> dict[str, Resources]:
     return out
 
 
-SASS_MEMORY = re.compile(r"\b((?:LDG|STG|LDS|STS|LDL|STL|LDSM|STSM)(?:\.[A-Z0-9_]+)*)")
+SASS_MEMORY = re.compile(r"\b((?:LDG|STG|LDS|STS|LDL|STL|LDSM|STSM)(?![A-Z0-9_])(?:\.[A-Z0-9_]+)*)")
+"""A memory instruction's full mnemonic and modifiers: the lookahead keeps ``LDS`` from
+matching the start of ``LDSM`` (or ``LDSM`` being counted as ``LDS``)."""
 
 
 def sass_memory_ops(sass: str) -> Counter[str]:

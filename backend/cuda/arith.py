@@ -11,7 +11,9 @@ and the like (``scalar_float``): each op rounds once, never fused into an ``FFMA
 On vectors (held in their transfer type, ``uint4``/``uint2``/``uint32_t``/``uint16_t``/
 ``uint8_t``): ``andi``/``ori``/``xori`` and ``select`` on any lanes (bitwise, word by word);
 ``addi``/``subi``/``muli`` on ``i32`` lanes and ``addf``/``subf``/``mulf`` on ``f32`` lanes,
-one lane per 32-bit word; anything else is an ``ArithError`` saying what is supported.
+one lane per 32-bit word; other integer lanes, shifts, ``divf``/``maxnumf``/``minnumf``/
+``negf`` on f32 lanes, f32 <-> f16/bf16 conversions and vector constants are ``lanes``'s;
+anything else is an ``ArithError`` saying what is supported.
 ``bitcast_expression`` prints ``vector.bitcast`` (same size: the value itself).
 """
 
@@ -32,11 +34,20 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from regcopy_backend.cuda.lanes import (
+    LaneError,
+    float_cast,
+    is_conversion,
+    lanewise,
+    vector_literal,
+)
 from regcopy_backend.cuda.literals import int_literal
 from regcopy_backend.cuda.types import (
     INDEX_64,
     TRANSFER_TYPES,
+    element_bytes,
     is_bit_pattern,
+    scalar_ctype,
     vector_bytes,
 )
 
@@ -73,7 +84,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     *BINARY_INT, *UNSIGNED_INT, *BINARY_FLOAT, *CASTS, *UNSIGNED_CASTS,
     arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp, arith.MinSIOp, arith.MaxSIOp,
     arith.MinUIOp, arith.MaxUIOp, arith.CmpiOp, arith.SelectOp, arith.NegfOp,
-    arith.MinnumfOp, arith.MaxnumfOp,
+    arith.MinnumfOp, arith.MaxnumfOp, arith.BitcastOp,
 )
 """The arith ops with a result that ``expression`` prints (``arith.constant`` is inlined)."""
 
@@ -112,6 +123,10 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
     t = op.results[0].type
     rt = ctype_of(t)
     kind = type(op)
+    if is_conversion(op):
+        return float_cast(op, args, rt, ctype_of(op.operands[0].type))
+    if isinstance(op, arith.BitcastOp):
+        return scalar_bitcast(op.operands[0].type, t, rt, args[0])
     if isinstance(t, VectorType) and not isinstance(op, arith.SelectOp):
         return vector_expression(op, t, rt, args)
     if kind in BINARY_INT:
@@ -136,6 +151,30 @@ def expression(op: Operation, args: Sequence[str], ctype_of: CType,
             return f"({rt})({unsigned_of(t, ctype_of)}){args[0]}"
         return f"({rt})({unsigned_of(op.operands[0].type, ctype_of)}){args[0]}"
     return _special(op, args, t, rt, ctype_of, text_of)
+
+
+BITS_OF_FLOAT = {"float": "__float_as_int", "double": "__double_as_longlong"}
+FLOAT_OF_BITS = {"float": "__int_as_float", "double": "__longlong_as_double"}
+
+
+def scalar_bitcast(source: Attribute, result: Attribute, rt: str, a: str) -> str:
+    """``arith.bitcast`` of the value ``a``: between vectors of one size, the value itself
+    (``bitcast_expression``); between scalars of one width, ``__float_as_int``/
+    ``__int_as_float`` (f32), ``__double_as_longlong``/``__longlong_as_double`` (f64), a C cast
+    between 16- or 8-bit types (f16, bf16 and fp8 are raw bits already)."""
+    if isinstance(source, VectorType) and isinstance(result, VectorType):
+        return bitcast_expression(source, result, a)
+    if isinstance(source, VectorType) or isinstance(result, VectorType) or \
+            element_bytes(source) != element_bytes(result) or \
+            getattr(source, "bitwidth", 0) < 8:
+        raise ArithError(f"from {source} to {result} is not supported by the CUDA target "
+                         "(scalars of one width, 8 to 64 bits, or vectors of one size)")
+    src_c = scalar_ctype(source)
+    if src_c in BITS_OF_FLOAT:
+        return f"({rt}){BITS_OF_FLOAT[src_c]}({a})"
+    if rt in FLOAT_OF_BITS:
+        return f"{FLOAT_OF_BITS[rt]}({a})"
+    return f"({rt}){a}"
 
 
 def scalar_float(op: Operation, t: Attribute, a: str, b: str) -> str:
@@ -216,10 +255,10 @@ LANEWISE_F32: dict[type[Operation], str] = ROUNDED_F32
 """Float ops printed lane by lane on vectors of f32 lanes, as the round-to-nearest intrinsics
 of scalar f32 (``ROUNDED_F32``): never contracted into an ``FFMA``, so each op rounds once."""
 
-VECTOR_OPS_NOTE = ("vectors take andi, ori, xori and select (any lanes), addi, subi and muli "
-                   "(i32 lanes) and addf, subf and mulf (f32 lanes) only; for bit "
-                   "manipulation of other lanes, vector.bitcast to i32 lanes and use "
-                   "andi/ori/xori")
+VECTOR_OPS_NOTE = ("vectors take select (any lanes), addi, subi, muli, andi, ori, xori, shli, "
+                   "shrui and shrsi (8- to 64-bit integer lanes), addf, subf, mulf, divf, "
+                   "maxnumf, minnumf and negf (f32 lanes), truncf f32 -> f16/bf16 and extf "
+                   "back, and bitcast only")
 """What the CUDA target prints on vectors (the end of every refusal of a vector op)."""
 
 
@@ -237,7 +276,11 @@ def vector_expression(op: Operation, t: VectorType, rt: str, args: Sequence[str]
         fn = LANEWISE_F32[kind]
         return vector_lanewise(rt, lambda x, y: f"__float_as_uint({fn}(__uint_as_float({x}), "
                                                 f"__uint_as_float({y})))", *args)
-    raise ArithError(f"on {t} is not supported by the CUDA target: {VECTOR_OPS_NOTE}")
+    try:
+        return lanewise(op, t, rt, args)
+    except LaneError:
+        raise ArithError(f"on {t} is not supported by the CUDA target: "
+                         f"{VECTOR_OPS_NOTE}") from None
 
 
 def vector_lanewise(rt: str, word: Callable[[str, str], str], a: str, b: str) -> str:
@@ -308,7 +351,7 @@ def vector_blend(rt: str, mask: str, a: str, b: str) -> str:
     ``blend_mask``).
 
     Written as ``c ? a : b``, ptxas turned such selects into predicated duplicate stores or
-    per-lane branches (issue 8); the blend stays bitwise per word. 16- and 8-bit vectors
+    per-lane branches; the blend stays bitwise per word. 16- and 8-bit vectors
     blend in ``unsigned`` and cast back."""
     m = mask
     if rt in VECTOR_WORDS:
@@ -329,6 +372,11 @@ def constant_literal(op: arith.ConstantOp, index_type: str) -> str:
         return f"{v}LL" if wide else int_literal(v)
     if isinstance(value, FloatAttr) and isinstance(t, Float32Type | Float64Type):
         return float_literal(value.value.data, isinstance(t, Float32Type))
+    if isinstance(t, VectorType):
+        try:
+            return vector_literal(value, t)
+        except LaneError as e:
+            raise ArithError(str(e)) from None
     raise ArithError(f"constant {value} of type {t} has no CUDA literal here (scalar integers, "
                      "index, f32 and f64 only)")
 

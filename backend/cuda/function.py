@@ -1,12 +1,14 @@
-"""The CUDA printer's frame: module, functions, parameters, C names and liveness (SPEC §4).
+"""The CUDA printer's frame: module, functions, parameters, C names and liveness.
 
 ``CudaFunctionPrinter`` holds what printing one function needs besides the ops themselves,
 which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
 
-* the module: the ``cuda_types.PRELUDE``, then each ``func.func`` (anything else at module
+* the module: the ``cuda_types.PRELUDE`` (and the f32 <-> f16/bf16 helpers
+  of ``lanes.CONVERSIONS`` that the module calls), then each ``func.func`` (anything else at module
   level is an ``UnsupportedOpError``);
 * a function: a kernel (``func.func`` carrying ``regcopy.launch``) is
-  ``extern "C" __global__ void __launch_bounds__(block)``, any other function
+  ``extern "C" __global__ void __launch_bounds__(block)`` (``(block, min_blocks)`` when the
+  launch gives ``min_blocks``), any other function
   ``extern "C" __device__ void``; one block, no results; its global memref arguments are
   ``T* __restrict__`` parameters and its scalar arguments scalar parameters, in order;
 * shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
@@ -34,6 +36,7 @@ from regcopy_backend.cuda.literals import index_ctype
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda.arith import ArithError, constant_literal
 from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
+from regcopy_backend.cuda.lanes import conversion_helpers
 from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
 from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param
 from regcopy_backend.cuda.shared_memory import (
@@ -147,6 +150,7 @@ class CudaFunctionPrinter(BasePrinter):
     # ---- module and functions -----------------------------------------------------------
     def print_module(self, module: ModuleOp) -> None:
         self.print_string(PRELUDE)
+        self.print_string(conversion_helpers(module.walk()))
         self.function_names = function_c_names(module)
         for op in module.ops:
             if not isinstance(op, func.FuncOp):
@@ -174,7 +178,9 @@ class CudaFunctionPrinter(BasePrinter):
         self.print_string("\n")
         if kernel:
             launch = cast(LaunchAttr, f.attributes[LAUNCH])
-            head = f'extern "C" __global__ void __launch_bounds__({launch.block.data})'
+            bounds = ", ".join(str(n) for n in (launch.block.data, launch.min_blocks_per_sm)
+                               if n is not None)
+            head = f'extern "C" __global__ void __launch_bounds__({bounds})'
         else:
             head = 'extern "C" __device__ void'
         name = self.function_names.get(f.sym_name.data) or c_identifier(f.sym_name.data, "k")

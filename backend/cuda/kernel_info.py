@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # numpy is imported where a scalar parameter needs it (fast C
 
 LAUNCH = "regcopy.launch"
 INDEX64_THRESHOLD = 2**31
-"""A buffer of this many elements or more makes a kernel's index math 64-bit (SPEC §4)."""
+"""A buffer of this many elements or more makes a kernel's index math 64-bit."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,7 @@ class KernelInfo:
     c_name: str = ""
     static_shared_bytes: int = 0
     dynamic_shared_bytes: int = 0  # the launch's shmem_size (shared.dyn buffers)
+    min_blocks: int | None = None  # the launch's min_blocks (CTAs per SM), if given
 
     @property
     def grid3(self) -> tuple[int, int, int]:
@@ -240,4 +241,5 @@ def kernel_info(f: func.FuncOp) -> KernelInfo:
         c_name=function_c_name(f),
         static_shared_bytes=usage.static_bytes,
         dynamic_shared_bytes=usage.dynamic_bytes,
+        min_blocks=launch.min_blocks_per_sm,
     )

@@ -3,7 +3,7 @@
 The printer never addresses a layout: ``lower-layout-access`` (run by ``print_cuda``) turns
 every access by logical indices into ``arith`` index math on the layout algebra
 (``regcopy_dialect.address.physical_offset``) and an access to 1-D flat storage. What is left
-here is how that math is typed and spelled (SPEC §4):
+here is how that math is typed and spelled:
 
 * index math is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
   more (``kernel_info.needs_index64``): a 32-bit offset there overflows (TIRx's dispatch breaks

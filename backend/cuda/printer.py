@@ -1,6 +1,6 @@
-"""The CUDA target (``-t cuda``): prints the kernels of a *lowered* module as CUDA C++ (SPEC §4).
+"""The CUDA target (``-t cuda``): prints the kernels of a *lowered* module as CUDA C++.
 
-Design (xdsl-notes §5): one ``print_op`` singledispatch method per op class (here, in
+Design: one ``print_op`` singledispatch method per op class (here, in
 ``CudaPrinter``), one type mapping (``cuda_types.ctype``), unique C names per function (from
 the SSA name hints), constants inlined as literals, and values nobody uses left out (NVRTC
 warns about unused variables). The module and function frames (parameters, names, liveness,

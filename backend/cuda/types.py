@@ -41,13 +41,10 @@ typedef unsigned char rc_f8e5m2;  // f8E5M2 bit pattern
 
 TRANSFER_TYPES: dict[int, str] = {16: "uint4", 8: "uint2", 4: "uint32_t", 2: "uint16_t",
                                   1: "uint8_t"}
-"""One CUDA access type per vector byte size (SPEC §4)."""
+"""One CUDA access type per vector byte size."""
 
 INDEX_32 = "int"
 INDEX_64 = "long long"
-
-BIT_PATTERN_TYPES = ("rc_f16", "rc_bf16", "rc_f8e4m3", "rc_f8e5m2")
-"""Element types held as raw bits: no arithmetic on them."""
 
 _SIGNLESS_INTS = {1: "bool", 8: "signed char", 16: "short", 32: "int", 64: "long long"}
 _UNSIGNED_INTS = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int",

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
     FloatAttr,
     Float16Type,
     Float32Type,
@@ -26,6 +28,8 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.utils.exceptions import InterpretationError
 from xdsl.ir import Attribute, Block, Operation
+
+from regcopy_backend.runtime.host_data import bf16_bits
 
 
 def _unsigned(v: int, bits: int) -> int:
@@ -131,6 +135,18 @@ def run_lanes(interp: Interpreter, op: Operation, args: PythonValues,
     return tuple(tuple(lane[k] for lane in lanes) for k in range(len(op.results)))
 
 
+def vector_constant(values: Sequence[int | float], lane: Attribute) -> tuple[int | float, ...]:
+    """The lanes of a splat or dense vector constant, each held as a buffer holds an element
+    of ``lane``: integers wrapped to their width, floats rounded to f32/f16 (ties to even),
+    bf16 as the bits of the value rounded to f32 then to bf16 (as the CUDA target's literal)."""
+    if isinstance(lane, BFloat16Type):
+        return tuple(bf16_bits(float(v)) for v in values)
+    if isinstance(lane, IntegerType):
+        return tuple(_wrap(int(v), lane.width.data) for v in values)
+    rounding = _CONSTANT_ROUNDING.get(type(lane), _same)
+    return tuple(rounding(float(v)) for v in values)
+
+
 def _wrap(v: int, bits: int) -> int:
     """``v`` as a two's complement integer of ``bits`` bits."""
     half = 1 << (bits - 1)
@@ -165,6 +181,9 @@ class FastIntArithFunctions(InterpreterFunctions):
                 v = (_CONSTANT_ROUNDING.get(type(value.type), _same)(value.value.data),)
             elif isinstance(value, IntegerAttr):
                 v = (value.value.data,)
+            elif isinstance(value, DenseIntOrFPElementsAttr) and \
+                    isinstance(op.result.type, VectorType):
+                v = (vector_constant(value.get_values(), op.result.type.element_type),)
             else:
                 raise InterpretationError(f"arith.constant of {value} is not supported")
             self._constants[op] = v

@@ -6,7 +6,9 @@ CUDA target compiles.
 Values are as elsewhere in the interpreter: an integer is a Python int, two's complement of its
 width for signless and signed types, its unsigned value for ``ui`` types, 0 or 1 for ``i1``; a
 float is a Python float holding a value of its type (``interp_arith.round_f32``/``round_f16``).
-Where MLIR leaves a result undefined (a float out of an integer's range, NaN), the
+``truncf`` f32 -> bf16 rounds to nearest even on the f32 bits (``host_data.bf16_bits``; a bf16
+is its raw bits here) and gives NaN as ``0x7fff``, as ``cvt.rn.bf16.f32`` does; ``extf`` from
+bf16 is exact. Where MLIR leaves a result undefined (a float out of an integer's range, NaN), the
 implementations give what the GPU gives for the CUDA the target prints (``(int)x`` is
 ``cvt.rzi``: saturating, NaN to 0), so ``--check`` compares like with like.
 """
@@ -18,6 +20,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -30,6 +33,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.arith import round_f16, round_f32
+from regcopy_backend.runtime.host_data import bf16_bits, bf16_value
 
 
 def _int_bits(interp: Interpreter, t: Attribute) -> int:
@@ -147,12 +151,20 @@ class CastFunctions(InterpreterFunctions):
 
     @impl(arith.ExtFOp)
     def run_extf(self, interp: Interpreter, op: arith.ExtFOp, args: PythonValues):
-        float_rounder(op.operands[0].type)  # refuses bf16/fp8 (raw bits here)
+        if isinstance(op.operands[0].type, BFloat16Type):  # raw bits: exact in f32 and f64
+            return (float_rounder(op.results[0].type)(bf16_value(args[0])),)
+        float_rounder(op.operands[0].type)  # refuses fp8 (raw bits here)
         return (float_rounder(op.results[0].type)(args[0]),)
 
     @impl(arith.TruncFOp)
     def run_truncf(self, interp: Interpreter, op: arith.TruncFOp, args: PythonValues):
-        float_rounder(op.operands[0].type)
+        source = op.operands[0].type
+        if isinstance(op.results[0].type, BFloat16Type):
+            if not isinstance(source, Float32Type):
+                raise InterpretationError(f"arith.truncf from {source} to bf16 is not "
+                                          "supported (from f32 only, as in the CUDA target)")
+            return (bf16_bits(args[0]),)
+        float_rounder(source)
         return (float_rounder(op.results[0].type)(args[0]),)
 
     @impl(arith.NegfOp)

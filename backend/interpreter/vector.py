@@ -71,7 +71,8 @@ which keep their scalar path free of any wrapper)."""
 
 LANEWISE_OPS: tuple[type[Operation], ...] = tuple(dict.fromkeys(
     op_type for ft in ARITH_FUNCTIONS for op_type, _ in _impls_of(ft)
-    if op_type.name.startswith("arith.") and op_type is not arith.ConstantOp
+    if op_type.name.startswith("arith.")
+    and op_type not in (arith.ConstantOp, arith.BitcastOp)
     and not any(op_type is t for aware in LANE_AWARE for t, _ in _impls_of(aware))))
 """The ``arith`` ops that ``VectorFunctions`` runs lane by lane on vectors: every one with a
 scalar implementation, except ``arith.constant`` and those of ``LANE_AWARE``."""
@@ -93,6 +94,18 @@ class VectorFunctions(InterpreterFunctions):
     def run_bitcast(self, interp: Interpreter, op: vector.BitcastOp, args: PythonValues):
         source, result = cast(VectorType, op.source.type), cast(VectorType, op.result.type)
         return (bitcast_lanes(args[0], source, result),)
+
+    @impl(arith.BitcastOp)
+    def run_arith_bitcast(self, interp: Interpreter, op: arith.BitcastOp, args: PythonValues):
+        """``arith.bitcast``: of vectors as ``vector.bitcast``; of scalars, a vector of one
+        lane each way."""
+        source, result = op.operands[0].type, op.results[0].type
+        if isinstance(source, VectorType) and isinstance(result, VectorType):
+            return (bitcast_lanes(args[0], source, result),)
+        if isinstance(source, VectorType) or isinstance(result, VectorType):
+            raise InterpretationError(f"arith.bitcast from {source} to {result}: a vector "
+                                      "and a scalar")
+        return (bitcast_lanes((args[0],), VectorType(source, [1]), VectorType(result, [1]))[0],)
 
 
 def _lanewise_impl(op_type: type[Operation]) -> Any:

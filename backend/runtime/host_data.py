@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 
+import struct
+
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -44,6 +46,25 @@ def numpy_dtype(t: Attribute) -> np.dtype:
             return np.dtype(f"{'u' if unsigned else ''}int{t.width.data}")
         case _:
             raise HostTypeError(f"element type {t} has no host representation")
+
+
+def bf16_bits(x: float) -> int:
+    """The bf16 bits nearest to ``x`` rounded to f32, ties to even, on the f32 bits (numpy has
+    no bf16): add ``0x7fff`` plus the kept lowest bit, drop 16 bits. Overflow rounds to inf,
+    subnormals round like normals; NaN gives ``0x7fff``, the canonical NaN that
+    ``cvt.rn.bf16.f32`` gives."""
+    if x != x:
+        return 0x7FFF
+    try:
+        b = struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:  # beyond the f32 range
+        b = 0x7F800000 if x > 0 else 0xFF800000
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def bf16_value(bits: int) -> float:
+    """The value of bf16 ``bits`` (exact: the bits are the top half of an f32)."""
+    return struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0]
 
 
 def _bf16_bits(x: np.ndarray) -> np.ndarray:

@@ -74,13 +74,6 @@ def compile_cuda(source: str, arch: str = DEFAULT_ARCH, name: str = "regcopy.cu"
     return Compiled(ptx.rstrip(b"\x00").decode(), cubin, log_text, arch)
 
 
-def nvrtc_version() -> tuple[int, int]:
-    from cuda.bindings import nvrtc
-
-    major, minor = _check(nvrtc.nvrtcVersion(), "nvrtcVersion")
-    return int(major), int(minor)
-
-
 def find_nvdisasm() -> str:
     """Path of ``nvdisasm``: the ``nvidia-cuda-nvdisasm`` wheel's, else the one on ``PATH``."""
     try:

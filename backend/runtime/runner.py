@@ -1,4 +1,4 @@
-"""Run a printed kernel on the GPU through ``cuda.core`` with numpy arrays in and out (SPEC §5).
+"""Run a printed kernel on the GPU through ``cuda.core`` with numpy arrays in and out.
 
 ``run_kernel(source, info, args)`` checks the arguments (``check_arguments``: one per parameter,
 arrays big enough, scalars in range and keeping their ``regcopy.divisibility`` promise; a
@@ -85,11 +85,6 @@ def check_arguments(info: KernelInfo, args: Sequence[Any]) -> None:
         if (why := p.check(int(a))) is not None:
             raise ArgumentError(f"kernel {kernel}: argument %{p.name} {why}; refusing to "
                                 "launch")
-
-
-def check_arrays(info: KernelInfo, arrays: Sequence[Any]) -> None:
-    """Former name of ``check_arguments`` (arguments in parameter order)."""
-    check_arguments(info, arrays)
 
 
 def _signature(info: KernelInfo) -> str:

@@ -113,14 +113,11 @@ def test_float_arithmetic_on_f32_lanes_goes_through_the_float_bits(op: type[arit
 
 
 @pytest.mark.parametrize(("op", "lanes"), [
-    (arith.AddiOp, VectorType(i16, [2])),     # two 16-bit lanes per word: no 32-bit add
-    (arith.MuliOp, VectorType(i8, [4])),
-    (arith.SubiOp, VectorType(i64, [2])),
-    (arith.ShLIOp, V4),                       # i32 lanes, but not add/sub/mul
     (arith.DivSIOp, V4),
+    (arith.RemUIOp, VectorType(i16, [8])),
     (arith.AddfOp, VectorType(Float16Type(), [8])),
     (arith.MulfOp, VectorType(BFloat16Type(), [4])),
-    (arith.DivfOp, VectorType(f32, [4])),
+    (arith.DivfOp, VectorType(Float16Type(), [4])),
 ])
 def test_other_vector_arithmetic_is_refused_with_what_is_supported(
         op: type[arith.AddiOp], lanes: VectorType) -> None:
@@ -129,9 +126,23 @@ def test_other_vector_arithmetic_is_refused_with_what_is_supported(
         expression(op(a, b), ["a", "b"], ctype)
     message = str(e.value)
     assert message.startswith(f"on {lanes} is not supported by the CUDA target: ")
-    assert "andi, ori, xori and select (any lanes)" in message
-    assert "addi, subi and muli (i32 lanes)" in message and "(f32 lanes)" in message
-    assert "vector.bitcast to i32 lanes" in message
+    assert "select (any lanes)" in message
+    assert "shrsi (8- to 64-bit integer lanes)" in message and "(f32 lanes)" in message
+    assert "truncf f32 -> f16/bf16 and extf back" in message
+
+
+@pytest.mark.parametrize(("op", "lanes"), [
+    (arith.AddiOp, VectorType(i16, [2])),     # two 16-bit lanes in one word
+    (arith.MuliOp, VectorType(i8, [4])),
+    (arith.SubiOp, VectorType(i64, [2])),
+    (arith.ShLIOp, V4),
+    (arith.DivfOp, VectorType(f32, [4])),
+])
+def test_lanewise_vector_arithmetic_packs_its_lanes(op: type[arith.AddiOp],
+                                                    lanes: VectorType) -> None:
+    a, b = _args(lanes, lanes)
+    text = expression(op(a, b), ["a", "b"], ctype)
+    assert text.startswith(f"({ctype(lanes)})(") or text.startswith(f"{ctype(lanes)}{{")
 
 
 def test_select_with_a_vector_condition_is_refused() -> None:
@@ -227,13 +238,13 @@ def test_printed_lines_of_a_bitcast_kernel() -> None:
 
 
 def test_a_refused_vector_op_names_the_op_and_its_line() -> None:
-    text = _kernel("  %w = arith.addi %y, %y : vector<8xi16>\n"
+    text = _kernel("  %w = arith.remui %y, %y : vector<8xi16>\n"
                    "  %z = vector.bitcast %w : vector<8xi16> to vector<4xi32>", y="i16", m=8)
     with pytest.raises(CudaEmitError) as e:
         _cuda(text)
     first = str(e.value).splitlines()[0]
-    assert first.startswith("'arith.addi' op on vector<8xi16> is not supported by the CUDA "
-                            "target: vectors take andi, ori, xori and select (any lanes)")
+    assert first.startswith("'arith.remui' op on vector<8xi16> is not supported by the CUDA "
+                            "target: vectors take select (any lanes)")
 
 
 def test_f32_vector_addf_is_four_fadd_and_no_conversion() -> None:
