@@ -39,7 +39,6 @@ mismatch.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass

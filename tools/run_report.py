@@ -15,6 +15,7 @@ from regcopy_backend.runtime.host_data import random_values
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
 
+from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, buffer_layout
 
 HostArg = np.ndarray | int | float
@@ -42,11 +43,7 @@ def param_name(fn: func.FuncOp, k: int) -> str:
 
 def promise(fn: func.FuncOp, k: int) -> int | None:
     """The ``regcopy.divisibility`` promise of argument ``k`` (None without one)."""
-    if fn.arg_attrs is None:
-        return None
-    attr = fn.arg_attrs.data[k].data.get(DIVISIBILITY)
-    value = getattr(getattr(attr, "value", None), "data", None)
-    return value if isinstance(value, int) else None
+    return argument_promise(fn, k)
 
 
 def _scalar(fn: func.FuncOp, k: int, text: str) -> int | float:

@@ -8,12 +8,20 @@ from dataclasses import dataclass
 from math import prod
 from typing import TYPE_CHECKING, cast
 
+from regcopy_backend.cuda.names import function_c_name
+from regcopy_backend.cuda.shared_memory import check_shared_limits, shared_usage
+from regcopy_backend.cuda.types import (
+    INDEX_32,
+    INDEX_64,
+    ctype,
+    element_bytes,
+    vector_bytes,
+)
 from xdsl.dialects import func, vector
 from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
-    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -21,9 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from regcopy_backend.cuda.names import function_c_name
-from regcopy_backend.cuda.types import INDEX_32, INDEX_64, ctype, element_bytes, vector_bytes
-from regcopy_backend.cuda.shared_memory import check_shared_limits, shared_usage
+from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
 
 if TYPE_CHECKING:  # numpy is imported where a scalar parameter needs it (fast CLI start-up)
@@ -174,16 +180,9 @@ def vector_accesses(f: func.FuncOp) -> list[tuple[SSAValue, int]]:
 
 
 def divisibility(f: func.FuncOp, k: int) -> int | None:
-    """The ``regcopy.divisibility`` promise on argument ``k`` of ``f``, if any."""
-    if f.arg_attrs is None:
-        return None
-    attr = f.arg_attrs.data[k].data.get(DIVISIBILITY)
-    if attr is None:
-        return None
-    if not isinstance(attr, IntegerAttr) or attr.value.data < 1:
-        raise ValueError(f"kernel @{f.sym_name.data} argument {k}: {DIVISIBILITY} must be an "
-                         f"integer >= 1 (e.g. {{{DIVISIBILITY} = 16 : i64}}), got {attr}")
-    return attr.value.data
+    """The ``regcopy.divisibility`` promise on argument ``k`` of ``f``, if any (the dialect's
+    one reading of it; the verifier has refused an invalid one)."""
+    return argument_promise(f, k)
 
 
 def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
@@ -193,7 +192,6 @@ def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
     name = arg.name_hint or f"arg{k}"
     where = f"kernel @{f.sym_name.data} parameter %{name}"
     import numpy as np
-
     from regcopy_backend.runtime.host_data import numpy_dtype
 
     if isinstance(t, IndexType):

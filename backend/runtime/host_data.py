@@ -7,7 +7,6 @@ numpy has no bf16 or fp8 type, so those buffers live on the host as their raw bi
 from __future__ import annotations
 
 import hashlib
-
 import struct
 
 import numpy as np
@@ -23,29 +22,22 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from regcopy_dialect.element_types import element_info
+
 
 class HostTypeError(ValueError):
     """An element type without a host representation."""
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype holding one element of ``t`` (raw bits for bf16 and fp8)."""
-    match t:
-        case Float64Type():
-            return np.dtype(np.float64)
-        case Float32Type():
-            return np.dtype(np.float32)
-        case Float16Type():
-            return np.dtype(np.float16)
-        case BFloat16Type():
-            return np.dtype(np.uint16)
-        case Float8E4M3FNType() | Float8E5M2Type():
-            return np.dtype(np.uint8)
-        case IntegerType() if t.width.data in (8, 16, 32, 64):
-            unsigned = t.signedness.data == Signedness.UNSIGNED
-            return np.dtype(f"{'u' if unsigned else ''}int{t.width.data}")
-        case _:
-            raise HostTypeError(f"element type {t} has no host representation")
+    """The numpy dtype holding one element of ``t``: the element table's (raw bits for bf16
+    and fp8), or the numpy integer of that width for other integer types."""
+    if (info := element_info(t)) is not None:
+        return np.dtype(info.numpy)
+    if isinstance(t, IntegerType) and t.width.data in (8, 16, 32, 64):
+        unsigned = t.signedness.data == Signedness.UNSIGNED
+        return np.dtype(f"{'u' if unsigned else ''}int{t.width.data}")
+    raise HostTypeError(f"element type {t} has no host representation")
 
 
 def bf16_bits(x: float) -> int:
