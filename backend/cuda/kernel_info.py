@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from regcopy_dialect.promises import argument_promise
+from regcopy_dialect.promises import argument_promise, divisibility_problem
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
 
 if TYPE_CHECKING:  # numpy is imported where a scalar parameter needs it (fast CLI start-up)
@@ -180,8 +180,16 @@ def vector_accesses(f: func.FuncOp) -> list[tuple[SSAValue, int]]:
 
 
 def divisibility(f: func.FuncOp, k: int) -> int | None:
-    """The ``regcopy.divisibility`` promise on argument ``k`` of ``f``, if any (the dialect's
-    one reading of it; the verifier has refused an invalid one)."""
+    """The ``regcopy.divisibility`` promise on argument ``k`` of ``f``, if any; ``ValueError``
+    with the dialect's reason for an invalid one (``regcopy-opt``'s verifier refuses it
+    earlier; a module built in Python may reach the printer unverified)."""
+    attrs = f.arg_attrs.data[k].data if f.arg_attrs is not None else {}
+    if (attr := attrs.get(DIVISIBILITY)) is None:
+        return None
+    arg = f.args[k]
+    name = f"%{arg.name_hint or f'arg{k}'}"
+    if (problem := divisibility_problem(attr, arg, name)) is not None:
+        raise ValueError(f"kernel @{f.sym_name.data}: {problem}")
     return argument_promise(f, k)
 
 
@@ -202,11 +210,7 @@ def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
     else:
         raise ValueError(f"{where} is {t}; kernel parameters are global memrefs, integers "
                          "(i8..i64), index, f32 or f64")
-    promise = divisibility(f, k)
-    if promise is not None and not isinstance(t, IndexType | IntegerType):
-        raise ValueError(f"{where}: {DIVISIBILITY} applies to integer and index arguments "
-                         f"only, not {t}")
-    return ScalarParam(name, t, ctype(t, index_type), dtype, promise)
+    return ScalarParam(name, t, ctype(t, index_type), dtype, divisibility(f, k))
 
 
 def kernel_info(f: func.FuncOp) -> KernelInfo:

@@ -54,7 +54,7 @@ part=${1:-all}
 case $part in all|tests|bench) ;; *) echo "usage: device_run.sh [all|tests|bench]" >&2; exit 2;; esac
 if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_runner.py test/python/test_docs.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
@@ -67,6 +67,13 @@ step "regcopy-run --check examples/vector_arith.mlir" check_vector_arith.txt \
     run --check examples/vector_arith.mlir
 step "regcopy-run --check test/gpu/kernels/casts.mlir" check_casts.txt \
     run --check test/gpu/kernels/casts.mlir
+step "regcopy-run --check examples/epilogue.mlir" check_epilogue.txt \
+    run --check examples/epilogue.mlir
+step "regcopy-run --check test/gpu/kernels/im2col.mlir" check_im2col.txt \
+    run --check test/gpu/kernels/im2col.mlir
+python3 test/gpu/doc_block.py ir transpose.mlir >/tmp/transpose.mlir
+step "regcopy-run --check docs/ir.md's transpose.mlir" check_transpose.txt \
+    run --check /tmp/transpose.mlir
 fi
 if [[ $part != tests ]]; then
 step "regcopy_bench.bench_copy" bench_copy.txt python3 -m regcopy_bench.bench_copy
@@ -75,7 +82,7 @@ step "regcopy_bench.bench_shared --consumer xor" bench_shared_xor.txt \
     python3 -m regcopy_bench.bench_shared --consumer xor
 fi
 if [[ $part != bench ]]; then
-# last: the CPU reference of the full GEMM example takes about 3 minutes
+# last: the GEMM example's --check (its CPU reference takes about 30 s)
 step "regcopy-run --check examples/gemm_tiles.mlir" check_gemm.txt \
     run --check examples/gemm_tiles.mlir
 fi

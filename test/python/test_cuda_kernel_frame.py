@@ -120,8 +120,8 @@ def test_scalar_parameters_and_multiple_of() -> None:
 
 @pytest.mark.parametrize("param,words", [
     ("%x: f16", "kernel parameters are global memrefs, integers"),
-    ("%x: f32 {regcopy.divisibility = 4 : i64}", "integer and index arguments only"),
-    ("%x: index {regcopy.divisibility = 0 : i64}", "must be an integer >= 1")])
+    ("%x: f32 {regcopy.divisibility = 4 : i64}", "only integer and index arguments"),
+    ("%x: index {regcopy.divisibility = 0 : i64}", "must be >= 1, got 0")])
 def test_bad_scalar_parameter_is_one_diagnostic(param: str, words: str) -> None:
     """The printer's own check (for modules built in Python that skip ``regcopy-opt``'s
     verification, which refuses the broken promises earlier)."""
