@@ -27,6 +27,8 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,11 +132,15 @@ def test_readme_is_self_contained_and_its_python_runs(monkeypatch: pytest.Monkey
     assert 'extern "C" __global__' in capsys.readouterr().out
 
 
+def _scratch(where: Path) -> Path:
+    (where / "examples").symlink_to(ROOT / "examples")
+    (where / "docs").symlink_to(DOCS)
+    return where
+
+
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
-    (tmp_path / "docs").symlink_to(DOCS)
-    return tmp_path
+    return _scratch(tmp_path)
 
 
 def _save_files(page: str, where: Path) -> None:
@@ -144,11 +150,11 @@ def _save_files(page: str, where: Path) -> None:
 
 
 def _run_mlir(b: Block) -> None:
+    from regcopy_passes.lower_reg_copy import LowerRegCopyPass
     from xdsl.parser import Parser
 
     from regcopy_dialect.context import regcopy_context
     from regcopy_dialect.diagnostics import first_invalid_op
-    from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
     ctx = regcopy_context()
     try:
@@ -201,23 +207,31 @@ def _gpu() -> bool:
     return gpu_available()[0]
 
 
-def _run_sh(b: Block, where: Path) -> None:
+def _execute_sh(b: Block, where: Path, gpu: bool) -> list[tuple[str, int, int, str, list[str]]]:
+    """Run the block's commands in order in ``where``: ``(command, wanted exit, exit, output,
+    expected lines)`` for each."""
     bindir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
            "NO_COLOR": "1", "COLUMNS": "120"}
+    runs = []
     for command, expected in _commands(b):
         cmd, _, note = command.partition("#")
         words = shlex.split(cmd)
         assert words and words[0] in TOOLS, f"{b.id}: '{words[:1]}' is not one of {TOOLS}"
         if "gpu" in note:
-            want = 0 if _gpu() else 2
+            want = 0 if gpu else 2
         else:
             m = re.search(r"exit (\d+)", note)
             want = int(m.group(1)) if m else 0
         out = subprocess.run(["bash", "-c", cmd], cwd=where, env=env, capture_output=True,
                              text=True, timeout=300)
-        text = out.stdout + out.stderr
-        assert out.returncode == want, f"{b.id}: `{cmd}` exited {out.returncode}:\n{text}"
+        runs.append((cmd, want, out.returncode, out.stdout + out.stderr, expected))
+    return runs
+
+
+def _check_sh(b: Block, runs: list[tuple[str, int, int, str, list[str]]]) -> None:
+    for cmd, want, returncode, text, expected in runs:
+        assert returncode == want, f"{b.id}: `{cmd}` exited {returncode}:\n{text}"
         assert "Traceback" not in text, f"{b.id}: `{cmd}` printed a traceback:\n{text}"
         lines = text.splitlines()
         k = 0
@@ -229,15 +243,37 @@ def _run_sh(b: Block, where: Path) -> None:
             k += 1
 
 
+SH_BLOCKS = [b for b in BLOCKS if b.lang == "sh" and "pending" not in b.directives]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sh_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future]]:
+    """Every shell block started at once, each in its own scratch folder, as many at a time
+    as there are cores: the commands are separate processes, so the blocks run side by side
+    while the tests of the other blocks go on; each test then checks its block's results."""
+    gpu = _gpu()
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {}
+        for b in SH_BLOCKS:
+            where = _scratch(tmp_path_factory.mktemp("sh"))
+            _save_files(b.page, where)
+            futures[b.id] = pool.submit(_execute_sh, b, where, gpu)
+        yield futures
+        for f in futures.values():
+            f.cancel()
+
+
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang in RUN_LANGS],
                          ids=lambda b: b.id)
-def test_docs_block(block: Block, scratch: Path) -> None:
+def test_docs_block(block: Block, request: pytest.FixtureRequest) -> None:
     if "pending" in block.directives:
         pytest.skip(f"pending: {block.directives['pending']}")
+    if block.lang == "sh":
+        _check_sh(block, request.getfixturevalue("sh_runs")[block.id].result())
+        return
+    scratch = request.getfixturevalue("scratch")
     _save_files(block.page, scratch)
     if block.lang == "mlir":
         _run_mlir(block)
-    elif block.lang == "python":
-        _run_python(block, scratch)
     else:
-        _run_sh(block, scratch)
+        _run_python(block, scratch)
