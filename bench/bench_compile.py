@@ -22,12 +22,12 @@ import time
 from collections.abc import Callable, Sequence
 from io import StringIO
 
+from regcopy_passes import lower
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from regcopy_dialect.context import regcopy_context
-from regcopy_passes import lower
 
 SHARED = "memref<16x64xf16, #regcopy.layout<(16,64):(64,1), swizzle<3,3,3>>, #regcopy.mem<shared>>"
 LAYOUTS = (

@@ -27,10 +27,8 @@ import sys
 from typing import Any
 
 import numpy as np
-from xdsl.parser import Parser
-
-from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.runner import (
     NoGpuError,
     check_alignment,
@@ -38,8 +36,10 @@ from regcopy_backend.runtime.runner import (
     cuda_core,
     get_device,
 )
-from regcopy_dialect.context import regcopy_context
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+from xdsl.parser import Parser
+
+from regcopy_dialect.context import regcopy_context
 
 TILE = """
 func.func @tile(%B: memref<{rows}x{cols}x{t}, #regcopy.mem<global>>, %C: memref<{rows}x{cols}x{t}, #regcopy.mem<global>>)

@@ -41,18 +41,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.parser import Parser
-
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_bench.sass_loops import sass_summary
-from regcopy_dialect.context import regcopy_context
-from regcopy_passes import banks
+from regcopy_passes.banks import SELECT_WEIGHT
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+from xdsl.parser import Parser
+
+from regcopy_dialect.context import regcopy_context
 
 
 @dataclass(frozen=True)
@@ -369,10 +368,11 @@ def kernel_ir(s: Shape, kind: str, consumer: str = "fadd") -> str:
 
 
 def lowered_source(s: Shape, kind: str, rotation: str, transfer: str = "auto",
-                   consumer: str = "fadd") -> str:
+                   consumer: str = "fadd", select_weight: float = SELECT_WEIGHT) -> str:
     ctx = regcopy_context()
     module = Parser(ctx, kernel_ir(s, kind, consumer), "bench_shared.mlir").parse_module()
-    LowerRegCopyPass(bank_rotation=rotation, transfer=transfer).apply(ctx, module)
+    LowerRegCopyPass(bank_rotation=rotation, transfer=transfer,
+                     select_weight=select_weight).apply(ctx, module)
     module.verify()
     return print_cuda(module)
 
@@ -461,17 +461,6 @@ class Variant:
     source: str
 
 
-@contextmanager
-def select_weight(weight: float) -> Iterator[None]:
-    """``banks.SELECT_WEIGHT`` set to ``weight`` for the duration (calibration rows only)."""
-    saved = banks.SELECT_WEIGHT
-    banks.SELECT_WEIGHT = weight
-    try:
-        yield
-    finally:
-        banks.SELECT_WEIGHT = saved
-
-
 KINDS = ("round trip", "load only", "store only")
 
 
@@ -499,8 +488,7 @@ def variants(weights: Sequence[float] = (), consumer: str = "fadd") -> list[Vari
             auto = lowered_source(s, kind, "auto", consumer=consumer)
             out.append(Variant(s, kind, "regcopy rotation=auto", auto))
             for w in weights:
-                with select_weight(w):
-                    other = lowered_source(s, kind, "auto", consumer=consumer)
+                other = lowered_source(s, kind, "auto", consumer=consumer, select_weight=w)
                 if other != auto:
                     out.append(Variant(s, kind, f"auto, select weight {w:g}", other))
     return out
@@ -544,7 +532,7 @@ def main() -> int:
     ap.add_argument("--sass-only", action="store_true")
     ap.add_argument("--select-weight", type=float, action="append", default=[],
                     help="also time bank-rotation=auto with this select cost (in wavefronts; "
-                    "default banks.SELECT_WEIGHT) where it picks another rotation")
+                    "default: the pass's select-weight option, 0.25) where it picks another rotation")
     ap.add_argument("--consumer", choices=sorted(CONSUMERS), default="fadd",
                     help="what the single-direction loops do to each 32-bit word: fadd (FMA "
                     "pipe, default) or xor (the integer pipe the rotation blends share)")

@@ -25,8 +25,9 @@ def lower(module: ModuleOp, max_vector_bits: int = 128, strict: bool = False,
     further options (``bank_rotation="off"``, ``transfer="vector"``...) pass through as
     keywords. A rejected copy stays in the module (or, with ``strict``, raises xDSL's
     ``PassFailedException`` carrying the reason)."""
-    from regcopy_dialect.context import regcopy_context
     from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+
+    from regcopy_dialect.context import regcopy_context
 
     LowerRegCopyPass(max_vector_bits=max_vector_bits, strict=strict, remarks=remarks,
                      **options).apply(ctx or regcopy_context(), module)

@@ -210,11 +210,12 @@ def xor_span(rounds: int) -> int:
 
 
 def rotation_cost(plan: CopyPlan, element_bytes: int, rotation: Rotation,
-                  warp_limit: int = 2) -> float:
-    """Wavefronts plus weighted selects over all rounds of one warp."""
+                  warp_limit: int = 2, select_weight: float = SELECT_WEIGHT) -> float:
+    """Wavefronts plus selects weighted by ``select_weight`` (wavefronts per 32-bit select)
+    over all rounds of one warp."""
     wf = bank_report(plan, element_bytes, rotation, warp_limit).wavefronts
     words = max(1, plan.n * element_bytes // WORD)
-    return wf + SELECT_WEIGHT * rotation.selects_per_word * words * plan.rounds
+    return wf + select_weight * rotation.selects_per_word * words * plan.rounds
 
 
 def candidate_rotations(rounds: int, max_bits: int = 2) -> list[Rotation]:
@@ -229,8 +230,9 @@ def candidate_rotations(rounds: int, max_bits: int = 2) -> list[Rotation]:
     return out
 
 
-def choose_rotation(plan: CopyPlan, element_bytes: int) -> Rotation:
-    """The rotation minimising ``rotation_cost`` (ties: fewer selects, then first found), or
+def choose_rotation(plan: CopyPlan, element_bytes: int,
+                    select_weight: float = SELECT_WEIGHT) -> Rotation:
+    """The rotation minimising ``rotation_cost`` at ``select_weight`` (ties: fewer selects, then first found), or
     ``NO_ROTATION`` when none beats the plain rounds or the rounds cannot rotate."""
     if plan.threads < 2 or plan.rounds < 2 or plan.rounds > MAX_ROTATED_ROUNDS:
         return NO_ROTATION
@@ -238,7 +240,8 @@ def choose_rotation(plan: CopyPlan, element_bytes: int) -> Rotation:
         return NO_ROTATION
     best, best_key = NO_ROTATION, (rotation_cost(plan, element_bytes, NO_ROTATION), 0)
     for rot in candidate_rotations(plan.rounds):
-        key = (rotation_cost(plan, element_bytes, rot), rot.selects_per_word)
+        key = (rotation_cost(plan, element_bytes, rot, select_weight=select_weight),
+               rot.selects_per_word)
         if key < best_key:
             best, best_key = rot, key
     return best

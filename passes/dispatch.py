@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from regcopy_passes.planning import Partition, partition_of
 from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
@@ -34,7 +35,6 @@ from regcopy_dialect.regcopy import (
     element_bits,
     memory_space,
 )
-from regcopy_passes.planning import Partition, partition_of
 
 
 class Rejected(Exception):

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from math import gcd, lcm
 
+from regcopy_passes.planning import ValueName
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from regcopy_dialect.promises import MultipleOfOp, argument_promise
-from regcopy_passes.planning import ValueName
 
 _GCD_OPS = (arith.AddiOp, arith.SubiOp, arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp,
             arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)

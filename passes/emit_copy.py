@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.ir import Operation
-
-from regcopy_dialect.regcopy import CopyOp, StorageOp
 from regcopy_passes.emit_matrix import emit_matrix_copy
 from regcopy_passes.emit_rounds import emit_vector
 from regcopy_passes.emit_thread import thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer
+from xdsl.ir import Operation
+
+from regcopy_dialect.regcopy import CopyOp, StorageOp
 
 Emitter = Callable[[IndexBuilder, CopyOp, LoweringPlan, Value, tuple[StorageOp, StorageOp]],
                    list[Operation]]

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.matrix_plan import BitField, MatrixTransfer
+from regcopy_passes.swizzle_address import carry_free, emit_swizzle, read_end
+from regcopy_passes.transfer import LoweringPlan
 from xdsl.ir import Operation, SSAValue
 
 from regcopy_dialect.address import place_digit
 from regcopy_dialect.layout import Swizzle
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import CopyOp, StorageOp
-from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.matrix_plan import BitField, MatrixTransfer
-from regcopy_passes.swizzle_address import carry_free, emit_swizzle, read_end
-from regcopy_passes.transfer import LoweringPlan
 
 
 def _bit_range(lo: int, hi: int) -> int:

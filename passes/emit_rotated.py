@@ -18,15 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from regcopy_passes.banks import Rotation
+from regcopy_passes.dispatch import Accepted
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import CopyPlan, round_deltas
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType, i1
 from xdsl.ir import SSAValue
 
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.banks import Rotation
-from regcopy_passes.dispatch import Accepted
-from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import CopyPlan, round_deltas
 
 Swizzler = Callable[[IndexBuilder, Value], Value]
 

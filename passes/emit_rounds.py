@@ -5,18 +5,18 @@ one ``vector.load`` + ``vector.store`` a round."""
 
 from __future__ import annotations
 
+from regcopy_passes.dispatch import Accepted
+from regcopy_passes.emit_rotated import emit_rotated
+from regcopy_passes.emit_thread import emit_thread_share
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import CopyPlan, round_offsets
+from regcopy_passes.swizzle_address import emit_hoisted_swizzle, emit_swizzle, hoistable
+from regcopy_passes.transfer import LoweringPlan, VectorTransfer
 from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import IndexType, VectorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from regcopy_dialect.regcopy import CopyOp, StorageOp
-from regcopy_passes.dispatch import Accepted
-from regcopy_passes.emit_thread import emit_thread_share
-from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import CopyPlan, round_offsets
-from regcopy_passes.emit_rotated import emit_rotated
-from regcopy_passes.transfer import LoweringPlan, VectorTransfer
-from regcopy_passes.swizzle_address import emit_hoisted_swizzle, emit_swizzle, hoistable
 
 
 def emit_round(b: IndexBuilder, plan: CopyPlan, f: Value, s_base: Value,

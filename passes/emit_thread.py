@@ -7,11 +7,11 @@ on integers (and checked it for every thread of the scope), this module runs it 
 
 from __future__ import annotations
 
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import CopyPlan, thread_offsets
 from xdsl.dialects import gpu
 
 from regcopy_dialect.layout import Scope
-from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import CopyPlan, thread_offsets
 
 
 def thread_index(b: IndexBuilder, scope: Scope) -> Value:

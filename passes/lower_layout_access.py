@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from regcopy_passes.index_builder import IndexBuilder, Value
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr
@@ -48,7 +49,6 @@ from regcopy_dialect.regcopy import (
     storage_type,
     verify_buffer,
 )
-from regcopy_passes.index_builder import IndexBuilder, Value
 
 __all__ = ["LowerLayoutAccessPass", "LowerLayoutAccessPattern", "layout_access_refusal",
            "needs_flat_storage"]

@@ -18,6 +18,14 @@ from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from regcopy_passes.banks import SELECT_WEIGHT
+from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
+from regcopy_passes.divisibility import describe_value, divisibility
+from regcopy_passes.emit_copy import emit_copy
+from regcopy_passes.options import PassOptionError, parse_options
+from regcopy_passes.planning import plan_copy
+from regcopy_passes.shared_plan import plan_shared
+from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.ir import SSAValue
@@ -31,6 +39,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import PassFailedException
 
+from regcopy_dialect.buffers import buffer_layout
 from regcopy_dialect.diagnostics import (
     Diagnostic,
     Severity,
@@ -40,16 +49,8 @@ from regcopy_dialect.diagnostics import (
     op_error,
     op_location,
 )
-from regcopy_dialect.buffers import buffer_layout
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_dialect.swizzle_syntax import cute_order_note
-from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
-from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.emit_copy import emit_copy
-from regcopy_passes.options import PassOptionError, parse_options
-from regcopy_passes.planning import plan_copy
-from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
@@ -61,7 +62,7 @@ __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
 def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
-             transfer: str = "auto") -> LoweringPlan:
+             transfer: str = "auto", select_weight: float = SELECT_WEIGHT) -> LoweringPlan:
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
@@ -75,7 +76,8 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
                      max_vector_bits, divisors, names)
     s_type = op.src_type if acc.r_is_dst else op.dst_type
     s_shared = memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN)
-    shared = plan_shared(acc, plan, rotate=rotate, shared=s_shared)
+    shared = plan_shared(acc, plan, rotate=rotate, shared=s_shared,
+                         select_weight=select_weight)
     return choose_transfer(acc, plan, shared, str(op.src_type.element_type), s_shared,
                            transfer)
 
@@ -112,6 +114,7 @@ class LowerRegCopyPattern(RewritePattern):
     bank_rotation: str = "auto"
     warn_unlowered: bool = True
     transfer: str = "auto"
+    select_weight: float = SELECT_WEIGHT
     labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
                                          compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
@@ -139,7 +142,8 @@ class LowerRegCopyPattern(RewritePattern):
         if key not in self.plans:
             try:
                 self.plans[key] = plan_for(op, self.max_vector_bits,
-                                           self.bank_rotation == "auto", self.transfer)
+                                           self.bank_rotation == "auto", self.transfer,
+                                           self.select_weight)
             except Rejected as reason:
                 self.plans[key] = reason
         plan = self.plans[key]
@@ -216,7 +220,10 @@ class LowerRegCopyPass(ModulePass):
     * ``transfer`` (``auto``/``vector``): ``auto`` moves shared <-> register fragments with
       ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no more
       wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
-      ld/stmatrix wherever they fit.
+      ld/stmatrix wherever they fit;
+    * ``select-weight`` (a number >= 0, default 0.25): what one 32-bit select of a lane
+      rotation costs, in shared wavefronts, when the pass weighs a rotation (a calibration
+      knob: the default was measured on the H200).
     """
 
     name = "lower-reg-copy"
@@ -227,6 +234,7 @@ class LowerRegCopyPass(ModulePass):
     warn_unlowered: bool = True
     bank_rotation: str = "auto"
     transfer: str = "auto"
+    select_weight: float = SELECT_WEIGHT
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():
@@ -234,6 +242,9 @@ class LowerRegCopyPass(ModulePass):
                 raise PassOptionError(
                     f"lower-reg-copy: {option.replace('_', '-')} must be one of "
                     f"{', '.join(map(str, choices))}, got {value!r}")
+        if not self.select_weight >= 0:
+            raise PassOptionError("lower-reg-copy: select-weight must be a number >= 0 (the "
+                                  f"cost of a select in wavefronts), got {self.select_weight!r}")
 
     @classmethod
     def from_spec(cls, spec: ArgSpec) -> LowerRegCopyPass:
@@ -249,5 +260,5 @@ class LowerRegCopyPass(ModulePass):
     def _apply(self, op: builtin.ModuleOp) -> None:
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
                                       self.bank_rotation, self.warn_unlowered, self.transfer,
-                                      copy_labels(op))
+                                      self.select_weight, copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

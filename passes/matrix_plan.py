@@ -32,10 +32,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from regcopy_dialect.layout import Scope
 from regcopy_passes.banks import WARP, BankReport, instruction_wavefronts
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.planning import CopyPlan, round_deltas
+
+from regcopy_dialect.layout import Scope
 
 ROW_BYTES = 16
 """Bytes of one matrix row (8 b16 elements), also the row-start alignment."""

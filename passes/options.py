@@ -38,6 +38,9 @@ def _convert(pass_name: str, name: str, value: Sequence[object], kind: type,
                               f"(or bare {_dash(name)} for true), got '{shown}'")
     if len(value) == 1 and isinstance(value[0], kind) and not isinstance(value[0], bool):
         return value[0]
+    if kind is float and len(value) == 1 and isinstance(value[0], int) and \
+            not isinstance(value[0], bool):
+        return float(value[0])
     expected = ({int: "an integer", str: "a word", float: "a number"}.get(kind, kind.__name__)
                 if not choices else f"one of {', '.join(map(str, choices))}")
     raise PassOptionError(f"{pass_name}: option {_dash(name)} expects {expected}, "

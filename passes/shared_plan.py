@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from regcopy_passes.banks import NO_ROTATION, BankReport, Rotation, bank_report, choose_rotation
+from regcopy_passes.banks import (
+    NO_ROTATION,
+    SELECT_WEIGHT,
+    BankReport,
+    Rotation,
+    bank_report,
+    choose_rotation,
+)
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.planning import CopyPlan
 
@@ -27,7 +34,8 @@ class SharedPlan:
         return bool(self.rotation.pairs)
 
 
-def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool) -> SharedPlan:
+def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool,
+                select_weight: float = SELECT_WEIGHT) -> SharedPlan:
     """The bank model of ``plan``'s shared transfers and, with ``rotate``, the lane rotation
     that minimises wavefronts plus select cost (``banks.choose_rotation``). ``shared`` says
     whether S is shared memory (global S has no banks: nothing to model)."""
@@ -44,7 +52,7 @@ def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool) -> Sh
     if not plan.r_base.is_static:  # rotated registers must be indexed by constants
         return SharedPlan(note + "; rounds not rotated (dynamic register offset)",
                           NO_ROTATION, plain)
-    rotation = choose_rotation(plan, eb)
+    rotation = choose_rotation(plan, eb, select_weight)
     if not rotation.pairs:
         return SharedPlan(note + "; rounds not rotated (no rotation pays for its selects)",
                           NO_ROTATION, plain)

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from math import gcd
 
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import CopyPlan, round_deltas
 from xdsl.dialects import arith
 
 from regcopy_dialect.address import swizzle
 from regcopy_dialect.layout import Swizzle
-from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import CopyPlan, round_deltas
 
 
 def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:

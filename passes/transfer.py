@@ -21,12 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
-from regcopy_dialect.layout import Scope
 from regcopy_passes.banks import NO_ROTATION, BankReport, Rotation, bank_report
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix
 from regcopy_passes.planning import CopyPlan
 from regcopy_passes.shared_plan import SharedPlan
+
+from regcopy_dialect.layout import Scope
 
 
 @runtime_checkable
