@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: shared-memory copies of regcopy's lowering against the shared peak (issue 8).
+"""Benchmark: shared-memory copies of regcopy's lowering against the shared peak.
 
     python -m regcopy_bench.bench_shared [--ctas-per-sm 4] [--iters 4096] [--sass-only]
                                          [--consumer fadd|xor] [--select-weight W]
@@ -110,12 +110,12 @@ SHAPES = (
     Shape("16-bit mma A fragments", MMA_A, (128, 16), "i16", 256, "cta", regs=8),
     Shape("16-bit mma A, K=64 swizzled", MMA_A64, (128, 64), "i16", 256, "cta", True, 32),
 )
-"""The row layouts (issue 8) and, last, eight warps' m16n8k16 A fragments (16 x 16 each, 8
+"""The seed row layouts and, last, eight warps' m16n8k16 A fragments (16 x 16 each, 8
 registers a lane: rows ``lane/4`` and ``+8``, column pairs ``2(lane%4)`` and ``+8``) read from
 / written to a row-major 16-column tile (its 16-byte rows 32 bytes apart: 2-way conflicts
 between ldmatrix rows, so ``transfer=auto`` keeps the lane-rotated 32-bit path) and four K
 steps of them from a swizzled 64-column tile (conflict-free rows: ``auto`` takes ldmatrix):
-ldmatrix/stmatrix territory (issue 10), timed as ``transfer=vector``, ``auto`` and ``matrix``
+ldmatrix/stmatrix territory, timed as ``transfer=vector``, ``auto`` and ``matrix``
 (forced)."""
 
 
