@@ -24,7 +24,7 @@ LIT_TESTS = lit_tests()
 def lit_results(request: pytest.FixtureRequest) -> dict[str, Any]:
     """lit's result of every lit file selected in this session, by lit test name."""
     run = request.config.stash.get(LIT_RUN, None)
-    if run is None:  # not started at collection (another conftest.py): start it now
+    if run is None:  # not started at collection (a pytest-xdist worker): start it now
         run = request.config.stash[LIT_RUN] = start(selected_lit_files(request.session.items))
     return run.results()
 
