@@ -4,19 +4,15 @@ collector's state as it found it, and ``bench/bench_compile.py`` measures it."""
 from __future__ import annotations
 
 import gc
-import importlib.util
-from pathlib import Path
 
 import pytest
+import regcopy_passes.lower_reg_copy as lrc
+from regcopy_bench import bench_compile
+from regcopy_passes import lower
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
-from xdsl.printer import Printer
 
-import regcopy_passes.lower_reg_copy as lrc
 from regcopy_dialect.context import regcopy_context
-from regcopy_passes import lower
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_compile.py"
 
 SHARED = "memref<32x64xf32, #regcopy.mem<shared>>"
 LOCAL = "memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>"
@@ -40,13 +36,6 @@ def _parse(text: str) -> ModuleOp:
     return Parser(regcopy_context(), text).parse_module()
 
 
-def _printed(module: ModuleOp) -> str:
-    from io import StringIO
-    out = StringIO()
-    Printer(stream=out).print_op(module)
-    return out.getvalue()
-
-
 def test_identical_copies_are_planned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[object] = []
     real = lrc.plan_for
@@ -58,14 +47,14 @@ def test_identical_copies_are_planned_once(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(lrc, "plan_for", counting)
     module = lower(_parse(_kernel(["0", "0", "8", "0", "8"])))
     assert len(calls) == 2  # column 0 and column 8
-    assert "regcopy.copy" not in _printed(module)
+    assert "regcopy.copy" not in str(module)
 
 
 def test_each_plan_is_the_one_of_its_own_copy() -> None:
     """Copies that differ only in a dynamic offset get their own plan: ``%a4`` is provably a
     multiple of 4 (128-bit transfers), ``%b`` is not (32-bit)."""
-    together = _printed(lower(_parse(_kernel(["%a4", "%b", "%a4"]))))
-    alone = [_printed(lower(_parse(_kernel([c])))) for c in ("%a4", "%b")]
+    together = str(lower(_parse(_kernel(["%a4", "%b", "%a4"]))))
+    alone = [str(lower(_parse(_kernel([c])))) for c in ("%a4", "%b")]
     assert "vector<4xf32>" in alone[0] and "vector<4xf32>" not in alone[1]
     assert "vector<1xf32>" in alone[1] and "vector<1xf32>" not in alone[0]
     assert together.count("vector<4xf32>") == 2 * alone[0].count("vector<4xf32>")
@@ -84,11 +73,7 @@ def test_collector_state_is_restored(enabled: bool) -> None:
 
 
 def test_bench_compile_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("bench_compile", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    bench.main(["--sizes", "4", "--repeats", "1"])
+    bench_compile.main(["--sizes", "4", "--repeats", "1"])
     lines = capsys.readouterr().out.splitlines()
     assert "pass/(parse+print)" in lines[0]
     assert [line.split()[:2] for line in lines[1:]] == [["same", "4"], ["mixed", "4"]]
