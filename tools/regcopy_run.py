@@ -46,13 +46,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_backend.interpreter.driver import KernelError
-from regcopy_passes.lower_layout_access import lower_layout_access
-from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.host_data import checksum, random_values
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.cuda.spills import kernel_sass, local_traffic
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.cuda.spills import kernel_sass, local_traffic, ptxas_resources
+from regcopy_backend.interpreter.driver import KernelError
+from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_backend.runtime.host_data import checksum, random_values
 from regcopy_backend.runtime.nvrtc import (
     Compiled,
     NvdisasmError,
@@ -60,6 +59,7 @@ from regcopy_backend.runtime.nvrtc import (
     compile_cuda,
     disassemble,
 )
+from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_tools.cli import run_main
 from regcopy_tools.run_report import (
     ArgumentSpecError,
@@ -67,7 +67,6 @@ from regcopy_tools.run_report import (
     host_arguments,
     mismatch,
     parse_arg_specs,
-    ptxas_resources,
     sass_memory_ops,
     unknown_args,
 )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -120,33 +119,6 @@ def mismatch(got: np.ndarray, want: np.ndarray, got_name: str, want_name: str) -
 
 
 # ---- what a compiled kernel uses ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Resources:
-    """ptxas's account of one kernel (``--ptxas-options=-v``)."""
-
-    registers: int
-    shared_bytes: int
-    stack_bytes: int
-    spill_stores: int
-    spill_loads: int
-
-
-def ptxas_resources(log: str) -> dict[str, Resources]:
-    """Per function name, the resources ptxas reports in a verbose NVRTC log."""
-    out: dict[str, Resources] = {}
-    for block in re.split(r"Compiling entry function ", log)[1:]:
-        name = block.split("'")[1]
-
-        def num(pattern: str, text: str = block) -> int:
-            m = re.search(pattern, text)
-            return int(m.group(1)) if m else 0
-
-        out[name] = Resources(num(r"Used (\d+) registers"), num(r"(\d+) bytes smem"),
-                              num(r"(\d+) bytes stack frame"), num(r"(\d+) bytes spill stores"),
-                              num(r"(\d+) bytes spill loads"))
-    return out
 
 
 SASS_MEMORY = re.compile(r"\b((?:LDG|STG|LDS|STS|LDL|STL|LDSM|STSM)(?![A-Z0-9_])(?:\.[A-Z0-9_]+)*)")

@@ -74,17 +74,39 @@ def local_ops(sass: str) -> tuple[int, int]:
     return found.count("LDL"), found.count("STL")
 
 
+@dataclass(frozen=True)
+class Resources:
+    """ptxas's account of one kernel (``--ptxas-options=-v``)."""
+
+    registers: int
+    shared_bytes: int
+    stack_bytes: int
+    spill_stores: int
+    spill_loads: int
+
+
+def ptxas_resources(log: str) -> dict[str, Resources]:
+    """Per function name, the resources ptxas reports in a verbose NVRTC log."""
+    out: dict[str, Resources] = {}
+    for block in re.split(r"Compiling entry function ", log)[1:]:
+        name = block.split("'")[1]
+
+        def num(pattern: str, text: str = block) -> int:
+            m = re.search(pattern, text)
+            return int(m.group(1)) if m else 0
+
+        out[name] = Resources(num(r"Used (\d+) registers"), num(r"(\d+) bytes smem"),
+                              num(r"(\d+) bytes stack frame"), num(r"(\d+) bytes spill stores"),
+                              num(r"(\d+) bytes spill loads"))
+    return out
+
+
 def ptxas_usage(source: str, arch: str) -> dict[str, tuple[int, int]]:
     """Per kernel symbol, ``(registers, spill bytes stored + loaded)`` as ptxas reports them
     (``--ptxas-options=-v``)."""
     log = compile_cuda(source, arch=arch, options=("--ptxas-options=-v",)).log
-    out: dict[str, tuple[int, int]] = {}
-    for part in re.split(r"Compiling entry function ", log)[1:]:
-        if (m := re.search(r"Used (\d+) registers", part)) is not None:
-            spills = sum(int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)",
-                                                     part))
-            out[part.split("'")[1]] = (int(m.group(1)), spills)
-    return out
+    return {name: (r.registers, r.spill_stores + r.spill_loads)
+            for name, r in ptxas_resources(log).items()}
 
 
 def local_traffic(sass: str, infos: Sequence[KernelInfo], source: str,

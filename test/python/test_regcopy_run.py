@@ -10,14 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from regcopy_backend.cuda.spills import ptxas_resources
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_tools.regcopy_run import check_kernel, parse_module, prepare
 from regcopy_tools.run_report import (
     ArgumentSpecError,
     host_arguments,
     parse_arg_specs,
-    ptxas_resources,
 )
 
 REPO = Path(__file__).resolve().parents[2]
