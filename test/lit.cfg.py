@@ -56,7 +56,7 @@ config.excludes = ["lit.cfg.py", *EXCLUDED_DIRS, *_data_file_names(config.test_s
 # with or without an activated virtual environment.
 bindir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
-for var in ("HOME", "TMPDIR", "PYTHONPATH"):  # keep Python's user site and scratch dirs usable
+for var in ("HOME", "TMPDIR", "PYTHONPATH", "REGCOPY_CACHE_DIR"):  # user site, scratch, compile cache
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

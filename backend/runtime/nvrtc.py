@@ -1,8 +1,16 @@
 """Compile CUDA C++ to PTX and cubin with NVRTC (``cuda.bindings.nvrtc``; no GPU or driver
-needed) and disassemble a cubin to SASS with ``nvdisasm`` (``nvidia-cuda-nvdisasm`` wheel)."""
+needed) and disassemble a cubin to SASS with ``nvdisasm`` (``nvidia-cuda-nvdisasm`` wheel).
+
+With ``REGCOPY_CACHE_DIR`` set, both results are cached there by content: a compile by the
+SHA-256 of (NVRTC version, arch, options, name, source), a disassembly by that of the cubin.
+Both tools are deterministic, so a hit returns exactly what the tool would; the test suite
+sets it to one directory per run, shared by its workers and the tools they start."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import shutil
 import subprocess
 import tempfile
@@ -53,9 +61,60 @@ def _bytes(prog: Any, size_fn: Any, get_fn: Any, what: str) -> bytes:
     return buf
 
 
+CACHE_ENV = "REGCOPY_CACHE_DIR"
+
+
+def _cache_path(kind: str, *parts: bytes) -> Path | None:
+    """Where the cached ``kind`` result for ``parts`` lives, or None without a cache."""
+    root = os.environ.get(CACHE_ENV)
+    if not root:
+        return None
+    digest = hashlib.sha256(b"\0".join(parts)).hexdigest()
+    return Path(root) / f"{kind}-{digest}.pickle"
+
+
+def _cache_load(path: Path | None) -> Any:
+    if path is None or not path.exists():
+        return None
+    try:
+        return pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError):
+        return None
+
+
+def _cache_store(path: Path | None, value: object) -> None:
+    """Write atomically (a temporary file renamed), so concurrent processes never read half."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(value))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written is no cache, not an error
+
+
+def _nvrtc_version() -> bytes:
+    from cuda.bindings import nvrtc
+
+    return repr(nvrtc.nvrtcVersion()).encode()
+
+
 def compile_cuda(source: str, arch: str = DEFAULT_ARCH, name: str = "regcopy.cu",
                  options: tuple[str, ...] = ()) -> Compiled:
-    """Compile ``source`` for ``arch`` (``sm_90``); ``NvrtcError`` with the log on failure."""
+    """Compile ``source`` for ``arch`` (``sm_90``); ``NvrtcError`` with the log on failure.
+    Cached under ``REGCOPY_CACHE_DIR`` when set (a failed compile is not cached)."""
+    path = _cache_path("nvrtc", _nvrtc_version(), arch.encode(), name.encode(),
+                       *(o.encode() for o in options), source.encode())
+    if isinstance(hit := _cache_load(path), Compiled):
+        return hit
+    compiled = _compile(source, arch, name, options)
+    _cache_store(path, compiled)
+    return compiled
+
+
+def _compile(source: str, arch: str, name: str, options: tuple[str, ...]) -> Compiled:
     from cuda.bindings import nvrtc
 
     prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []),
@@ -90,7 +149,16 @@ def find_nvdisasm() -> str:
 
 
 def disassemble(cubin: bytes) -> str:
-    """The SASS text of a cubin (``nvdisasm -c``)."""
+    """The SASS text of a cubin (``nvdisasm -c``); cached under ``REGCOPY_CACHE_DIR``."""
+    path = _cache_path("sass", cubin)
+    if isinstance(hit := _cache_load(path), str):
+        return hit
+    sass = _disassemble(cubin)
+    _cache_store(path, sass)
+    return sass
+
+
+def _disassemble(cubin: bytes) -> str:
     tool = find_nvdisasm()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kernel.cubin"
