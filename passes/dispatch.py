@@ -33,6 +33,7 @@ from regcopy_dialect.regcopy import (
     MemSpace,
     buffer_layout,
     element_bits,
+    is_dynamic,
     memory_space,
 )
 
@@ -266,6 +267,8 @@ def accept(op: CopyOp) -> Accepted:
         op.verify_()
     except VerifyException as e:
         raise Rejected(f"the copy does not verify: {e}") from None
+    if is_dynamic(op.src_type) or is_dynamic(op.dst_type):
+        raise Rejected("a buffer with runtime extents is not lowered yet")
     scope = op.scope.data.scope
     block = check_all_threads_active(op, scope)
     src, dst = check_valid_copy(op)
