@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from regcopy_passes.bounds import standin_slice
 from regcopy_passes.planning import Partition, partition_of
 from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import MemRefType
@@ -147,6 +148,8 @@ def check_all_threads_active(op: CopyOp, scope: Scope) -> int:
 def _slice(op: CopyOp, side: str) -> Sliced:
     t = op.src_type if side == "src" else op.dst_type
     offsets, sizes = op.region(side)
+    if is_dynamic(t):  # planned on its static stand-in (bounds.py), region at 0
+        return standin_slice(sizes)
     return slice_region(buffer_layout(t), t.get_shape(), offsets, sizes)
 
 
@@ -267,8 +270,6 @@ def accept(op: CopyOp) -> Accepted:
         op.verify_()
     except VerifyException as e:
         raise Rejected(f"the copy does not verify: {e}") from None
-    if is_dynamic(op.src_type) or is_dynamic(op.dst_type):
-        raise Rejected("a buffer with runtime extents is not lowered yet")
     scope = op.scope.data.scope
     block = check_all_threads_active(op, scope)
     src, dst = check_valid_copy(op)
