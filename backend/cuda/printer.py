@@ -60,7 +60,8 @@ from regcopy_backend.cuda.function import (
     live_ops,
 )
 from regcopy_backend.cuda.matrix import print_matrix
-from regcopy_backend.cuda.types import CudaTypeError, ctype
+from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import (
@@ -235,17 +236,21 @@ class CudaPrinter(CudaFunctionPrinter):
         if not 0 <= dim < len(shape):
             raise self.fail(op, f"reads dimension {dim} of a rank-{len(shape)} memref")
         if shape[dim] >= 0:
-            return str(shape[dim])
+            return self.index_literal(shape[dim])
         if (name := self.extents.get((buf, dim))) is not None:
             return name
         if isinstance(buf.owner, StorageOp) and len(shape) == 1:
             root = buf.owner.buffer
             sizes = cast(MemRefType, root.type).get_shape()
-            terms = [self.extents.get((root, i)) or str(d) for i, d in enumerate(sizes)]
-            if all(t.isdigit() or (root, i) in self.extents for i, t in enumerate(terms)):
+            terms = [self.extents.get((root, i)) or self.index_literal(d)
+                     for i, d in enumerate(sizes)]
+            if all(d >= 0 or (root, i) in self.extents for i, d in enumerate(sizes)):
                 return "(" + " * ".join(terms) + ")"
         raise self.fail(op, "reads a runtime extent of a buffer that is not a kernel or "
                         "function argument; the CUDA target passes extents with arguments")
+
+    def index_literal(self, value: int) -> str:
+        return f"{value}LL" if self.index_type == INDEX_64 else int_literal(value)
 
     @print_op.register
     def _(self, op: StorageOp) -> None:
