@@ -164,6 +164,20 @@ def argument_promise(kernel: Operation, index: int) -> int | None:
     return attr.value.data if isinstance(attr, IntegerAttr) else None  # arrays: extents
 
 
+def argument_extent_promise(kernel: Operation, index: int) -> tuple[int, ...] | None:
+    """The divisors of argument ``index``'s valid ``{regcopy.divisibility = array<i64:
+    ...>}`` (one per dimension of the memref argument); None without one or when it is
+    invalid (the verifier reports that)."""
+    attr = _argument_attr(kernel, index)
+    args = _kernel_args(kernel)
+    if attr is None or index >= len(args) or not isinstance(args[index].type, MemRefType):
+        return None
+    if _array_problem(attr, args[index].type, "the argument") is not None:  # type: ignore
+        return None
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(int(v) for v in attr.get_values())
+
+
 def extent_divisibility(buffer: SSAValue, dim: int) -> int:
     """What extent ``dim`` of the memref ``buffer`` is provably a multiple of: a static size
     itself; a dynamic one's ``{regcopy.divisibility = array<i64: ...>}`` entry when
