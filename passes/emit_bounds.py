@@ -72,7 +72,7 @@ class _Frame:
             return self.shape[i]
         if i not in self._extents:
             self._extents[i] = self.b.emit(
-                memref.DimOp.from_source_and_index(self.g, self.b.value(i)), f"e{i}")
+                memref.DimOp(self.g, self.b.value(i)), f"e{i}")
         return self._extents[i]
 
     def mul(self, a: Value, c: Value, b: IndexBuilder | None = None) -> Value:
@@ -156,7 +156,7 @@ def _predicate(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], first: in
     if last in fr.bt.checked:
         col = fr.rows[last]
         e = fr.extent(last)
-        if fr.dynamic_col:
+        if fr.dynamic_col and n > 1:  # (for one element, the last check is this one)
             preds.append(_check(fr, body, fr.b.add(col, first) if steps[last] == 0 else col,
                                 body.add(steps[last], first) if steps[last] != 0 else 0, e))
         end = first + n - 1
