@@ -72,7 +72,8 @@ func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // A 1-D buffer whose length is a multiple of 2: interior vectors stay 128-bit; a vector that
 // straddles the end is stored as 64-bit pieces, each under its own predicate (the last piece
 // ends where the vector does: outside whenever the vector is, so it is not emitted).
-func.func @tail(%A: memref<?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 2>}, %R: memref<128xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+func.func @tail(%A: memref<?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 2>}) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<128xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %R -> %A[0] [128] : memref<128xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>> -> memref<?xf32, #regcopy.mem<global>>
   func.return
 }
