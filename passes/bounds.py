@@ -28,14 +28,14 @@ predicated on its own (each is wholly inside or wholly outside).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from math import gcd, prod
 
 from regcopy_passes.planning import Atom, CopyPlan, ThreadAtom
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
-from regcopy_dialect.layout import Affine, Iter, Layout, Sliced, slice_region
+from regcopy_dialect.layout import Iter, Layout, Sliced, slice_region
 from regcopy_dialect.radix import suffix_product
 
 
@@ -155,7 +155,6 @@ class BoundedTransfer:
     element_type: str
     checked: tuple[int, ...]
     padding: Hashable = None
-    notes: tuple[str, ...] = ()
     kind = "vector"
 
     @property
@@ -234,10 +233,3 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
         return (proven_path,)
     tests = stride_tests(ext, wide.n)
     return (BoundedPath(wide, tail_width(ext, wide.n, tests), tests), proven_path)
-
-
-def offsets_divisibility(offsets: Sequence[int | Hashable],
-                         divisor_of: Mapping[Hashable, int]) -> tuple[int, ...]:
-    """Provable divisor of each region offset (``abs`` of a constant; 0 for 0)."""
-    return tuple(abs(o) if isinstance(o, int) else Affine(0, ((o, 1),)).divisibility(divisor_of)
-                 for o in offsets)

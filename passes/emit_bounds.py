@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
+    IntegerType,
     MemRefType,
     VectorType,
 )
@@ -101,7 +102,7 @@ def _pad(fr: _Frame, n: int) -> SSAValue:
     vtype = VectorType(fr.elem, [n])
     pad: Attribute | None = fr.bt.padding  # type: ignore[assignment]
     if pad is None:
-        value: float | int = 0.0 if "f" in str(fr.elem) else 0
+        value: float | int = 0 if isinstance(fr.elem, IntegerType) else 0.0
     else:
         value = pad.value.data  # type: ignore[attr-defined]
         if isinstance(pad, FloatAttr):

@@ -74,7 +74,5 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int) -> LoweringPla
     checked = () if op.in_bounds else tuple(i for i in range(ext.rank) if ext.dynamic(i))
     transfer = BoundedTransfer(paths, acc.element_bits, acc.element_type, checked, op.padding)
     notes = describe_paths(ext, transfer)
-    return LoweringPlan(acc, paths[0].plan, SharedPlan(),
-                        BoundedTransfer(paths, acc.element_bits, acc.element_type, checked,
-                                        op.padding, notes),  # type: ignore[arg-type]
+    return LoweringPlan(acc, paths[0].plan, SharedPlan(), transfer,  # type: ignore[arg-type]
                         notes)
