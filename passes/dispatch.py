@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from regcopy_passes.bounds import standin_slice
 from regcopy_passes.planning import Partition, partition_of
 from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import MemRefType
@@ -33,6 +34,7 @@ from regcopy_dialect.regcopy import (
     MemSpace,
     buffer_layout,
     element_bits,
+    is_dynamic,
     memory_space,
 )
 
@@ -146,6 +148,8 @@ def check_all_threads_active(op: CopyOp, scope: Scope) -> int:
 def _slice(op: CopyOp, side: str) -> Sliced:
     t = op.src_type if side == "src" else op.dst_type
     offsets, sizes = op.region(side)
+    if is_dynamic(t):  # planned on its static stand-in (bounds.py), region at 0
+        return standin_slice(sizes)
     return slice_region(buffer_layout(t), t.get_shape(), offsets, sizes)
 
 

@@ -18,6 +18,8 @@ defining ops; ``0`` stands for the constant 0 (a multiple of everything, the ide
   greatest ``D`` dividing its initial value with ``d(yield) % D == 0`` assuming ``D`` for it
   (induction; found by iterating ``D <- gcd(D, d(yield))`` from ``d(init)``);
 * a kernel argument with ``{regcopy.divisibility = N : i64}``: ``N``;
+* ``memref.dim %X, %ci``: the extent's divisor (a static size itself; a dynamic one's entry of
+  ``{regcopy.divisibility = array<i64: ...>}``, else 1);
 * thread and block ids, other block arguments and anything else: 1.
 """
 
@@ -26,11 +28,11 @@ from __future__ import annotations
 from math import gcd, lcm
 
 from regcopy_passes.planning import ValueName
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from regcopy_dialect.promises import MultipleOfOp, argument_promise
+from regcopy_dialect.promises import MultipleOfOp, argument_promise, divisibility_of
 
 _GCD_OPS = (arith.AddiOp, arith.SubiOp, arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp,
             arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
@@ -85,6 +87,8 @@ class _Analysis:
                 return self.of(op.operands[0], depth)
             case arith.ExtUIOp() | arith.TruncIOp():
                 return _pow2_part(self.of(op.operands[0], depth))
+            case memref.DimOp():
+                return divisibility_of(op.result) or 1
             case MultipleOfOp():
                 inner = self.of(op.value, depth)
                 return 0 if inner == 0 else lcm(op.divisor_value, inner)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from regcopy_passes.bounds import BoundedTransfer
+from regcopy_passes.emit_bounds import emit_bounded
 from regcopy_passes.emit_matrix import emit_matrix_copy
 from regcopy_passes.emit_rounds import emit_vector
 from regcopy_passes.emit_thread import thread_index
@@ -23,7 +25,8 @@ from regcopy_dialect.regcopy import CopyOp, StorageOp
 Emitter = Callable[[IndexBuilder, CopyOp, LoweringPlan, Value, tuple[StorageOp, StorageOp]],
                    list[Operation]]
 
-EMITTERS: dict[type, Emitter] = {VectorTransfer: emit_vector, MatrixTransfer: emit_matrix_copy}
+EMITTERS: dict[type, Emitter] = {VectorTransfer: emit_vector, MatrixTransfer: emit_matrix_copy,
+                                 BoundedTransfer: emit_bounded}
 """One emitter per transfer kind."""
 
 

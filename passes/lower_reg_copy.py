@@ -23,6 +23,7 @@ from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.options import PassOptionError, parse_options
+from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
@@ -39,7 +40,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import PassFailedException
 
-from regcopy_dialect.buffers import buffer_layout
+from regcopy_dialect.buffers import buffer_layout, is_dynamic
 from regcopy_dialect.diagnostics import (
     Diagnostic,
     Severity,
@@ -69,6 +70,8 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     (``transfer.choose_transfer``). Raises ``Rejected`` with the dispatch's reason.
     ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
+    if dynamic_side(op) is not None:  # runtime extents: bounds, edge widths, versioning
+        return plan_bounded(op, acc, max_vector_bits)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
     divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
     names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
@@ -99,9 +102,10 @@ def _gc_paused() -> Iterator[None]:
 def plan_key(op: CopyOp, block: int) -> Hashable:
     """Everything ``plan_for`` reads from ``op`` besides the checks of its place in the IR:
     exec scope, block size, both buffer types and regions (dynamic offsets by SSA value, whose
-    divisibility and name are then the same)."""
+    divisibility and name are then the same); for a dynamic buffer, ``bounds_key`` (its
+    extents' divisors, its name, ``{in_bounds}`` and the padding)."""
     return (op.scope.data, block, op.src_type, op.dst_type,
-            *(tuple(map(tuple, op.region(side))) for side in ("src", "dst")))
+            *(tuple(map(tuple, op.region(side))) for side in ("src", "dst")), bounds_key(op))
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,8 @@ def _swizzle_order_notes(op: CopyOp) -> list[str]:
     order, would be another valid swizzle: a note giving both readings."""
     notes: list[str] = []
     for side in (op.src, op.dst):
+        if is_dynamic(side.type):
+            continue
         swizzle = buffer_layout(side.type).swizzle
         if swizzle is not None and (note := cute_order_note(swizzle)) is not None:
             notes.append(note)

@@ -3,7 +3,7 @@ element type) and their rules."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import MemRefType, NoneAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -17,9 +17,14 @@ from regcopy_dialect.radix import suffix_product
 ELEMENT_TYPES = ELEMENT_NAMES
 """The supported element types' IR spellings (``element_types.ELEMENT_NAMES``)."""
 
-__all__ = ["ELEMENT_TYPES", "buffer_layout", "element_bits", "is_regcopy_buffer",
-           "memory_space", "parse_signature", "print_signature", "storage_type",
-           "verify_buffer"]
+__all__ = ["ELEMENT_TYPES", "buffer_layout", "element_bits", "is_dynamic",
+           "is_regcopy_buffer", "memory_space", "parse_signature", "print_signature",
+           "storage_type", "verify_buffer"]
+
+
+def is_dynamic(t: MemRefType) -> bool:
+    """Whether some size of ``t`` is ``?`` (a runtime extent, read with ``memref.dim``)."""
+    return any(d == DYNAMIC_INDEX for d in t.get_shape())
 
 
 def memory_space(t: MemRefType) -> MemSpace:
@@ -29,7 +34,10 @@ def memory_space(t: MemRefType) -> MemSpace:
 
 
 def buffer_layout(t: MemRefType) -> Layout:
-    """The buffer's layout: its ``#regcopy.layout`` or row-major over its shape."""
+    """The buffer's layout: its ``#regcopy.layout`` or row-major over its shape. A dynamic
+    buffer has no static layout (its strides are runtime extents): callers check
+    ``is_dynamic`` first."""
+    assert not is_dynamic(t), f"buffer_layout of the dynamic buffer {t}"
     if isinstance(t.layout, LayoutAttr):
         return t.layout.layout
     shape = t.get_shape()
@@ -51,10 +59,19 @@ def verify_buffer(t: MemRefType) -> None:
         sub = " (sub-byte element types are not supported)" if width < 8 else ""
         raise VerifyException(f"element type {t.element_type} is not supported{sub}; "
                               f"expected one of {ELEMENT_NAMES}")
-    if any(d < 1 for d in t.get_shape()):
-        raise VerifyException(f"buffer sizes must be >= 1 (empty and dynamic sizes are not "
-                              f"supported), got shape {list(t.get_shape())}")
+    shape = t.get_shape()
+    if any(d < 1 and d != DYNAMIC_INDEX for d in shape):
+        raise VerifyException(f"buffer sizes must be >= 1 (empty buffers are not supported), "
+                              f"got shape {_shape_text(shape)}")
     space = t.memory_space
+    if is_dynamic(t) and isinstance(space, MemSpaceAttr) and memory_space(t) != MemSpace.GLOBAL:
+        raise VerifyException(f"dynamic sizes {_shape_text(shape)} in a {memory_space(t)} "
+                              "buffer: only global buffers (kernel arguments) take runtime "
+                              "extents; give shared and local buffers static sizes")
+    if is_dynamic(t) and not isinstance(t.layout, NoneAttr):
+        raise VerifyException(f"dynamic buffer {_shape_text(shape)} with a layout: a buffer "
+                              "with runtime extents is row-major and contiguous; drop the "
+                              "layout")
     if not isinstance(space, MemSpaceAttr | NoneAttr):
         raise VerifyException(f"memory space {space} is not a #regcopy.mem")
     if not isinstance(t.layout, LayoutAttr | NoneAttr):
@@ -77,8 +94,16 @@ def verify_buffer(t: MemRefType) -> None:
                               "for shared buffers")
 
 
+def _shape_text(shape: tuple[int, ...] | list[int]) -> str:
+    """``[?, 1024]``: a shape as the IR spells it."""
+    return "[" + ", ".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape) + "]"
+
+
 def storage_type(t: MemRefType) -> MemRefType:
-    """The 1-D flat storage of a buffer: its span (one thread's registers for ``local``)."""
+    """The 1-D flat storage of a buffer: its span (one thread's registers for ``local``);
+    ``memref<?xT>`` for a dynamic buffer."""
+    if is_dynamic(t):
+        return MemRefType(t.element_type, [DYNAMIC_INDEX], memory_space=t.memory_space)
     return MemRefType(t.element_type, [buffer_layout(t).storage().span()],
                       memory_space=t.memory_space)
 

@@ -1,7 +1,9 @@
 """Divisibility promises: the ``regcopy.multiple_of`` op and the ``regcopy.divisibility``
 kernel-argument attribute, and ``divisibility_of``, the one reader of both.
 
-A promise says that an integer or ``index`` value is a multiple of ``N >= 1``. The
+A promise says that an integer or ``index`` value is a multiple of ``N >= 1``; on a dynamic
+memref argument, ``{regcopy.divisibility = array<i64: d0, d1, ...>}`` promises that extent
+``i`` (``memref.dim %X, %ci``) is a multiple of ``di`` (1: no promise). The
 divisibility analysis of the lowering trusts it (it may then prove a vector transfer
 aligned), the interpreter and the runner check it, the CUDA target prints the value itself.
 """
@@ -13,12 +15,17 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
+    DYNAMIC_INDEX,
+    DenseArrayBase,
     DictionaryAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     i64,
 )
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.memref import DimOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -98,11 +105,37 @@ def _argument_attr(kernel: Operation, index: int) -> Attribute | None:
     return attrs.data.get(DIVISIBILITY) if isinstance(attrs, DictionaryAttr) else None
 
 
+def _array_problem(attr: Attribute, t: MemRefType, name: str) -> str | None:
+    """Why ``attr`` is not a valid extent promise for a memref argument of type ``t``: one
+    ``i64`` entry per dimension, each ``>= 1``, a static size's entry dividing it."""
+    shape = t.get_shape()
+    example = ", ".join("4" if d == DYNAMIC_INDEX else "1" for d in shape)
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i64:
+        return (f"{DIVISIBILITY} of memref {name} must be an array with one divisor per "
+                f"dimension, such as array<i64: {example}>, got {attr}")
+    values = attr.get_values()
+    if len(values) != len(shape):
+        return (f"{DIVISIBILITY} of {name} has {len(values)} entries for a rank-{len(shape)} "
+                f"memref; give one divisor per dimension, such as array<i64: {example}>")
+    for i, (d, n) in enumerate(zip(values, shape)):
+        if d < 1:
+            return (f"{DIVISIBILITY} entry {i} of {name} must be >= 1 (1: no promise), "
+                    f"got {d}")
+        if n != DYNAMIC_INDEX and n % d:
+            return (f"{DIVISIBILITY} entry {i} of {name} is {d}, which does not divide the "
+                    f"static size {n}; use 1 or a divisor of {n}")
+    return None
+
+
 def divisibility_problem(attr: Attribute, arg: SSAValue | None, name: str = "the argument"
                          ) -> str | None:
     """Why ``attr``, found as ``regcopy.divisibility`` on the argument ``arg`` (called
     ``name`` in the message), is not a valid promise: it must be an integer attribute (not
-    ``i1``) ``>= 1`` on an integer or ``index`` argument. None when it is valid."""
+    ``i1``) ``>= 1`` on an integer or ``index`` argument, or, on a memref argument, an
+    ``array<i64: ...>`` of one divisor ``>= 1`` per dimension (a static size's divisor
+    dividing it). None when it is valid."""
+    if arg is not None and isinstance(arg.type, MemRefType):
+        return _array_problem(attr, arg.type, name)
     if not isinstance(attr, IntegerAttr) or isinstance(attr.type, IntegerType) and \
             attr.type.width.data == 1:
         return (f"{DIVISIBILITY} of {name} must be an integer attribute such as 16 : i64, "
@@ -128,21 +161,80 @@ def argument_promise(kernel: Operation, index: int) -> int | None:
     args = _kernel_args(kernel)
     if attr is None or divisibility_problem(attr, args[index] if index < len(args) else None):
         return None
-    assert isinstance(attr, IntegerAttr)
-    return attr.value.data
+    return attr.value.data if isinstance(attr, IntegerAttr) else None  # arrays: extents
 
 
-def divisibility_of(value: SSAValue) -> int | None:
-    """The divisor promised for ``value`` itself, the one reading of both promises: ``N`` of
-    a kernel argument's ``{regcopy.divisibility = N : i64}``, or of the
-    ``regcopy.multiple_of %x, N`` that defines ``value``. None when nothing is promised."""
-    if isinstance(value.owner, MultipleOfOp):
-        return value.owner.divisor_value if value.owner.divisor_value >= 1 else None
+def argument_extent_promise(kernel: Operation, index: int) -> tuple[int, ...] | None:
+    """The divisors of argument ``index``'s valid ``{regcopy.divisibility = array<i64:
+    ...>}`` (one per dimension of the memref argument); None without one or when it is
+    invalid (the verifier reports that)."""
+    attr = _argument_attr(kernel, index)
+    args = _kernel_args(kernel)
+    if attr is None or index >= len(args) or not isinstance(args[index].type, MemRefType):
+        return None
+    if _array_problem(attr, args[index].type, "the argument") is not None:  # type: ignore
+        return None
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(int(v) for v in attr.get_values())
+
+
+def extent_divisibility(buffer: SSAValue, dim: int) -> int:
+    """What extent ``dim`` of the memref ``buffer`` is provably a multiple of: a static size
+    itself; a dynamic one's ``{regcopy.divisibility = array<i64: ...>}`` entry when
+    ``buffer`` is a kernel argument with a valid promise; else 1."""
+    t = buffer.type
+    assert isinstance(t, MemRefType)
+    size = t.get_shape()[dim]
+    if size != DYNAMIC_INDEX:
+        return size
+    kernel = _kernel_of(buffer)
+    if kernel is None:
+        return 1
+    assert isinstance(buffer, BlockArgument)
+    attr = _argument_attr(kernel, buffer.index)
+    if attr is None or _array_problem(attr, t, "the argument") is not None:
+        return 1
+    assert isinstance(attr, DenseArrayBase)
+    return int(attr.get_values()[dim])
+
+
+def dim_index(op: DimOp) -> int | None:
+    """The constant dimension a ``memref.dim`` reads, or None when it is not a constant."""
+    owner = op.index.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _kernel_of(value: SSAValue) -> Operation | None:
+    """The op whose entry block ``value`` is an argument of, or None."""
     if not isinstance(value, BlockArgument) or not isinstance(value.owner, Block):
         return None
     kernel = value.owner.parent_op()
     if kernel is None or not kernel.regions or value.owner is not kernel.regions[0].blocks.first:
         return None
+    return kernel
+
+
+def divisibility_of(value: SSAValue) -> int | None:
+    """The divisor promised for ``value`` itself, the one reading of the promises: ``N`` of
+    a kernel argument's ``{regcopy.divisibility = N : i64}``, of the
+    ``regcopy.multiple_of %x, N`` that defines ``value``, or, for ``memref.dim %X, %ci``, the
+    extent's divisor (``extent_divisibility``; the size itself when static). None when
+    nothing is promised."""
+    if isinstance(value.owner, DimOp):
+        dim = dim_index(value.owner)
+        rank = len(value.owner.source.type.get_shape())  # type: ignore[attr-defined]
+        if dim is None or not 0 <= dim < rank:
+            return None
+        d = extent_divisibility(value.owner.source, dim)
+        return d if d > 1 else None
+    if isinstance(value.owner, MultipleOfOp):
+        return value.owner.divisor_value if value.owner.divisor_value >= 1 else None
+    kernel = _kernel_of(value)
+    if kernel is None:
+        return None
+    assert isinstance(value, BlockArgument)
     return argument_promise(kernel, value.index)
 
 

@@ -11,12 +11,16 @@ from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
+    FloatAttr,
     IndexType,
     IntAttr,
+    IntegerAttr,
     MemRefType,
     NoneAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
@@ -51,6 +55,7 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
     ELEMENT_TYPES,
     buffer_layout,
     element_bits,
+    is_dynamic,
     is_regcopy_buffer,
     memory_space,
     parse_signature,
@@ -63,8 +68,10 @@ from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.promises import (  # noqa: F401 (re-exported)
     DIVISIBILITY,
     MultipleOfOp,
+    argument_extent_promise,
     argument_promise,
     divisibility_of,
+    extent_divisibility,
     verify_divisibility_attrs,
 )
 
@@ -200,7 +207,16 @@ def _print_region(printer: Printer, statics: DenseArrayBase | None, sizes: Dense
 def region_problem(offset: int | SSAValue, size: int, n: int) -> str | None:
     """Why a region of ``size`` elements at ``offset`` does not fit a dim of ``n`` elements
     (``{d}`` stands for the dim's number), with what would be accepted: a size in
-    ``1..n`` and a static offset in ``[0, n - size]``. None when it fits."""
+    ``1..n`` and a static offset in ``[0, n - size]``. None when it fits. A dynamic dim
+    (``n`` is ``DYNAMIC_INDEX``) only needs a size >= 1 and a static offset >= 0: the copy
+    is bounds-checked against the runtime extent."""
+    if n == DYNAMIC_INDEX:
+        if size < 1:
+            return f"size {size} of dim {{d}} must be >= 1"
+        if isinstance(offset, int) and offset < 0:
+            return (f"offset {offset} of dim {{d}} is negative; use offsets >= 0 (the dim's "
+                    "extent is a runtime value)")
+        return None
     if size < 1:
         return f"size {size} of dim {{d}} must be >= 1 (and at most {n}, the dim's size)"
     if size > n:
@@ -328,6 +344,8 @@ class CopyOp(IRDLOperation):
                 if (problem := region_problem(o, z, n)) is not None:
                     raise VerifyException(f"{side} region {problem.format(d=d)}")
             regions[side] = (offsets, sz)
+            if is_dynamic(t):
+                continue  # row-major and contiguous: any region slices cleanly
             try:
                 slice_region(buffer_layout(t), shape, offsets, sz)
             except LayoutError as e:
@@ -338,6 +356,48 @@ class CopyOp(IRDLOperation):
         if src_sizes != dst_sizes:
             raise VerifyException(f"region sizes differ: src {regions['src'][1]} vs dst "
                                   f"{regions['dst'][1]} (non-unit sizes must agree in order)")
+        self._verify_bounds_attrs()
+
+    # ---- bounds: {padding = V} and {in_bounds} ----
+    @property
+    def in_bounds(self) -> bool:
+        """Whether the copy carries ``{in_bounds}``: its region is promised inside the
+        buffers, so no bounds checks are emitted."""
+        return "in_bounds" in self.attributes
+
+    @property
+    def padding(self) -> IntegerAttr | FloatAttr | None:
+        """The ``{padding = V}`` the registers receive for elements outside the runtime
+        extents (None: zero)."""
+        pad = self.attributes.get("padding")
+        return pad if isinstance(pad, IntegerAttr | FloatAttr) else None
+
+    def _verify_bounds_attrs(self) -> None:
+        """``in_bounds`` is a unit attribute; ``padding`` is a value of the element type, on a
+        copy that reads memory into registers, and not together with ``in_bounds`` (whose
+        region has nothing outside to pad)."""
+        flag = self.attributes.get("in_bounds")
+        if flag is not None and not isinstance(flag, UnitAttr):
+            raise VerifyException(f"in_bounds is a unit attribute (write {{in_bounds}}), got "
+                                  f"in_bounds = {flag}")
+        if (pad := self.attributes.get("padding")) is None:
+            return
+        elem = self.src_type.element_type
+        if not isinstance(pad, IntegerAttr | FloatAttr) or pad.type != elem:
+            raise VerifyException(f"padding {pad} must be a value of the element type {elem}, "
+                                  f"such as {{padding = {_example(elem)} : {elem}}}")
+        if flag is not None:
+            raise VerifyException("padding has no effect with {in_bounds} (no element is "
+                                  "outside the buffer); drop one of them")
+        if memory_space(self.dst_type) != MemSpace.LOCAL:
+            raise VerifyException("padding applies to a copy into registers (a local "
+                                  "destination); a copy to memory writes nothing outside the "
+                                  "buffer, so drop the padding")
+
+
+def _example(elem: Attribute) -> str:
+    """A literal of ``elem`` for a message: ``0.0`` for floats, ``0`` for integers."""
+    return "0" if str(elem).startswith("i") else "0.0"
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """``regcopy-run``: lower, print, compile and run the kernels of an input file.
 
-    regcopy-run in.mlir [-p passes] [--seed N] [--arg NAME=VALUE ...] [--print-cuda]
+    regcopy-run in.mlir [-p passes] [--seed N] [--arg NAME=VALUE ...] [--grid X[,Y[,Z]]]
+                        [--print-cuda]
                         [--compile-only | --check]
 
 Parses ``in.mlir``, runs ``-p`` passes then ``lower-reg-copy{strict=true}`` (unless ``-p``
@@ -27,7 +28,10 @@ prints the kernels as CUDA (``-t cuda``) and compiles them with NVRTC for sm_90.
 
 Scalar (``index``/integer/float) kernel parameters take their value from ``--arg NAME=VALUE``
 (required: there is no default; a value that breaks the parameter's
-``{regcopy.divisibility = N}`` promise is refused).
+``{regcopy.divisibility = N}`` promise is refused). A dynamic buffer (``memref<?x?xf32>``)
+takes its shape from ``--arg NAME=AxB`` (required; random data of that shape; the rank and
+static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` array).
+``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``).
 
 Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);
 1 bad input, a failed compile/launch or a runtime error of the CPU interpreter (one
@@ -199,12 +203,14 @@ def checksum_lines(info: KernelInfo, arrays: Sequence[np.ndarray]) -> list[str]:
     lines: list[str] = []
     for p, a in zip(info.buffers, arrays, strict=True):
         total, digest = checksum(a, p.type.element_type)
-        lines.append(f"{buffer_title(info, p)} sum={total!r} sha256={digest}")
+        lines.append(f"{buffer_title(info, p, a)} sum={total!r} sha256={digest}")
     return lines
 
 
-def buffer_title(info: KernelInfo, p: Any) -> str:
-    shape = "x".join(str(d) for d in p.shape)
+def buffer_title(info: KernelInfo, p: Any, like: np.ndarray | None = None) -> str:
+    """``<kernel>.<buffer> <element>[<shape>]``; a dynamic buffer shows its array's shape."""
+    dims = like.shape if like is not None and p.dynamic else p.shape
+    shape = "x".join(str(d) for d in dims)
     return f"{info.name}.{p.name} {p.type.element_type}[{shape}]"
 
 
@@ -261,7 +267,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("-p", "--passes", default="", help="passes to run before lower-reg-copy")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     ap.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                    help="value of a scalar kernel parameter (repeatable; required for each)")
+                    help="value of a scalar kernel parameter, or the shape AxB.. of a dynamic "
+                         "buffer (repeatable; required for each)")
+    ap.add_argument("--grid", default=None, metavar="X[,Y[,Z]]",
+                    help="launch grid, overriding the regcopy.launch attribute's")
     ap.add_argument("--print-cuda", action="store_true", help="print the CUDA source first")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--compile-only", action="store_true",
@@ -270,6 +279,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                       help="compare with a CPU run of the un-lowered IR (without a GPU: the "
                            "lowered IR on the CPU)")
     return ap.parse_args(argv)
+
+
+def parse_grid(text: str | None) -> tuple[int, ...] | None:
+    """``--grid X[,Y[,Z]]``: 1 to 3 sizes >= 1 (``ArgumentSpecError`` otherwise)."""
+    if text is None:
+        return None
+    try:
+        grid = tuple(int(x, 10) for x in text.split(","))
+    except ValueError:
+        grid = ()
+    if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid) or any(g > 2**31 - 1 for g in grid):
+        raise ArgumentSpecError(f"--grid {text}: expected X[,Y[,Z]], 1 to 3 sizes >= 1, e.g. "
+                                "--grid 64,8")
+    return grid
 
 
 def kernel_funcs(prepared: Prepared) -> list[func.FuncOp]:
@@ -289,7 +312,7 @@ def compare_buffers(info: KernelInfo, candidate: list[np.ndarray], want: list[np
     lines: list[str] = []
     for p, got, ref in zip(info.buffers, candidate, want, strict=True):
         problem = mismatch(got, ref, label, "reference")
-        lines.append(f"{buffer_title(info, p)} " + (f"MISMATCH: {problem}" if problem
+        lines.append(f"{buffer_title(info, p, ref)} " + (f"MISMATCH: {problem}" if problem
                                                      else f"equal ({ref.size} elements)"))
     return lines
 
@@ -312,11 +335,12 @@ def run(args: argparse.Namespace) -> int:
     if args.compile_only:
         return 0
     try:
+        grid = parse_grid(args.grid)
         scalars = parse_arg_specs(args.arg)
         fns = kernel_funcs(prepared)
         if unknown := unknown_args(fns, scalars):
             raise ArgumentSpecError(f"--arg {', '.join(unknown)}: no kernel has a scalar "
-                                    f"parameter of that name")
+                                    f"parameter or dynamic buffer of that name")
     except ArgumentSpecError as e:
         raise RunInputError(str(e)) from None
     gpu = True
@@ -339,12 +363,13 @@ def run(args: argparse.Namespace) -> int:
             raise RunInputError(str(e)) from None
         # the reference runs first: a runtime error (an offset out of bounds) is reported at
         # its op in the input file, before the GPU or the lowered IR runs into it
-        want = None if reference is None else run_on_cpu(reference, info.name, host)
+        want = None if reference is None else run_on_cpu(reference, info.name, host, grid)
         if gpu:
-            arrays = run_kernel(prepared.source, info, host).arrays
+            arrays = run_kernel(prepared.source, info, host, grid=grid).arrays
             label = "gpu"
         else:
-            arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host)
+            arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host,
+                                grid)
             label = "lowered"
         if want is None:
             print("\n".join(checksum_lines(info, arrays)))

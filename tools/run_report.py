@@ -14,6 +14,7 @@ from regcopy_backend.runtime.host_data import random_values
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
 
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, buffer_layout
 
@@ -63,24 +64,67 @@ def scalar_params(fn: func.FuncOp) -> list[int]:
     return [k for k, a in enumerate(fn.args) if not isinstance(a.type, MemRefType)]
 
 
+def dynamic_params(fn: func.FuncOp) -> list[int]:
+    """Indices of the dynamic memref parameters of ``fn`` (their shape comes from ``--arg``)."""
+    return [k for k, a in enumerate(fn.args)
+            if isinstance(a.type, MemRefType) and is_dynamic(cast(MemRefType, a.type))]
+
+
+def _spelled(t: MemRefType) -> str:
+    return "x".join("?" if d < 0 else str(d) for d in t.get_shape())
+
+
+def parse_shape(fn: func.FuncOp, k: int, text: str) -> tuple[int, ...]:
+    """The shape ``AxB..`` given by ``--arg NAME=AxB`` for the dynamic memref argument ``k``:
+    its rank and static sizes must match the type, every extent be >= 1 and keep the
+    argument's ``regcopy.divisibility`` promise (``ArgumentSpecError`` otherwise)."""
+    from regcopy_backend.cuda.kernel_info import extent_divisors
+    from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
+
+    t, name = cast(MemRefType, fn.args[k].type), param_name(fn, k)
+    example = "x".join("1000" if d < 0 else str(d) for d in t.get_shape())
+    try:
+        shape = tuple(int(x, 10) for x in text.lower().split("x"))
+    except ValueError:
+        raise ArgumentSpecError(f"--arg {name}={text}: %{name} is a {_spelled(t)} buffer; give "
+                                f"its shape, e.g. --arg {name}={example}") from None
+    try:
+        divisors = extent_divisors(fn, k)
+    except ValueError as e:
+        raise ArgumentSpecError(str(e)) from None
+    if (problem := shape_problem(t, shape) or divisor_problem(shape, divisors)) is not None:
+        raise ArgumentSpecError(f"--arg {name}={text}: the shape {problem} (%{name} is "
+                                f"{_spelled(t)}; e.g. --arg {name}={example})")
+    return shape
+
+
 def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
                    scalars: Mapping[str, str]) -> list[HostArg]:
     """One argument per parameter of ``fn``, in order: a random array per buffer (its layout's
     whole span, values exact in the element type) and the ``--arg`` value per scalar."""
-    missing = [k for k in scalar_params(fn) if param_name(fn, k) not in scalars]
+    missing = [k for k in scalar_params(fn) + dynamic_params(fn)
+               if param_name(fn, k) not in scalars]
     if missing:
         need = ", ".join(f"%{param_name(fn, k)}: {fn.args[k].type}"
                          + (f" (a multiple of {n})" if (n := promise(fn, k)) else "")
                          for k in missing)
-        example = " ".join(f"--arg {param_name(fn, k)}=..." for k in missing)
+        example = " ".join(f"--arg {param_name(fn, k)}=" + (
+            "x".join("1000" if d < 0 else str(d) for d in fn.args[k].type.get_shape())
+            if isinstance(fn.args[k].type, MemRefType) else "...") for k in missing)
         raise ArgumentSpecError(f"kernel @{fn.sym_name.data} needs a value for each scalar "
-                                f"parameter: {need}; pass {example}")
+                                f"parameter and a shape for each dynamic buffer: {need}; "
+                                f"pass {example}")
     out: list[HostArg] = []
     for k, arg in enumerate(fn.args):
         if not isinstance(arg.type, MemRefType):
             out.append(_scalar(fn, k, scalars[param_name(fn, k)]))
             continue
         t = cast(MemRefType, arg.type)
+        if is_dynamic(t):
+            shape = parse_shape(fn, k, scalars[param_name(fn, k)])
+            n = int(np.prod(shape))
+            out.append(random_values(t.element_type, n, rng).reshape(shape))
+            continue
         span = buffer_layout(t).span()
         values = random_values(t.element_type, span, rng)
         shape = tuple(t.get_shape())
@@ -89,8 +133,8 @@ def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
 
 
 def unknown_args(fns: Sequence[func.FuncOp], scalars: Mapping[str, str]) -> list[str]:
-    """``--arg`` names that are no scalar parameter of any kernel."""
-    known = {param_name(f, k) for f in fns for k in scalar_params(f)}
+    """``--arg`` names that are no scalar parameter or dynamic buffer of any kernel."""
+    known = {param_name(f, k) for f in fns for k in scalar_params(f) + dynamic_params(f)}
     return sorted(set(scalars) - known)
 
 

@@ -62,6 +62,7 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 
 PURE_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
+    memref.DimOp,
     vector.LoadOp, vector.BitcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp,
@@ -102,6 +103,8 @@ class CudaFunctionPrinter(BasePrinter):
     live: set[Operation] = field(default_factory=set[Operation], init=False)
     function_names: dict[str, str] = field(default_factory=dict[str, str], init=False)
     dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
+    extents: dict[tuple[SSAValue, int], str] = field(
+        default_factory=dict[tuple[SSAValue, int], str], init=False)
 
     # ---- output helpers -----------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -167,7 +170,7 @@ class CudaFunctionPrinter(BasePrinter):
         if f.function_type.outputs.data:
             raise self.fail(f, "returns values; CUDA kernels and the printed device functions "
                             "return void")
-        self.names, self.taken, self.unnamed = {}, set(), 0
+        self.names, self.taken, self.unnamed, self.extents = {}, set(), 0, {}
         self.hinted = {c_identifier(v.name_hint, "v") for v in _values(f)
                        if v.name_hint is not None}
         self.index_type = index_ctype(f)
@@ -219,7 +222,8 @@ class CudaFunctionPrinter(BasePrinter):
             if kernel and space != MemSpace.GLOBAL:
                 raise self.fail(f, f"kernel parameter {arg.name_hint or arg.index} is a "
                                 f"{space} buffer; kernel parameters must be global buffers")
-            return f"{self.ctype(t, f)} __restrict__ {self.define(arg, 'arg')}"
+            pointer = f"{self.ctype(t, f)} __restrict__ {self.define(arg, 'arg')}"
+            return ", ".join([pointer, *self.extent_params(arg)])
         if kernel:
             try:
                 scalar = scalar_param(f, k, self.index_type)
@@ -227,6 +231,18 @@ class CudaFunctionPrinter(BasePrinter):
                 raise self.fail(f, str(e)) from None
             return f"{scalar.ctype} {self.define(arg, 'arg')}"
         return f"{self.ctype(t, f)} {self.define(arg, 'arg')}"
+
+    def extent_params(self, arg: SSAValue) -> list[str]:
+        """``index X_dim0, index X_dim1, ...``: one parameter per ``?`` dimension of the
+        memref argument ``arg`` (named ``<arg>_dim<i>``, in dimension order), which
+        ``memref.dim`` reads (``extents``)."""
+        out: list[str] = []
+        shape = cast(MemRefType, arg.type).get_shape()
+        for i in (i for i, d in enumerate(shape) if d < 0):
+            name = unique_name(f"{self.names[arg]}_dim{i}", self.taken)
+            self.extents[(arg, i)] = name
+            out.append(f"{self.index_type} {name}")
+        return out
 
     def print_block(self, block: Block) -> None:
         for op in block.ops:

@@ -25,10 +25,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    DenseArrayBase,
     VectorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.promises import argument_promise, divisibility_problem
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
 
@@ -42,19 +44,39 @@ INDEX64_THRESHOLD = 2**31
 
 @dataclass(frozen=True)
 class KernelParam:
-    """A global-buffer parameter of a kernel (``T* __restrict__``)."""
+    """A global-buffer parameter of a kernel (``T* __restrict__``).
+
+    A dynamic buffer (some size ``?``) is followed in the printed signature by one
+    ``index``-typed extent parameter per ``?`` dimension, in dimension order
+    (``dynamic_dims``); ``divisors`` is its ``regcopy.divisibility`` array (one divisor per
+    dimension, 1: no promise), which the runner checks at launch."""
 
     name: str
     type: MemRefType
     alignment: int  # bytes: element size, or the widest vector access through it
+    divisors: tuple[int, ...] | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The static shape; ``-1`` (``DYNAMIC_INDEX``) for each ``?`` dimension."""
         return tuple(self.type.get_shape())
 
     @property
+    def dynamic(self) -> bool:
+        return is_dynamic(self.type)
+
+    @property
+    def dynamic_dims(self) -> tuple[int, ...]:
+        """The dimensions whose extent is a runtime value (an extra kernel parameter)."""
+        return tuple(i for i, d in enumerate(self.shape) if d < 0)
+
+    @property
     def elements(self) -> int:
-        """Elements the host array holds: the span of the buffer's layout."""
+        """Elements the host array holds: the span of the buffer's layout (a dynamic buffer's
+        depends on its extents: ``extents_elements``)."""
+        if self.dynamic:
+            raise ValueError(f"buffer '{self.name}' of type {self.type} has runtime extents; "
+                             "its size comes from the array's shape")
         return buffer_layout(self.type).span()
 
 
@@ -141,7 +163,10 @@ def kernels(module: ModuleOp) -> list[func.FuncOp]:
 
 
 def buffer_elements(t: MemRefType) -> int:
-    """Elements a buffer spans: its logical size or its layout's span, whichever is larger."""
+    """Elements a buffer spans: its logical size or its layout's span, whichever is larger;
+    ``INDEX64_THRESHOLD`` for a dynamic buffer (its runtime size may reach 2^31)."""
+    if is_dynamic(t):
+        return INDEX64_THRESHOLD
     return max(prod(t.get_shape()), buffer_layout(t).span())
 
 
@@ -156,7 +181,8 @@ def _memref_values(f: func.FuncOp) -> list[SSAValue]:
 
 
 def needs_index64(f: func.FuncOp) -> bool:
-    """Whether ``f`` touches a buffer of 2^31 elements or more (then index math is 64-bit)."""
+    """Whether ``f`` touches a buffer of 2^31 elements or more, or a dynamic buffer, whose
+    runtime size may be (then index math is 64-bit)."""
     return any(buffer_elements(cast(MemRefType, v.type)) >= INDEX64_THRESHOLD
                for v in _memref_values(f))
 
@@ -191,6 +217,19 @@ def divisibility(f: func.FuncOp, k: int) -> int | None:
     if (problem := divisibility_problem(attr, arg, name)) is not None:
         raise ValueError(f"kernel @{f.sym_name.data}: {problem}")
     return argument_promise(f, k)
+
+
+def extent_divisors(f: func.FuncOp, k: int) -> tuple[int, ...] | None:
+    """The ``regcopy.divisibility = array<i64: ...>`` of the memref argument ``k`` of ``f``
+    (one divisor per dimension), None without one; ``ValueError`` with the dialect's reason
+    for an invalid one."""
+    attrs = f.arg_attrs.data[k].data if f.arg_attrs is not None else {}
+    if (attr := attrs.get(DIVISIBILITY)) is None:
+        return None
+    arg = f.args[k]
+    if (problem := divisibility_problem(attr, arg, f"%{arg.name_hint or f'arg{k}'}")):
+        raise ValueError(f"kernel @{f.sym_name.data}: {problem}")
+    return tuple(int(d) for d in cast(DenseArrayBase, attr).get_values())
 
 
 def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
@@ -230,7 +269,8 @@ def kernel_info(f: func.FuncOp) -> KernelInfo:
             continue
         t = cast(MemRefType, arg.type)
         align = max(element_bytes(t.element_type), widest.get(arg, 0))
-        params.append(KernelParam(arg.name_hint or f"arg{k}", t, align))
+        params.append(KernelParam(arg.name_hint or f"arg{k}", t, align,
+                                  extent_divisors(f, k)))
     usage = shared_usage(f)
     check_shared_limits(f.sym_name.data, usage)
     return KernelInfo(

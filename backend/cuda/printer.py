@@ -45,7 +45,7 @@ from typing import IO, cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
-from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, VectorType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -60,7 +60,8 @@ from regcopy_backend.cuda.function import (
     live_ops,
 )
 from regcopy_backend.cuda.matrix import print_matrix
-from regcopy_backend.cuda.types import CudaTypeError, ctype
+from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.regcopy import (
@@ -123,9 +124,17 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: scf.YieldOp) -> None:
-        if op.arguments:
-            raise self.fail(op, "yields values; loop-carried values and scf.if results are "
-                            "not supported by the CUDA target")
+        """The end of an ``scf.if`` branch assigns the yielded values to the if's result
+        variables (those that are used); loops carry no values."""
+        if not op.arguments:
+            return
+        parent = op.parent_op()
+        if not isinstance(parent, scf.IfOp):
+            raise self.fail(op, "yields values; loop-carried values are not supported by the "
+                            "CUDA target")
+        for result, value in zip(parent.results, op.arguments, strict=True):
+            if result.uses:
+                self.line(f"{self.names[result]} = {self.val(value)};")
 
     @print_op.register
     def _(self, op: scf.ForOp) -> None:
@@ -145,14 +154,16 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: scf.IfOp) -> None:
-        if op.output:
-            raise self.fail(op, "has results; only scf.if without results is supported by "
-                            "the CUDA target")
+        """``if (c) { ... } else { ... }``; each used result is a variable declared before
+        the ``if`` and assigned at the end of both branches (``scf.yield``)."""
+        for result in op.results:
+            if result.uses:
+                self.line(f"{self.ctype(result.type, op)} {self.define(result)};")
         self.line(f"if ({self.val(op.cond)}) {{")
         with self.indented():
             self.print_block(op.true_region.block)
         else_ops = [o for b in op.false_region.blocks for o in b.ops
-                    if not isinstance(o, scf.YieldOp)]
+                    if not isinstance(o, scf.YieldOp) or o.arguments]
         if else_ops:
             self.line("} else {")
             with self.indented():
@@ -207,6 +218,39 @@ class CudaPrinter(CudaFunctionPrinter):
         else:
             raise self.fail(op, f"allocates {space} memory; memref.alloca supports shared, "
                             "shared.dyn and local buffers")
+
+    @print_op.register
+    def _(self, op: memref.DimOp) -> None:
+        """A static size is a literal; a ``?`` extent of a kernel argument is its extent
+        parameter (``extent_params``); the 1-D storage of a dynamic buffer spans the product
+        of its extents."""
+        self.names[op.result] = self.extent(op, op.source, op.index)
+
+    def extent(self, op: Operation, buf: SSAValue, index: SSAValue) -> str:
+        owner = index.owner
+        if not (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)):
+            raise self.fail(op, "reads a dimension given at run time; the CUDA target needs "
+                            "a constant dimension index")
+        dim = owner.value.value.data
+        shape = cast(MemRefType, buf.type).get_shape()
+        if not 0 <= dim < len(shape):
+            raise self.fail(op, f"reads dimension {dim} of a rank-{len(shape)} memref")
+        if shape[dim] >= 0:
+            return self.index_literal(shape[dim])
+        if (name := self.extents.get((buf, dim))) is not None:
+            return name
+        if isinstance(buf.owner, StorageOp) and len(shape) == 1:
+            root = buf.owner.buffer
+            sizes = cast(MemRefType, root.type).get_shape()
+            terms = [self.extents.get((root, i)) or self.index_literal(d)
+                     for i, d in enumerate(sizes)]
+            if all(d >= 0 or (root, i) in self.extents for i, d in enumerate(sizes)):
+                return "(" + " * ".join(terms) + ")"
+        raise self.fail(op, "reads a runtime extent of a buffer that is not a kernel or "
+                        "function argument; the CUDA target passes extents with arguments")
+
+    def index_literal(self, value: int) -> str:
+        return f"{value}LL" if self.index_type == INDEX_64 else int_literal(value)
 
     @print_op.register
     def _(self, op: StorageOp) -> None:

@@ -79,6 +79,7 @@ from regcopy_backend.interpreter.buffers import (
 )
 from regcopy_backend.interpreter.casts import CastFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
+from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.engine import (
     KernelError,
     RegcopyInterpreter,
@@ -140,7 +141,8 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
     for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
                 MemRefFunctions()):
         interp.register_implementations(fns)
-    for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions()):
+    for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
+                ExtentFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 
@@ -167,24 +169,29 @@ def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str
 
 
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
-           threads: Sequence[int] | None = None) -> None:
+           threads: Sequence[int] | None = None,
+           grid: Sequence[int] | None = None) -> None:
     """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
     ``threads`` given: whole warps when it has warp-collective ops) with ``args`` (``Buffer``s
     and Python ints, in parameter order).
 
     Without ``gpu.barrier`` and warp-collective ops the threads run one after another; with
     one, each CTA runs in barrier phases, its warps in lockstep at collective ops (module
-    docstring), CTAs one after another."""
+    docstring), CTAs one after another. ``grid`` (1 to 3 sizes) overrides the launch
+    attribute's grid."""
     fn = kernel_func(interp, kernel)
     check_arguments(fn, args)
-    block, grid = launch_config(interp, kernel)
+    block, grid3 = launch_config(interp, kernel)
+    if grid is not None:
+        g = [*grid, 1, 1]
+        grid3 = (g[0], g[1], g[2])
     lockstep = has_collectives(fn, interp)
     wanted = None if threads is None else set(threads)
     if lockstep and wanted is not None and not whole_warps(block, wanted):
         raise InterpretationError(f"kernel @{kernel} has warp-collective ops: threads= must "
                                   "name whole warps")
     ctas: dict[Dim3, list[ThreadState]] = {}
-    for th in threads_of(block, grid):
+    for th in threads_of(block, grid3):
         if wanted is None or th.linear_tid in wanted:
             ctas.setdefault(th.block_id, []).append(th)
     if not (lockstep or has_barrier(fn, interp)):

@@ -18,11 +18,13 @@ from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
+    MemRefType,
 )
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.layout import THREAD_AXES, WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.promises import argument_promise
@@ -99,6 +101,8 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
                                   f"{len(args)}")
     for k, (t, a) in enumerate(zip(params, args, strict=True)):
         arg = fn.args[k].name_hint or f"arg{k}"
+        if isinstance(t, MemRefType) and is_dynamic(t):
+            check_extents(fn, k, a)
         if isinstance(t, IndexType | IntegerType):
             if not isinstance(a, int) or isinstance(a, bool):
                 raise InterpretationError(f"kernel @{name}: argument %{arg} is {t}; pass a "
@@ -107,6 +111,26 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
                 raise InterpretationError(
                     f"kernel @{name}: argument %{arg} = {a} breaks its promise "
                     f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")
+
+
+def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
+    """The buffer passed for the dynamic memref parameter ``k``: its runtime shape fits the
+    type and keeps the ``regcopy.divisibility`` promise (``extents``), else one
+    ``InterpretationError`` naming the parameter."""
+    from regcopy_backend.cuda.kernel_info import extent_divisors
+    from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
+
+    arg = fn.args[k].name_hint or f"arg{k}"
+    where = f"kernel @{fn.sym_name.data}: argument %{arg}"
+    shape = getattr(buffer, "shape", None)
+    if shape is None:
+        raise InterpretationError(f"{where} is a buffer; pass a Buffer, not "
+                                  f"{type(buffer).__name__}")
+    t = fn.args[k].type
+    assert isinstance(t, MemRefType)
+    problem = shape_problem(t, shape) or divisor_problem(shape, extent_divisors(fn, k))
+    if problem is not None:
+        raise InterpretationError(f"{where} of shape {'x'.join(map(str, shape))} {problem}")
 
 
 COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp)

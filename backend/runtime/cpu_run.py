@@ -3,7 +3,8 @@
 ``run_on_cpu(module, kernel, args)`` takes the same arguments as the GPU runner
 (``runner.run_kernel``): in kernel-parameter order, a numpy array per global buffer (its
 physical memory: the buffer layout's whole span, as the GPU sees it) and a Python int per
-``index``/integer scalar. It returns a copy of every buffer after the launch. Elements move
+``index``/integer scalar; a dynamic buffer (``memref<?x?xf32>``) takes its extents from its
+array's shape. It returns a copy of every buffer after the launch. Elements move
 as Python values (raw bits for bf16/fp8), so the result is bit-exact.
 """
 
@@ -18,6 +19,8 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from regcopy_backend.interpreter.buffers import Buffer, storage_size
 from regcopy_backend.interpreter.driver import launch, make_interpreter
+from regcopy_backend.interpreter.extents import concrete_type, shape_problem
+from regcopy_dialect.buffers import is_dynamic
 
 HostArg = np.ndarray | int
 
@@ -30,7 +33,13 @@ def kernel_by_name(module: ModuleOp, name: str) -> func.FuncOp:
 
 
 def to_buffer(t: MemRefType, a: np.ndarray) -> Buffer:
-    """The interpreter buffer holding the first ``storage_size(t)`` elements of ``a``."""
+    """The interpreter buffer holding the first ``storage_size(t)`` elements of ``a``; for a
+    dynamic ``t`` (some size ``?``), all of ``a``, typed by its shape (``concrete_type``)."""
+    if is_dynamic(t):
+        if (problem := shape_problem(t, a.shape)) is not None:
+            raise ValueError(f"array of shape {'x'.join(map(str, a.shape))} for {t}: "
+                             f"it {problem}")
+        return Buffer(concrete_type(t, a.shape), np.ascontiguousarray(a).reshape(-1).tolist())
     n = storage_size(t)
     flat = np.ascontiguousarray(a).reshape(-1)
     if flat.size < n:
@@ -45,8 +54,10 @@ def from_buffer(buf: Buffer, like: np.ndarray) -> np.ndarray:
     return out.reshape(like.shape)
 
 
-def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg]) -> list[np.ndarray]:
-    """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped)."""
+def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
+               grid: Sequence[int] | None = None) -> list[np.ndarray]:
+    """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped);
+    ``grid`` overrides the ``regcopy.launch`` grid."""
     fn = kernel_by_name(module, kernel)
     types = fn.function_type.inputs.data
     if len(types) != len(args):
@@ -55,6 +66,6 @@ def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg]) -> list[n
     for t, a in zip(types, args, strict=True):
         values.append(to_buffer(cast(MemRefType, t), a) if isinstance(t, MemRefType)
                       else int(a))
-    launch(make_interpreter(module), kernel, values)
+    launch(make_interpreter(module), kernel, values, grid=grid)
     return [from_buffer(v, a) for v, a in zip(values, args, strict=True)
             if isinstance(v, Buffer) and isinstance(a, np.ndarray)]

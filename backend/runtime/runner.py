@@ -70,7 +70,9 @@ def check_arguments(info: KernelInfo, args: Sequence[Any]) -> None:
             if not isinstance(a, np.ndarray):
                 raise ArgumentError(f"kernel {kernel}: argument %{p.name} is a buffer; pass "
                                     f"a numpy array, not {type(a).__name__}")
-            if a.size < p.elements:
+            if p.dynamic:
+                check_extents(kernel, p, a.shape, info.index64)
+            elif a.size < p.elements:
                 raise ArgumentError(f"kernel {kernel}: array for '{p.name}' has {a.size} "
                                     f"elements, the buffer spans {p.elements}")
             continue
@@ -85,6 +87,56 @@ def check_arguments(info: KernelInfo, args: Sequence[Any]) -> None:
         if (why := p.check(int(a))) is not None:
             raise ArgumentError(f"kernel {kernel}: argument %{p.name} {why}; refusing to "
                                 "launch")
+
+
+def check_extents(kernel: str, p: KernelParam, shape: Sequence[int], index64: bool) -> None:
+    """Refuse (``ArgumentError``, one line naming the argument) an array shape that cannot be
+    the dynamic buffer ``p``: the wrong rank or a static size, an extent below 1, over the
+    index range, or one that breaks ``p``'s ``regcopy.divisibility`` promise. Pure: it runs
+    before any CUDA call."""
+    from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
+
+    problem = shape_problem(p.type, shape) or divisor_problem(shape, p.divisors)
+    limit = 2**63 - 1 if index64 else 2**31 - 1
+    if problem is None and int(np.prod(shape, dtype=np.float64)) > limit:
+        problem = f"has {int(np.prod(shape))} elements, over the index range ({limit})"
+    if problem is not None:
+        raise ArgumentError(f"kernel {kernel}: array for '{p.name}' of shape "
+                            f"{'x'.join(map(str, shape))} {problem}; refusing to launch")
+
+
+def extent_values(info: KernelInfo, p: KernelParam, shape: Sequence[int]) -> list[Any]:
+    """The extent parameters that follow the pointer of the dynamic buffer ``p``: one per
+    ``?`` dimension, in dimension order, as the kernel's ``index`` type."""
+    dtype = np.int64 if info.index64 else np.int32
+    return [dtype(shape[d]) for d in p.dynamic_dims]
+
+
+def launch_arguments(info: KernelInfo, args: Sequence[Any], pointers: Sequence[int]
+                     ) -> list[Any]:
+    """The kernel's parameters in printed order: per buffer its pointer (then its extents
+    when dynamic), per scalar its numpy value."""
+    ptrs = iter(pointers)
+    out: list[Any] = []
+    for p, a in zip(info.params, args, strict=True):
+        if isinstance(p, KernelParam):
+            out.append(next(ptrs))
+            if p.dynamic:
+                out.extend(extent_values(info, p, a.shape))
+        else:
+            out.append(scalar_value(p, a))
+    return out
+
+
+def grid_of(info: KernelInfo, grid: Sequence[int] | None) -> tuple[int, int, int]:
+    """The launch grid: ``grid`` (1 to 3 sizes >= 1) over the ``regcopy.launch`` one."""
+    if grid is None:
+        return info.grid3
+    if not 1 <= len(grid) <= 3 or any(int(g) < 1 for g in grid):
+        raise ArgumentError(f"kernel {info.name}: grid {list(grid)} must be 1 to 3 sizes "
+                            ">= 1")
+    g = [int(x) for x in grid] + [1, 1]
+    return g[0], g[1], g[2]
 
 
 def _signature(info: KernelInfo) -> str:
@@ -206,7 +258,8 @@ def _to_host(stream: Any, pinned_mr: Any, buf: Any, like: np.ndarray, shift: int
 
 
 def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
-               offsets: Sequence[int] | None = None, kernel: Any = None) -> RunResult:
+               offsets: Sequence[int] | None = None, kernel: Any = None,
+               grid: Sequence[int] | None = None) -> RunResult:
     """Compile ``source`` (unless ``kernel`` is given), run ``info``'s kernel once and return
     every buffer after the launch.
 
@@ -217,8 +270,10 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
     misaligned ones. The kernel is looked up by its C name (``info.symbol``). A kernel with
     ``shared.dyn`` buffers gets its dynamic shared size set and passed at launch, after
     checking it against the device's per-block opt-in limit. ``RunResult.arrays`` holds the
-    buffers only, in order (``info.buffers``)."""
+    buffers only, in order (``info.buffers``). A dynamic buffer's extents are its array's
+    shape (passed after its pointer); ``grid`` overrides the launch attribute's grid."""
     check_arguments(info, args)
+    grid3 = grid_of(info, grid)
     arrays = [a for p, a in zip(info.params, args, strict=True) if isinstance(p, KernelParam)]
     shifts = list(offsets) if offsets is not None else [0] * len(arrays)
     if len(shifts) != len(arrays) or min(shifts, default=0) < 0:
@@ -238,10 +293,8 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
     try:
         ptrs = [int(b.handle) + s for b, s in zip(bufs, shifts, strict=True)]
         check_alignment(info.name, info.params, ptrs)
-        pointers = iter(ptrs)
-        launch_args = [next(pointers) if isinstance(p, KernelParam) else scalar_value(p, a)
-                       for p, a in zip(info.params, args, strict=True)]
-        config = core.LaunchConfig(grid=info.grid3, block=info.block,
+        launch_args = launch_arguments(info, args, ptrs)
+        config = core.LaunchConfig(grid=grid3, block=info.block,
                                    shmem_size=info.dynamic_shared_bytes)
         start = time.perf_counter()
         core.launch(stream, config, kernel, *launch_args)

@@ -6,4 +6,4 @@
 func.func @empty(%a: memref<0x16xf16, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   func.return
 }
-// CHECK: buffer sizes must be >= 1 (empty and dynamic sizes are not supported), got shape [0, 16]
+// CHECK: buffer sizes must be >= 1 (empty buffers are not supported), got shape [0, 16]

@@ -1,0 +1,232 @@
+"""Runtime extents in the CPU interpreter: dynamic global buffers, ``memref.dim``, their flat
+storage, and the reference semantics of a bounds-checked ``regcopy.copy``.
+
+* A kernel argument of a dynamic type (``memref<?x?xf32, ...>``) is a ``Buffer`` whose type
+  is the *concrete* row-major type of its runtime shape (``concrete_type``: the numpy
+  array's shape, ``cpu_run.to_buffer``); ``memref.dim`` reads that shape, and
+  ``regcopy.storage`` of it is a ``memref<N x T>`` view of all its ``N`` elements.
+* Reference copy with bounds: a copy whose global side has runtime extents (and no
+  ``{in_bounds}``) moves only the region elements inside the extents: out-of-extent elements
+  are not read (the other side receives the copy's ``{padding = V}``, zero by default) and
+  not written. ``{in_bounds}`` promises the region is inside: a region that is not is a
+  runtime error (one line, located like every other), never a silent clip.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any, cast
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    FloatAttr,
+    IntegerAttr,
+    AnyFloat,
+    MemRefType,
+)
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import InterpretationError
+
+from regcopy_backend.interpreter.buffers import (
+    Buffer,
+    CopyTable,
+    check_region,
+    copy_table,
+    run_reference_copy,
+)
+from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
+from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.regcopy import CopyOp, StorageOp
+
+PADDING = "padding"
+IN_BOUNDS = "in_bounds"
+
+Region = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def concrete_type(t: MemRefType, shape: Sequence[int]) -> MemRefType:
+    """The static row-major type of a dynamic buffer of runtime ``shape``."""
+    return MemRefType(t.element_type, list(shape), memory_space=t.memory_space)
+
+
+def shape_problem(t: MemRefType, shape: Sequence[int]) -> str | None:
+    """Why an array of ``shape`` cannot be the buffer ``t`` (rank, a static size, an extent
+    below 1), None when it can."""
+    want = t.get_shape()
+    spelled = "x".join("?" if d < 0 else str(d) for d in want)
+    if len(shape) != len(want):
+        return f"has rank {len(shape)}, the buffer {spelled} has rank {len(want)}"
+    for i, (n, d) in enumerate(zip(shape, want, strict=True)):
+        if n < 1:
+            return f"has extent {n} in dim {i}; extents must be >= 1"
+        if d >= 0 and n != d:
+            return f"has size {n} in dim {i}, the buffer's static size there is {d}"
+    return None
+
+
+def divisor_problem(shape: Sequence[int], divisors: Sequence[int] | None) -> str | None:
+    """Why ``shape`` breaks the promise ``regcopy.divisibility = array<i64: divisors>``."""
+    for i, (n, d) in enumerate(zip(shape, divisors or (), strict=False)):
+        if n % d:
+            return (f"extent {n} of dim {i} breaks its promise regcopy.divisibility = "
+                    f"array<i64: {', '.join(str(x) for x in divisors or ())}> (not a "
+                    f"multiple of {d})")
+    return None
+
+
+def padding_value(op: CopyOp, element: Attribute) -> Any:
+    """The host value the copy's ``{padding = V}`` puts in out-of-extent elements (zero by
+    default), as the interpreter holds elements: Python numbers, raw bits for bf16/fp8."""
+    from regcopy_backend.runtime.host_data import (  # pyright: ignore[reportPrivateUsage]
+        _e4m3_bits,
+        _e5m2_bits,
+        bf16_bits,
+    )
+
+    attr = op.attributes.get(PADDING)
+    value = attr.value.data if isinstance(attr, FloatAttr | IntegerAttr) else 0
+    if isinstance(element, BFloat16Type):
+        return bf16_bits(float(value))
+    if isinstance(element, Float8E5M2Type):
+        return int(_e5m2_bits(np.array([float(value)]))[0])
+    if isinstance(element, Float8E4M3FNType):
+        return int(_e4m3_bits(np.array([float(value)]))[0])
+    return float(value) if isinstance(element, AnyFloat) else int(value)
+
+
+def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
+    offsets, sizes = op.region(side)
+    dyn = iter(dynamic)
+    return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "buffer"
+
+
+def _bounded_side(op: CopyOp) -> str | None:
+    """The side (``src``/``dst``) of ``op`` with runtime extents, if any."""
+    for side, value in (("src", op.src), ("dst", op.dst)):
+        if isinstance(value.type, MemRefType) and is_dynamic(value.type):
+            return side
+    return None
+
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=256)
+def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region,
+                   global_is_r: bool, shape: tuple[int, ...]) -> CopyTable:
+    """``copy_table`` with the global side (R when ``global_is_r``) of runtime ``shape``:
+    its offsets are row-major in ``shape``, ``-1`` for region elements outside it. The table
+    is built on a row-major type enlarged to hold the whole region, then mapped back."""
+    g_region = r_region if global_is_r else s_region
+    offsets, sizes = g_region
+    big = tuple(max(n, o + z) for n, o, z in zip(shape, offsets, sizes, strict=True))
+    g_type = r_type if global_is_r else s_type
+    big_type = MemRefType(g_type.element_type, list(big), memory_space=g_type.memory_space)
+    table = copy_table(big_type if global_is_r else r_type, r_region,
+                       s_type if global_is_r else big_type, s_region)
+    owned: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
+    for key, (r_offs, s_offs) in table.owned.items():
+        g = np.asarray(r_offs if global_is_r else s_offs, dtype=np.int64)
+        idx = np.unravel_index(g, big)
+        inside = np.ones(g.shape, dtype=bool)
+        for d, n in enumerate(shape):
+            inside &= idx[d] < n
+        real = np.where(inside, np.ravel_multi_index(
+            tuple(np.minimum(i, n - 1) for i, n in zip(idx, shape)), shape), -1).tolist()
+        owned[key] = (real, s_offs) if global_is_r else (r_offs, real)
+    return CopyTable(table.axes, owned)
+
+
+def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: Buffer,
+                     src_dyn: Sequence[int], dst_dyn: Sequence[int]) -> None:
+    """The reference semantics of a copy with runtime extents (module docstring)."""
+    side = _bounded_side(op)
+    regions = {"src": _runtime_region(op, "src", src_dyn),
+               "dst": _runtime_region(op, "dst", dst_dyn)}
+    bufs = {"src": src, "dst": dst}
+    if IN_BOUNDS in op.attributes or side is None:
+        for s, value in (("src", op.src), ("dst", op.dst)):
+            what = f"{'source' if s == 'src' else 'destination'} {_name(value)}"
+            if IN_BOUNDS in op.attributes:
+                what += " (the copy promises {in_bounds})"
+            check_region(regions[s], bufs[s].shape, what)
+        return run_reference_copy(axis, op, src, dst, src_dyn, dst_dyn)
+    other = "dst" if side == "src" else "src"
+    check_region(regions[other], bufs[other].shape,
+                 f"{'source' if other == 'src' else 'destination'} "
+                 f"{_name(op.src if other == 'src' else op.dst)}")
+    g_offsets, g_sizes = regions[side]
+    if any(o < 0 for o in g_offsets):
+        raise InterpretationError(f"region offsets {list(g_offsets)} of {_name(op.src if side == 'src' else op.dst)} "
+                                  "are negative; bounds checks clip at the runtime extents only")
+    shape = bufs[side].shape
+    if all(o + z <= n for o, z, n in zip(g_offsets, g_sizes, shape, strict=True)):
+        return run_reference_copy(axis, op, src, dst, src_dyn, dst_dyn)
+    if src.local and dst.local:
+        raise InterpretationError("regcopy.copy between two local buffers is not supported")
+    r_is_dst = dst.local or not src.local
+    r, s = (dst, src) if r_is_dst else (src, dst)
+    r_side, s_side = ("dst", "src") if r_is_dst else ("src", "dst")
+    global_is_r = r_side == side
+    with _lock:
+        table = _clipped_table(r.type, regions[r_side], s.type, regions[s_side], global_is_r,
+                               shape)
+    r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
+    to_offs, frm_offs = (r_offs, s_offs) if r_is_dst else (s_offs, r_offs)
+    to, frm = dst.storage, src.storage
+    if side == "dst":  # writes outside the extents are dropped
+        for t, f in zip(to_offs, frm_offs):
+            if t >= 0:
+                to[t] = frm[f]
+        return
+    pad = padding_value(op, src.type.element_type)
+    for t, f in zip(to_offs, frm_offs):
+        to[t] = frm[f] if f >= 0 else pad
+
+
+@register_impls
+class ExtentFunctions(InterpreterFunctions):
+    """``memref.dim``, ``regcopy.storage`` of dynamic buffers and the bounds-checked
+    reference ``regcopy.copy`` (registered over ``RegcopyFunctions``)."""
+
+    def __init__(self) -> None:
+        self._regcopy = RegcopyFunctions()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interp: Interpreter, op: memref.DimOp, args: PythonValues):
+        buf, dim = args
+        shape = buf.shape if isinstance(buf, Buffer) else tuple(buf.shape)
+        if not 0 <= dim < len(shape):
+            raise InterpretationError(f"dimension {dim} of a rank-{len(shape)} buffer")
+        return (shape[dim],)
+
+    @impl(StorageOp)
+    def run_storage(self, interp: Interpreter, op: StorageOp, args: PythonValues):
+        (buf,) = args
+        t = cast(MemRefType, op.result.type)
+        if not is_dynamic(t):
+            return self._regcopy.run_storage(interp, op, args).values
+        return (Buffer(MemRefType(t.element_type, [len(buf.storage)],
+                                  memory_space=t.memory_space), buf.storage),)
+
+    @impl(CopyOp)
+    def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
+        if _bounded_side(op) is None and IN_BOUNDS not in op.attributes:
+            return self._regcopy.run_copy(interp, op, args).values
+        src, dst, *dyn = args
+        n_src = len(op.src_offsets)
+        run_bounded_copy(gpu_state(interp).thread.axis, op, src, dst, dyn[:n_src],
+                         dyn[n_src:])
+        return ()
+

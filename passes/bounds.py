@@ -1,0 +1,235 @@
+"""Bounds of a copy on a dynamic global buffer: the stand-in the planner works on, the
+vector width the runtime strides allow (proven, or versioned on a runtime test), the width
+of a ragged tail, and the remark notes. Pure: the emitter is ``emit_bounds``.
+
+A buffer ``memref<?x?xT>`` has runtime extents ``E_i`` and row-major strides
+``stride_i = E_{i+1} * ... * E_{k-1}``. The planner needs static strides, so it plans the copy
+on a **stand-in**: a static row-major buffer whose dim ``i >= 1`` has ``Q_i > s_i`` elements
+(``s_i`` the region's size; ``Q_i`` a power of two, so no two dims ever merge), the region at
+offset 0. Every S stride of the plan (``T_i * c``, ``T_i`` the stand-in stride of dim ``i``,
+``0 <= c < Q_i``) then names one dim and a step ``c`` along it: ``project`` splits the plan's
+atoms per dim, and the emitter recombines ``(o_i + coord_i) * stride_i`` with the runtime
+strides and checks ``o_i + coord_i`` against ``E_i``.
+
+The stand-in is offset 0, so the planner proves only what lies inside the tile; what the
+runtime strides and the region offsets allow is ``alignment``: the gcd of
+``d(o_{k-1})``, ``d(o_i) * d(stride_i)`` and (for a dim the tile spans, ``s_i > 1``)
+``d(stride_i)``, with ``d`` the provable divisor (0 for the constant 0, a multiple of
+anything). The width is capped to its power-of-two part. Where assuming ``stride_i % n == 0``
+for the strides that fall short would allow a wider ``n``, the copy is **versioned**: the
+runtime test picks the wide plan, else the proven one.
+
+A vector covers ``n`` consecutive elements of the innermost dim, starting at a multiple of
+``n`` (the tile's plan and the cap make it so). It is in bounds iff its first and last
+elements are: one predicate a vector. Where the innermost extent is provably a multiple of
+``w < n`` only, a vector may straddle it: it is then done as ``n / w`` pieces of ``w``, each
+predicated on its own (each is wholly inside or wholly outside).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from math import gcd, prod
+
+from regcopy_passes.planning import Atom, CopyPlan, ThreadAtom
+from xdsl.dialects.builtin import DYNAMIC_INDEX
+
+from regcopy_dialect.layout import Iter, Layout, Sliced, slice_region
+from regcopy_dialect.radix import suffix_product
+
+
+def pow2_part(d: int) -> int:
+    """The largest power of two dividing ``d``; 0 for 0 (a multiple of anything)."""
+    return d & -d
+
+
+def standin_shape(sizes: Sequence[int]) -> tuple[int, ...]:
+    """The stand-in buffer's shape: ``s_0``, then ``Q_i``, the least power of two above
+    ``s_i`` (strictly: neighbouring dims never merge)."""
+    return (sizes[0], *(1 << s.bit_length() for s in sizes[1:]))
+
+
+def standin_slice(sizes: Sequence[int]) -> Sliced:
+    """The stand-in buffer (row-major over ``standin_shape``) sliced to the region at 0."""
+    shape = standin_shape(sizes)
+    layout = Layout(tuple(Iter(e, s) for e, s in zip(shape, suffix_product(shape))))
+    return slice_region(layout, shape, [0] * len(sizes), sizes)
+
+
+def dim_of(stride: int, sizes: Sequence[int]) -> tuple[int, int]:
+    """``(i, c)``: the stand-in stride ``stride`` is ``c`` steps along dim ``i``."""
+    strides = suffix_product(standin_shape(sizes))
+    for i, t in enumerate(strides):
+        if stride >= t:
+            assert stride % t == 0, (stride, sizes)
+            return i, stride // t
+    raise AssertionError(f"stride {stride} of the stand-in of {sizes}")
+
+
+def project(plan: CopyPlan, sizes: Sequence[int], dim: int) -> CopyPlan:
+    """``plan`` with every S stride replaced by its step along ``dim`` (0 off it): run
+    through the same round and thread math, it gives the coordinate on ``dim``."""
+    def step(s: int) -> int:
+        i, c = dim_of(s, sizes) if s else (dim, 0)
+        return c if i == dim else 0
+
+    return replace(plan,
+                   thread_atoms=tuple(ThreadAtom(a.extent, a.t_stride, step(a.s_stride))
+                                      for a in plan.thread_atoms),
+                   outer=tuple(Atom(a.extent, step(a.s_stride), a.r_step) for a in plan.outer))
+
+
+@dataclass(frozen=True)
+class Extents:
+    """What the pass knows of the dynamic buffer: each dim's static size (``DYNAMIC_INDEX``
+    when runtime) and provable divisor (the size itself when static), the region."""
+
+    shape: tuple[int, ...]
+    divisors: tuple[int, ...]
+    offsets_div: tuple[int, ...]
+    """Provable divisor of each region offset (0: the constant 0)."""
+    sizes: tuple[int, ...]
+    name: str = "%S"
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def dynamic(self, i: int) -> bool:
+        return self.shape[i] == DYNAMIC_INDEX
+
+    def stride_divisor(self, i: int) -> int:
+        """Provable divisor of ``stride_i``: the product of the later extents' divisors."""
+        return prod(self.divisors[i + 1:])
+
+    def spans(self, i: int) -> bool:
+        """Whether ``stride_i`` enters the offsets (a row dim with a size or offset)."""
+        return i < self.rank - 1 and (self.sizes[i] > 1 or self.offsets_div[i] != 0)
+
+
+def alignment(ext: Extents, assume: frozenset[int] = frozenset()) -> int:
+    """Provable divisor of every vector's start offset in the real buffer, assuming the
+    strides ``stride_i`` (``i`` in ``assume``) multiples of anything; 0: of anything."""
+    d = ext.offsets_div[-1]
+    for i in range(ext.rank - 1):
+        sd = 0 if i in assume else ext.stride_divisor(i)
+        d = gcd(d, ext.offsets_div[i] * sd)
+        if ext.sizes[i] > 1:
+            d = gcd(d, sd)
+    return d
+
+
+def stride_tests(ext: Extents, n: int) -> tuple[int, ...]:
+    """The dims ``i`` whose ``stride_i % n == 0`` is not proven but needed for width ``n``."""
+    return tuple(i for i in range(ext.rank - 1)
+                 if ext.spans(i) and ext.stride_divisor(i) % n)
+
+
+def cap_bits(d: int, element_bits: int, max_vector_bits: int) -> int:
+    """The widest transfer (bits) an alignment of ``d`` elements allows, within the option."""
+    if d == 0:
+        return max_vector_bits
+    return min(max_vector_bits, pow2_part(d) * element_bits)
+
+
+@dataclass(frozen=True)
+class BoundedPath:
+    """One way to run the copy: its plan (on the stand-in), the width ``w`` of a straddling
+    vector's pieces (``w == plan.n``: no vector straddles), and the stride tests that select
+    it (empty: the proven path)."""
+
+    plan: CopyPlan
+    tail: int
+    tests: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class BoundedTransfer:
+    """Vector transfers on a dynamic global buffer: one path, or a versioned pair (wide
+    first, selected by ``stride_i % n == 0`` for each ``i`` of its tests, then the proven
+    one), the dims checked (none under ``{in_bounds}``), the padding of reads."""
+
+    paths: tuple[BoundedPath, ...]
+    element_bits: int
+    element_type: str
+    checked: tuple[int, ...]
+    padding: Hashable = None
+    kind = "vector"
+
+    @property
+    def n(self) -> int:
+        return self.paths[0].plan.n
+
+    @property
+    def instructions(self) -> int:
+        return self.paths[0].plan.rounds
+
+    def describe(self) -> str:
+        """``vec 4 × f32 (128 bits), 8 rounds`` (the wide path's, when versioned)."""
+        plan = self.paths[0].plan
+        rounds = f"{plan.rounds} round{'s' if plan.rounds != 1 else ''}"
+        return f"vec {plan.n} × {self.element_type} ({plan.n * self.element_bits} bits), " \
+               f"{rounds}"
+
+
+def tail_width(ext: Extents, path_n: int, tests: Sequence[int]) -> int:
+    """The pieces of a straddling vector: ``gcd(n, d(E_{k-1}))`` (power-of-two part), or
+    ``n`` when the innermost extent is static or tested a multiple of ``n``."""
+    last = ext.rank - 1
+    if not ext.dynamic(last) or (last - 1) in tests:
+        return path_n
+    return max(1, min(path_n, pow2_part(gcd(path_n, ext.divisors[last]))))
+
+
+def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
+    """The remark notes: what is checked and how, the tails, the versioning."""
+    et = t.element_type
+    if not t.checked:
+        return ("in bounds: {in_bounds} (no checks)",)
+    dims = ", ".join(str(i) for i in t.checked)
+    notes = [f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
+             f" {dims} of {ext.name})"]
+    last = ext.rank - 1
+    for p in t.paths:
+        if p.tail < p.plan.n and last in t.checked:
+            why = (f"extent {last} divisible by {p.tail}" if p.tail > 1
+                   else f"extent {last} has no divisibility promise")
+            notes.append(f"ragged tail split to vec {p.tail} ({why})")
+    if len(t.paths) == 2:
+        wide, proven = t.paths
+        test = " and ".join(f"{_stride_name(ext, i)} % {wide.plan.n} == 0" for i in wide.tests)
+        notes.append(f"versioned on {test}: vec {wide.plan.n} × {et} else vec {proven.plan.n} "
+                     f"× {et}, {proven.plan.rounds} rounds (extent divisors "
+                     f"{list(ext.divisors)} prove {proven.plan.n})")
+    return tuple(notes)
+
+
+def _stride_name(ext: Extents, i: int) -> str:
+    """``%A extent 1`` (the row stride of a 2-D buffer), ``%A extents 1 * 2``."""
+    dims = list(range(i + 1, ext.rank))
+    word = "extent" if len(dims) == 1 else "extents"
+    return f"{ext.name} {word} {' * '.join(map(str, dims))}"
+
+
+def bounded_key(ext: Extents, in_bounds: bool, padding: Hashable) -> Hashable:
+    """What the bounded plan reads besides the types and regions (for ``plan_key``)."""
+    return (ext.divisors, ext.offsets_div, ext.name, in_bounds, padding)
+
+
+PlanAt = Callable[[int], CopyPlan]
+"""``plan_at(max_vector_bits)``: the stand-in plan within a width cap."""
+
+
+def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
+                 max_vector_bits: int) -> tuple[BoundedPath, ...]:
+    """The proven path and, where the runtime strides alone keep a wider width from being
+    proven, the wide path before it (versioned)."""
+    proven = plan_at(cap_bits(alignment(ext), element_bits, max_vector_bits))
+    optimistic = frozenset(range(ext.rank - 1))
+    wide = plan_at(cap_bits(alignment(ext, optimistic), element_bits, max_vector_bits))
+    proven_path = BoundedPath(proven, tail_width(ext, proven.n, ()))
+    if wide.n <= proven.n:
+        return (proven_path,)
+    tests = stride_tests(ext, wide.n)
+    return (BoundedPath(wide, tail_width(ext, wide.n, tests), tests), proven_path)

@@ -1,0 +1,241 @@
+"""The emitter of ``BoundedTransfer`` (``bounds``): a copy on a dynamic global buffer.
+
+Hoisted: the runtime extents (``memref.dim``), the row-major strides, the thread's coordinate
+on every dim (``bounds.project`` run through the thread math) and its start
+``sum((o_i + coord_i) * stride_i)``. Then, per path (versioned: ``scf.if`` on the stride
+tests, wide path first), the rounds; each round moves one vector under ONE predicate (the
+row coordinates against their extents, the vector's last element, and its first where the
+column offset is dynamic, against the innermost extent): a read ``scf.if -> vector`` that
+yields the load or the padding, a write ``scf.if`` around the store. A vector that may
+straddle the innermost extent (``tail < n``) is, when its predicate fails, done as pieces of
+``tail`` elements, each with its own predicate (all but the last, which ends where the vector
+does and so is outside too)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from regcopy_passes.bounds import BoundedPath, BoundedTransfer, project
+from regcopy_passes.emit_thread import emit_thread_share
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.planning import Atom, round_offsets
+from regcopy_passes.transfer import LoweringPlan
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from regcopy_dialect.regcopy import CopyOp, StorageOp
+
+
+class _Frame:
+    """The hoisted values one copy's paths share."""
+
+    def __init__(self, b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value):
+        self.b, self.op, self.acc = b, op, lp.acc
+        bt = lp.transfer
+        assert isinstance(bt, BoundedTransfer)
+        self.bt = bt
+        s_side = "src" if lp.acc.r_is_dst else "dst"
+        self.g = op.src if lp.acc.r_is_dst else op.dst
+        g_type = self.g.type
+        assert isinstance(g_type, MemRefType)
+        self.elem = g_type.element_type
+        self.shape = g_type.get_shape()
+        offsets, self.sizes = op.region(s_side)
+        self.rank = len(self.shape)
+        self._extents: dict[int, Value] = {}
+        self.hoisted_checks: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
+        self.strides: list[Value] = [1] * self.rank
+        for i in range(self.rank - 2, -1, -1):
+            self.strides[i] = self.mul(self.strides[i + 1], self.extent(i + 1))
+        plan = bt.paths[0].plan
+        coords = [emit_thread_share(b, project(plan, self.sizes, i), t)
+                  for i in range(self.rank)]
+        self.recon = coords[0][1]
+        self.dynamic_col = not isinstance(offsets[-1], int)
+        self.rows: list[Value] = [b.add(o, c) for o, (c, _) in zip(offsets, coords)]
+        start: Value = 0
+        for i in range(self.rank):
+            start = b.add(start, self.mul(self.rows[i], self.strides[i]))
+        self.start = start
+
+    def extent(self, i: int) -> Value:
+        """Extent ``i``: its static size, or ``memref.dim`` (emitted once, hoisted)."""
+        if self.shape[i] != DYNAMIC_INDEX:
+            return self.shape[i]
+        if i not in self._extents:
+            self._extents[i] = self.b.emit(
+                memref.DimOp(self.g, self.b.value(i)), f"e{i}")
+        return self._extents[i]
+
+    def mul(self, a: Value, c: Value, b: IndexBuilder | None = None) -> Value:
+        """``a * c`` for index values (the builder's ``mul`` takes a constant factor)."""
+        b = self.b if b is None else b
+        if isinstance(c, int):
+            return b.mul(a, c)
+        if isinstance(a, int):
+            return b.mul(c, a)
+        return b.binary(arith.MuliOp, a, c)
+
+
+def _cmp(b: IndexBuilder, a: Value, e: Value, pred: str = "ult") -> SSAValue:
+    return b.emit(arith.CmpiOp(b.value(a), b.value(e), pred))
+
+
+def _and(b: IndexBuilder, ps: Sequence[SSAValue]) -> SSAValue | None:
+    out: SSAValue | None = None
+    for p in ps:
+        out = p if out is None else b.emit(arith.AndIOp(out, p))
+    return out
+
+
+def _pad(fr: _Frame, n: int) -> SSAValue:
+    """``arith.constant dense<V> : vector<n x T>`` in the hoisted code (V: the padding)."""
+    vtype = VectorType(fr.elem, [n])
+    pad: Attribute | None = fr.bt.padding  # type: ignore[assignment]
+    if pad is None:
+        value: float | int = 0 if isinstance(fr.elem, IntegerType) else 0.0
+    else:
+        value = pad.value.data  # type: ignore[attr-defined]
+        if isinstance(pad, FloatAttr):
+            value = float(value)
+    attr = DenseIntOrFPElementsAttr.from_list(vtype, [value] * n)  # type: ignore[arg-type]
+    return fr.b.emit(arith.ConstantOp(attr, vtype), f"pad{n}")
+
+
+def _vector_ops(fr: _Frame, body: IndexBuilder, g: SSAValue, r: SSAValue, g_off: Value,
+                r_off: Value, n: int, pred: SSAValue | None) -> list[Operation]:
+    """One vector of ``n`` under ``pred`` (None: unchecked), as ops appended after ``body``'s."""
+    vtype = VectorType(fr.elem, [n])
+    goff, roff = body.value(g_off), body.value(r_off)
+    if fr.acc.r_is_dst:  # read: registers get the load or the padding
+        load = vector.LoadOp(g, [goff], vtype)
+        load.result.name_hint = "v"
+        if pred is None:
+            return [load, vector.StoreOp(load.result, r, [roff])]
+        sel = scf.IfOp(pred, [vtype], [load, scf.YieldOp(load.result)],
+                       [scf.YieldOp(_pad(fr, n))])
+        sel.results[0].name_hint = "v"
+        return [sel, vector.StoreOp(sel.results[0], r, [roff])]
+    load = vector.LoadOp(r, [roff], vtype)
+    load.result.name_hint = "v"
+    store = vector.StoreOp(load.result, g, [goff])
+    if pred is None:
+        return [load, store]
+    return [load, scf.IfOp(pred, [], [store, scf.YieldOp()])]
+
+
+def _check(fr: _Frame, body: IndexBuilder, at: Value, step: Value, extent: Value
+           ) -> SSAValue:
+    """``at + step <u extent``: in ``body``, or hoisted (once per copy) when ``step`` is 0,
+    i.e. the same in every round and path."""
+    if step != 0:
+        return _cmp(body, body.add(at, step), extent)
+    key = (fr.b.value(at), fr.b.value(extent))
+    if key not in fr.hoisted_checks:
+        fr.hoisted_checks[key] = _cmp(fr.b, *key)
+    return fr.hoisted_checks[key]
+
+
+def _predicate(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], first: int,
+               n: int) -> SSAValue | None:
+    """In bounds iff the row coordinates ``o_i + coord_i`` (the thread's, hoisted, plus the
+    round's ``steps[i]``) are, and the run ``[first, first + n)`` of the innermost dim: its
+    last element (and its first, with a dynamic column offset). A check that does not change
+    from round to round is hoisted."""
+    last = fr.rank - 1
+    preds = [_check(fr, body, fr.rows[i], steps[i], fr.extent(i))
+             for i in fr.bt.checked if i != last]
+    if last in fr.bt.checked:
+        col = fr.rows[last]
+        e = fr.extent(last)
+        if fr.dynamic_col and n > 1:  # (for one element, the last check is this one)
+            preds.append(_check(fr, body, fr.b.add(col, first) if steps[last] == 0 else col,
+                                body.add(steps[last], first) if steps[last] != 0 else 0, e))
+        end = first + n - 1
+        if steps[last] == 0:
+            preds.append(_check(fr, body, fr.b.add(col, end), 0, e))
+        else:
+            preds.append(_check(fr, body, col, body.add(steps[last], end), e))
+    return _and(body, preds)
+
+
+def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAValue,
+           r: SSAValue) -> list[Operation]:
+    """The ops of round ``f``: offsets, the predicate, the vector (or its pieces)."""
+    plan = path.plan
+    registers = tuple(Atom(a.extent, 0, a.r_step) for a in plan.outer)
+    _, dr = round_offsets(body, registers, f)
+    steps: list[Value] = []
+    g_off: Value = fr.start
+    for i in range(fr.rank):
+        di, _ = round_offsets(body, project(plan, fr.sizes, i).outer, f)
+        steps.append(di)
+        g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
+    r_off = body.add(fr.b.affine(plan.r_base), dr)
+    pred = _predicate(fr, body, steps, 0, plan.n)
+    if pred is None or path.tail >= plan.n:
+        whole = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, pred)
+        return [*_take(body), *whole]
+    head = _take(body)
+    wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, None)
+    pieces = IndexBuilder(hoist_to=fr.b)
+    parts: list[Operation] = []
+    for j in range(0, plan.n - path.tail, path.tail):  # the last piece ends where the vector
+        # does: it is outside whenever the vector's predicate fails
+        p = _predicate(fr, pieces, steps, j, path.tail)
+        ops = _vector_ops(fr, pieces, g, r, pieces.add(g_off, j), pieces.add(r_off, j),
+                          path.tail, p)
+        parts += [*_take(pieces), *ops]
+    return [*head, scf.IfOp(pred, [], [*wide, scf.YieldOp()], [*parts, scf.YieldOp()])]
+
+
+def _take(b: IndexBuilder) -> list[Operation]:
+    """The ops ``b`` collected so far (and forget them)."""
+    ops, b.ops = b.ops, []
+    return ops
+
+
+def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:
+    """The rounds of one path: one round inline, else an ``scf.for``."""
+    plan = path.plan
+    body = IndexBuilder(hoist_to=fr.b)
+    if plan.rounds == 1:
+        return _round(fr, body, path, 0, g, r)
+    block = Block(arg_types=[IndexType()])
+    block.args[0].name_hint = "f"
+    block.add_ops([*_round(fr, body, path, block.args[0], g, r), scf.YieldOp()])
+    bounds = [fr.b.value(0), fr.b.value(plan.rounds), fr.b.value(1)]
+    return [scf.ForOp(*bounds, [], Region(block))]
+
+
+def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
+                 storages: tuple[StorageOp, StorageOp]) -> list[Operation]:
+    """The hoisted frame and storages into ``b``; returns the paths (versioned, guarded)."""
+    fr = _Frame(b, op, lp, t)
+    b.ops += storages
+    src, dst = storages[0].result, storages[1].result
+    g, r = (src, dst) if lp.acc.r_is_dst else (dst, src)
+    paths = fr.bt.paths
+    work = _path_ops(fr, paths[0], g, r)
+    if len(paths) == 2:
+        n = paths[0].plan.n
+        tests = [b.emit(arith.CmpiOp(b.value(b.rem(fr.strides[i], n)), b.value(0), "eq"))
+                 for i in paths[0].tests]
+        ok = _and(b, tests)
+        assert ok is not None
+        ok.name_hint = "aligned"
+        work = [scf.IfOp(ok, [], [*work, scf.YieldOp()],
+                         [*_path_ops(fr, paths[1], g, r), scf.YieldOp()])]
+    if not fr.bt.paths[0].plan.guarded:
+        return work
+    owned = b.emit(arith.CmpiOp(b.value(fr.recon), b.value(t), "eq"), "owned")
+    return [scf.IfOp(owned, [], [*work, scf.YieldOp()])]

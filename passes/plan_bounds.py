@@ -1,0 +1,78 @@
+"""The plan of an accepted copy on a dynamic global buffer (``bounds``), from the IR: the
+extents' and offsets' divisors, the stand-in plan at each width cap, the paths, the checked
+dims, the padding, and the notes the remark prints."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from regcopy_passes.bounds import (
+    BoundedTransfer,
+    Extents,
+    bounded_key,
+    choose_paths,
+    describe_paths,
+)
+from regcopy_passes.dispatch import Accepted
+from regcopy_passes.divisibility import describe_value, divisibility
+from regcopy_passes.planning import CopyPlan, plan_copy
+from regcopy_passes.shared_plan import SharedPlan
+from regcopy_passes.transfer import LoweringPlan
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+
+from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.promises import extent_divisibility
+from regcopy_dialect.regcopy import CopyOp
+
+
+def dynamic_side(op: CopyOp) -> str | None:
+    """``"src"``/``"dst"``: the side whose buffer has runtime extents, None for none."""
+    for side, t in (("src", op.src_type), ("dst", op.dst_type)):
+        if is_dynamic(t):
+            return side
+    return None
+
+
+def extents_of(op: CopyOp, side: str) -> Extents:
+    """What the pass knows of ``side``'s dynamic buffer and region."""
+    buf = op.src if side == "src" else op.dst
+    t = buf.type
+    assert isinstance(t, MemRefType)
+    offsets, sizes = op.region(side)
+    offsets_div = tuple(abs(o) if isinstance(o, int) else divisibility(o) for o in offsets)
+    return Extents(tuple(t.get_shape()), tuple(extent_divisibility(buf, i)
+                                                for i in range(len(sizes))),
+                   offsets_div, tuple(sizes), str(describe_value(buf)))
+
+
+def bounds_key(op: CopyOp) -> Hashable:
+    """What the bounded plan reads beyond ``plan_key``'s types and regions: the extents' and
+    offsets' divisors, the buffer's name, ``{in_bounds}``, the padding. None for static
+    copies (their plan reads none of these)."""
+    side = dynamic_side(op)
+    if side is None:
+        return None
+    return bounded_key(extents_of(op, side), op.in_bounds, op.padding)
+
+
+def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int) -> LoweringPlan:
+    """The copy's paths on the stand-in (``bounds.choose_paths``), as a ``LoweringPlan``
+    whose transfer is a ``BoundedTransfer`` and whose plan is the first path's."""
+    side = dynamic_side(op)
+    assert side is not None
+    ext = extents_of(op, side)
+    syms = [s for s, _ in acc.r.base.terms]
+    divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
+    names: dict[Hashable, str] = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
+
+    def plan_at(bits: int) -> CopyPlan:
+        return plan_copy(acc.partition, acc.r.base, acc.s.base, acc.element_bits, bits,
+                         divisors, names)
+
+    paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits)
+    checked = () if op.in_bounds else tuple(i for i in range(ext.rank) if ext.dynamic(i))
+    transfer = BoundedTransfer(paths, acc.element_bits, acc.element_type, checked, op.padding)
+    notes = describe_paths(ext, transfer)
+    return LoweringPlan(acc, paths[0].plan, SharedPlan(), transfer,  # type: ignore[arg-type]
+                        notes)

@@ -1,0 +1,121 @@
+"""The CPU interpreter on runtime extents: dynamic buffers typed by their arrays, memref.dim,
+the reference semantics of a bounds-checked regcopy.copy (out-of-extent elements are not read
+— the registers get the padding — and not written; ``{in_bounds}`` outside is an error), the
+hand-lowered ragged copy against numpy, and the argument checks."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+from ragged_cases import (
+    LOWERED,
+    PAD,
+    padded_reference,
+    parse_unverified,
+    sweep_shapes,
+    tile_copy,
+    tiles,
+)
+from xdsl.utils.exceptions import InterpretationError
+
+from regcopy_backend.interpreter.driver import KernelError
+from regcopy_backend.runtime.cpu_run import run_on_cpu
+
+
+def _x(m: int, n: int) -> np.ndarray:
+    return np.arange(1, m * n + 1, dtype=np.float32).reshape(m, n)
+
+
+@pytest.fixture(scope="module")
+def tile_module():
+    return parse_unverified(tile_copy())
+
+
+@pytest.fixture(scope="module")
+def lowered_module():
+    return parse_unverified(LOWERED.read_text())
+
+
+@pytest.mark.parametrize("m, n", sweep_shapes())
+def test_bounded_reference_copy_matches_numpy(tile_module, m: int, n: int) -> None:
+    """X (m x n) -> registers (padding 0.5 outside) -> Y (the whole tiles): Y holds X where X
+    has elements and the padding elsewhere; nothing outside Y's extents is written."""
+    gm, gn = tiles(m, n)
+    shape = (32 * gm, 8 * gn)
+    y = np.full(shape, -1, np.float32)
+    _, got = run_on_cpu(tile_module, "tile", [_x(m, n), y], grid=(gm, gn))
+    np.testing.assert_array_equal(got, padded_reference(_x(m, n), shape, PAD))
+
+
+def test_writes_outside_the_extents_are_dropped(tile_module) -> None:
+    """Y smaller than the tiles: only Y's own elements are written."""
+    _, got = run_on_cpu(tile_module, "tile", [_x(40, 12), np.zeros((33, 9), np.float32)],
+                        grid=(2, 2))
+    np.testing.assert_array_equal(got, _x(40, 12)[:33, :9])
+
+
+def test_default_padding_is_zero() -> None:
+    module = parse_unverified(tile_copy(attrs_in=""))
+    _, got = run_on_cpu(module, "tile", [_x(3, 5), np.full((32, 8), -1, np.float32)])
+    np.testing.assert_array_equal(got, padded_reference(_x(3, 5), (32, 8), 0.0))
+
+
+def test_in_bounds_outside_is_a_located_error() -> None:
+    """``{in_bounds}`` promises the region is inside: a region that is not is one line naming
+    the op and the promise, never a silent clip."""
+    module = parse_unverified(tile_copy(attrs_in="{in_bounds}"))
+    with pytest.raises(KernelError) as err:
+        run_on_cpu(module, "tile", [_x(31, 8), np.zeros((32, 8), np.float32)])
+    text = str(err.value)
+    assert "\n" not in text and "regcopy.copy warp %X" in text
+    assert "in_bounds" in text and "out of bounds of shape [31, 8]" in text
+
+
+def test_in_bounds_inside_copies() -> None:
+    module = parse_unverified(tile_copy(attrs_in="{in_bounds}", attrs_out="{in_bounds}"))
+    _, got = run_on_cpu(module, "tile", [_x(32, 8), np.zeros((32, 8), np.float32)])
+    np.testing.assert_array_equal(got, _x(32, 8))
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 9), (3, 8), (1, 130), (2, 127), (5, 256)])
+def test_hand_lowered_ragged_copy(lowered_module, m: int, n: int) -> None:
+    """The lowered form (memref.dim, storage, one predicate per vector, scf.if with results,
+    versioning on N % 4) equals numpy: Y = X, nothing read or written outside."""
+    y = np.full((m, n), -1, np.float32)
+    _, got = run_on_cpu(lowered_module, "ragged", [_x(m, n), y], grid=(m, -(-n // 128)))
+    np.testing.assert_array_equal(got, _x(m, n))
+
+
+@settings(max_examples=examples(8, 500))
+@given(m=st.integers(1, 70), n=st.integers(1, 40), bx=st.integers(0, 2), by=st.integers(0, 5))
+def test_random_extents_and_offsets(tile_module, m: int, n: int, bx: int, by: int) -> None:
+    """A single tile at a random offset of a random extent: inside the extents it copies,
+    outside it pads (read side) and drops (write side)."""
+    big = (32 * (bx + 1), 8 * (by + 1))
+    y = np.full(big, -1, np.float32)
+    _, got = run_on_cpu(tile_module, "tile", [_x(m, n), y], grid=(bx + 1, by + 1))
+    np.testing.assert_array_equal(got, padded_reference(_x(m, n)[:big[0], :big[1]], big, PAD))
+
+
+@pytest.mark.parametrize("shape, why", [
+    ((0, 8), "extent 0 in dim 0; extents must be >= 1"),
+    ((4,), "rank 1, the buffer ?x? has rank 2"),
+])
+def test_bad_shapes_are_refused(tile_module, shape: tuple[int, ...], why: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(why)):
+        run_on_cpu(tile_module, "tile", [np.zeros(shape, np.float32),
+                                         np.zeros((32, 8), np.float32)])
+
+
+def test_broken_divisibility_is_refused() -> None:
+    text = tile_copy().replace(
+        "%X: memref<?x?xf32, #regcopy.mem<global>>",
+        "%X: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}")
+    with pytest.raises(InterpretationError, match=r"argument %X of shape 3x6 extent 6 of dim 1 "
+                       r"breaks its promise regcopy.divisibility = array<i64: 1, 4>"):
+        run_on_cpu(parse_unverified(text), "tile", [_x(3, 6), np.zeros((32, 8), np.float32)])
