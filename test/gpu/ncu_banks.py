@@ -87,8 +87,10 @@ class BankCase:
         opts = " ".join(f"{k}={v}" for k, v in self.options)
         return (f"{self.dtype} R {self.r_layout} S [{s}]{lay} {opts}").strip()
 
-    def kernel_text(self, name: str) -> str:
-        """The kernel: G -> R, R -> S (store under test), barrier, S -> R (load), R -> G."""
+    def kernel_text(self, name: str, iters: int | None = None) -> str:
+        """The kernel: G -> R, R -> S (store under test), barrier, S -> R (load), R -> G.
+        With ``iters``, the two shared copies run in a loop of ``iters`` iterations, a barrier
+        before the loop, one after each copy (the clock64 fallback's kernel)."""
         rs = "x".join(map(str, self.r_shape))
         ss = "x".join(map(str, self.s_shape))
         g = f"memref<{rs}x{self.dtype}, #regcopy.mem<global>>"
@@ -97,6 +99,20 @@ class BankCase:
         lay = f"#regcopy.layout<{self.s_layout}>, " if self.s_layout else ""
         s = f"memref<{ss}x{self.dtype}, {lay}#regcopy.mem<shared>>"
         region = f"%S[0, 0] [{self.r_shape[0]}, {self.r_shape[1]}]"
+        if iters is not None:
+            bar = '  "gpu.barrier"() : () -> ()\n'
+            return (
+                f"func.func @{name}(%G: {g}, %O: {g}) attributes "
+                "{regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {\n"
+                f"  %S = memref.alloca() : {s}\n"
+                f"  %R = memref.alloca() : {r}\n"
+                "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+                f"  %cn = arith.constant {iters} : index\n"
+                f"  regcopy.copy warp %G -> %R : {g} -> {r}\n" + bar
+                + "  scf.for %i = %c0 to %cn step %c1 {\n"
+                f"  regcopy.copy warp %R -> {region} : {r} -> {s}\n" + bar
+                + f"  regcopy.copy warp {region} -> %R : {s} -> {r}\n" + bar + "  }\n" + bar
+                + f"  regcopy.copy warp %R -> %O : {r} -> {g}\n  func.return\n}}\n")
         return (
             f"func.func @{name}(%G: {g}, %O: {g}) attributes "
             "{regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {\n"
@@ -399,24 +415,25 @@ def report(planned: Sequence[Planned]) -> int:
 
 # ---- fallback: clock64 timing ---------------------------------------------------------------
 
-TIMED_ITERS = 256
+TIMED_ITERS = 64
 
 
 def timed_source(p: Planned) -> str:
-    """``p``'s kernel with its two shared copies repeated ``TIMED_ITERS`` times between two
-    ``clock64()`` reads, lane 0 writing the clocks to the output buffer's first 8 bytes."""
-    src = p.source
-    head, sep, rest = src.partition(f"{p.name}(")
-    body_start = rest.index("{") + 1
-    body = rest[body_start:]
-    close = body.rindex("}")
-    return (head + sep + rest[:body_start]
-            + "\n  long long rc_t0 = clock64();\n"
-            + f"  for (int rc_i = 0; rc_i < {TIMED_ITERS}; ++rc_i) {{\n"
-            + body[:close] + "\n  __syncwarp();\n  }\n"
-            + "  long long rc_t1 = clock64();\n"
+    """``p``'s case as a kernel whose two shared copies run ``TIMED_ITERS`` times in a loop
+    between two ``clock64()`` reads (at the barriers around the loop: the first and the last
+    ``__syncthreads()``), lane 0 writing the clocks to the output's first 8 bytes at the end."""
+    ctx = regcopy_context()
+    module = Parser(ctx, p.case.kernel_text(p.name, TIMED_ITERS), "timed.mlir").parse_module()
+    LowerRegCopyPass(strict=True, **dict(p.case.options)).apply(ctx, module)
+    src = print_cuda(module)
+    sync = "__syncthreads();"
+    first, last = src.index(sync), src.rindex(sync)
+    end = src.rindex("}")
+    return (src[:first] + sync + " long long rc_t0 = clock64();"
+            + src[first + len(sync):last] + "long long rc_t1 = clock64(); " + sync
+            + src[last + len(sync):end]
             + "  if (threadIdx.x == 0) *reinterpret_cast<long long*>(O) = rc_t1 - rc_t0;\n"
-            + body[close:])
+            + src[end:])
 
 
 def timing(planned: Sequence[Planned]) -> int:
