@@ -48,8 +48,11 @@ class Rotation:
 
     @property
     def selects_per_word(self) -> int:
-        """Selects per 32-bit word of a round: a ``2^k``-way mux is ``2^k - 1`` selects."""
-        return (1 << len(self.pairs)) - 1
+        """Selects per 32-bit word of a round: ``k`` for ``k`` pairs. The rounds' values pass
+        a butterfly of conditional swaps (``emit_rotated``): stage ``j`` swaps the chunks
+        ``x`` and ``x ^ v_j`` where lane bit ``bit_j`` is set, one select per chunk and word,
+        and after all ``k`` stages chunk ``x`` holds round ``x ^ h(lane)``."""
+        return len(self.pairs)
 
     def __str__(self) -> str:
         return ", ".join(f"lane bit {b} -> round ^ {v}" for b, v in self.pairs)
@@ -195,13 +198,15 @@ SELECT_WEIGHT = 0.25
 (``bench/bench_shared.py``, test/gpu/RESULTS_shared.md): a 1-bit rotation of a 2-way conflict
 (4 wavefronts saved a round at 4 selects) took the shared loops from 0.49x of peak to 0.95x
 (round trip) and 0.76-0.79x (load or store only), so a select costs well under a wavefront;
-for the 4-way f32 k=16 layout, a 2-bit rotation (4 wavefronts a round at 12 selects) beat the
-1-bit one (8 wavefronts at 4 selects) in every kernel (round trip 0.70x against 0.49x, load
-only 0.53x against 0.50x, store only 0.50x against 0.50x), so a select costs less than half a
-wavefront (at 0.5 the two tie and the fewer selects win)."""
+for the 4-way f32 k=16 layout, a 2-bit rotation (4 wavefronts a round at 8 selects, a
+butterfly of two stages) beat the 1-bit one (8 wavefronts at 4 selects) in every kernel (round
+trip 0.70x against 0.49x, load only 0.53x against 0.50x, store only 0.50x against 0.50x)."""
 
 MAX_ROTATED_ROUNDS = 16
 """Rotated rounds are unrolled in the IR; beyond this many, the code size is not worth it."""
+
+MAX_ROTATION_BITS = 4
+"""Lane bits a rotation may use: a ``2^k``-way conflict needs ``k`` (16 rounds allow 4)."""
 
 
 def xor_span(rounds: int) -> int:
@@ -214,34 +219,68 @@ def rotation_cost(plan: CopyPlan, element_bytes: int, rotation: Rotation,
     """Wavefronts plus selects weighted by ``select_weight`` (wavefronts per 32-bit select)
     over all rounds of one warp."""
     wf = bank_report(plan, element_bytes, rotation, warp_limit).wavefronts
+    return wf + select_cost(plan, element_bytes, len(rotation.pairs), select_weight)
+
+
+def select_cost(plan: CopyPlan, element_bytes: int, bits: int,
+                select_weight: float = SELECT_WEIGHT) -> float:
+    """What a ``bits``-bit rotation's selects cost, in wavefronts: ``bits`` selects per
+    32-bit word (``Rotation.selects_per_word``) of every round."""
     words = max(1, plan.n * element_bytes // WORD)
-    return wf + select_weight * rotation.selects_per_word * words * plan.rounds
+    return select_weight * bits * words * plan.rounds
 
 
 def candidate_rotations(rounds: int, max_bits: int = 2) -> list[Rotation]:
-    """Rotations by one or two lane bits, each flipping one round bit below ``xor_span``."""
-    span = xor_span(rounds)
-    flips = [1 << k for k in range(span.bit_length() - 1)]
-    singles = [((b, v),) for b in range(5) for v in flips]
-    out = [Rotation(p) for p in singles]
-    if max_bits >= 2:
-        out += [Rotation((p, q)) for i, (p,) in enumerate(singles) for (q,) in singles[i + 1:]
-                if p[0] != q[0] and p[1] != q[1]]
-    return out
+    """Rotations by one to ``max_bits`` distinct lane bits, each flipping a distinct round bit
+    below ``xor_span`` (in order: fewer bits first, then lane bits, then flips)."""
+    return [rot for bits in range(1, max_bits + 1) for rot in rotations_of(rounds, bits)]
+
+
+def rotations_of(rounds: int, bits: int) -> list[Rotation]:
+    """The rotations by exactly ``bits`` pairs ``(lane bit, 2^i)``, lane bits increasing and
+    both the lane bits and the flips distinct (``2^i < xor_span(rounds)``)."""
+    flips = [1 << k for k in range(xor_span(rounds).bit_length() - 1)]
+    singles = [(b, v) for b in range(5) for v in flips]
+
+    def extend(prefix: tuple[tuple[int, int], ...], start: int) -> list[Rotation]:
+        if len(prefix) == bits:
+            return [Rotation(prefix)]
+        return [rot for i in range(start, len(singles))
+                if all(singles[i][0] != b and singles[i][1] != v for b, v in prefix)
+                for rot in extend((*prefix, singles[i]), i + 1)]
+
+    return extend((), 0) if bits else []
 
 
 def choose_rotation(plan: CopyPlan, element_bytes: int,
                     select_weight: float = SELECT_WEIGHT) -> Rotation:
-    """The rotation minimising ``rotation_cost`` at ``select_weight`` (ties: fewer selects, then first found), or
-    ``NO_ROTATION`` when none beats the plain rounds or the rounds cannot rotate."""
+    """The rotation minimising ``rotation_cost`` at ``select_weight`` (ties: fewer selects,
+    then first found), or ``NO_ROTATION`` when none beats the plain rounds or the rounds
+    cannot rotate.
+
+    Rotations by ``k = 1, 2, …`` lane bits are searched in turn (``rotations_of``); from
+    ``k = 3`` on, a ``k`` whose selects alone, added to the plain rounds' ideal wavefronts,
+    cost no less than the best so far cannot win, nor can any larger one, so the search
+    stops there; and at the first ``k``-bit rotation that reaches the ideal. So a ``2^k``-way
+    conflict reaches the ideal with ``k`` bits when those ``k`` selects a word pay for the
+    wavefronts they save."""
     if plan.threads < 2 or plan.rounds < 2 or plan.rounds > MAX_ROTATED_ROUNDS:
         return NO_ROTATION
+    plain = bank_report(plan, element_bytes, NO_ROTATION, 2)
     if xor_span(plan.rounds) < 2 or not bank_report(plan, element_bytes).conflicted:
         return NO_ROTATION
-    best, best_key = NO_ROTATION, (rotation_cost(plan, element_bytes, NO_ROTATION), 0)
-    for rot in candidate_rotations(plan.rounds):
-        key = (rotation_cost(plan, element_bytes, rot, select_weight=select_weight),
-               rot.selects_per_word)
-        if key < best_key:
-            best, best_key = rot, key
+    best, best_key = NO_ROTATION, (float(plain.wavefronts), 0)
+    max_bits = min(MAX_ROTATION_BITS, xor_span(plan.rounds).bit_length() - 1)
+    for bits in range(1, max_bits + 1):
+        if bits > 2 and (plain.ideal + select_cost(plan, element_bytes, bits, select_weight),
+                         bits) >= best_key:
+            break
+        reached = plain.ideal + select_cost(plan, element_bytes, bits, select_weight)
+        for rot in rotations_of(plan.rounds, bits):
+            key = (rotation_cost(plan, element_bytes, rot, select_weight=select_weight),
+                   rot.selects_per_word)
+            if key < best_key:
+                best, best_key = rot, key
+            if bits > 2 and key[0] <= reached:  # at the ideal: no later candidate is cheaper
+                return best
     return best

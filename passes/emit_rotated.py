@@ -12,6 +12,13 @@ With ``h(l) = XOR of v_j over the pairs (bit_j, v_j) whose lane bit is set``:
   ``mux(g)`` of the loaded rounds; R -> S loads the register chunks first and stores round ``f``
   from ``mux(f)`` of them. Both are exact permutations: chunk ``g`` of the registers always
   meets S chunk ``g`` (since ``(g ^ h) ^ h = g``).
+
+The value muxes of one copy share their nodes (one memo for all chunks): node ``(x, j)`` is the
+chunk ``x`` after the stages ``j+1 … k-1``, so every level holds one select per chunk and the
+whole is a butterfly of conditional swaps, stage ``j`` exchanging chunks ``x`` and ``x ^ v_j``
+where lane bit ``bit_j`` is set: ``k`` selects per chunk (``Rotation.selects_per_word`` per
+32-bit word), not the ``2^k - 1`` of a separate mux per chunk. The hoisted S-offset muxes are
+``2^k - 1`` selects of constants per delta pattern, computed once per thread.
 """
 
 from __future__ import annotations

@@ -57,8 +57,9 @@ def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool,
         return SharedPlan(note + "; rounds not rotated (no rotation pays for its selects)",
                           NO_ROTATION, plain)
     rotated = bank_report(plan, eb, rotation)
-    per = rotated.wavefronts / plan.rounds
+    per, ideal = rotated.wavefronts / plan.rounds, rotated.ideal / plan.rounds
     selects = rotation.selects_per_word
     note += (f"; lane-rotated rounds ({rotation}): {per:g} wavefront{'' if per == 1 else 's'} "
-             f"per round, {selects} select{'' if selects == 1 else 's'} per word")
+             f"per round, ideal {ideal:g}, {selects} select{'' if selects == 1 else 's'} per "
+             "word")
     return SharedPlan(note, rotation, plain, rotated)

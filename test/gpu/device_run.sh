@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole GPU run of regcopy on a lent H200 (no network there), one command:
-#   bash test/gpu/device_run.sh [all|tests|bench]   (outputs under $OUT, else /tmp/regcopy-gpu)
+#   bash test/gpu/device_run.sh [all|tests|bench|ncu]   (outputs under $OUT, else /tmp/regcopy-gpu)
 # `tests` runs every step but the benchmarks, `bench` only the benchmarks (two calls that each
-# fit a 10-minute limit); `all` (the default) both.
+# fit a 10-minute limit); `all` (the default) both. `ncu` only compares the shared-memory bank
+# model with wavefronts counted by Nsight Compute (test/gpu/ncu_banks.py, 120 random copies;
+# it falls back to clock64 timing when ncu cannot read the counters), after a --check of the
+# 8-way rotated kernel (a 3-bit butterfly).
 # Wheels carried in .whl/ (xdsl and its pure-Python needs; .whl/cuda/ holds cuda-core and
 # cuda-bindings, used only when the machine's own cuda.core does not import) are installed
 # into /tmp/site, then regcopy itself (editable, else into /tmp/site). Then: the GPU case
@@ -51,7 +54,16 @@ step() {  # step NAME FILE CMD...: run CMD, tee its output to $out/FILE, remembe
 run() { regcopy-run "$@"; }
 : >"$out/summary.txt"
 part=${1:-all}
-case $part in all|tests|bench) ;; *) echo "usage: device_run.sh [all|tests|bench]" >&2; exit 2;; esac
+case $part in all|tests|bench|ncu) ;; *) echo "usage: device_run.sh [all|tests|bench|ncu]" >&2; exit 2;; esac
+if [[ $part == ncu ]]; then
+step "regcopy-run --check test/gpu/kernels/rotated_f32_k32.mlir" check_rotated_8way.txt \
+    run --check test/gpu/kernels/rotated_f32_k32.mlir
+step "test/gpu/ncu_banks.py (bank model vs Nsight Compute)" ncu_banks.txt \
+    python3 test/gpu/ncu_banks.py --cases 120
+echo "== summary"
+cat "$out/summary.txt"
+exit $status
+fi
 if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
 step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py

@@ -79,7 +79,7 @@ def test_pitch_64_is_32_way_at_32_bit() -> None:
 def test_rotation_h() -> None:
     rot = Rotation(((1, 1), (2, 2)))
     assert [rot.h(l) for l in range(8)] == [0, 0, 1, 1, 2, 2, 3, 3]
-    assert rot.selects_per_word == 3 and NO_ROTATION.selects_per_word == 0
+    assert rot.selects_per_word == 2 and NO_ROTATION.selects_per_word == 0
     assert [xor_span(r) for r in (1, 2, 6, 8, 12)] == [1, 2, 2, 8, 4]
 
 
@@ -87,9 +87,14 @@ def test_rotation_h() -> None:
     (seed("f32", 8), ((2, 1),), 4),      # lanes 4-7 of a quarter take chunk 1 first
     (seed("f16", 16), ((2, 1),), 4),
     (seed_cta("f32", 8), ((2, 1),), 4),
-    # 4-way: two lane bits reach the ideal at three selects a word, which beat one bit (half
-    # the conflict at one select a word) on the H200 in every benchmark kernel
+    # 4-way: two lane bits reach the ideal at two selects a word (a two-stage butterfly), which
+    # beat one bit (half the conflict at one select a word) on the H200 in every benchmark kernel
     (seed("f32", 16), ((1, 1), (2, 2)), 4),
+    # 8-way (32 floats a lane, 8 rounds of 128 bits): three lane bits reach the ideal 4; two
+    # stopped at 8 before the selects were counted as a butterfly
+    (seed("f32", 32), ((0, 1), (1, 2), (2, 4)), 4),
+    (seed("f16", 64), ((0, 1), (1, 2), (2, 4)), 4),
+    (seed_cta("f32", 32), ((0, 1), (1, 2), (2, 4)), 4),
 ])
 def test_choose_rotation(case, pairs, after: int) -> None:
     acc, plan = planned(case)

@@ -39,8 +39,10 @@ ROTATED = {
     "f16-k16": seed("f16", 16),
     "cta-f32-k8": seed_cta("f32", 8),
     "cta-f16-k16": seed_cta("f16", 16),
-    # 32-bit accesses 8-way conflicted: a 2-bit rotation (3 selects a word, 4-way mux)
+    # 32-bit accesses 8-way conflicted over 8 rounds: a 3-bit rotation (3 selects a word)
     "b2-gaps": CopyCase(Side((32, 8), "local", "(32,8):(1@laneid,2)"), Side((32, 8), "shared")),
+    # 128-bit accesses 8-way conflicted: 32 floats a lane, a 3-bit butterfly over 8 rounds
+    "f32-k32": seed("f32", 32),
     # unswizzled warpgroup tile: 8-way, 2-bit rotation over 8 rounds
     "wg-plain": swizzled_wg(False),
 }
@@ -88,3 +90,16 @@ def test_rotated_s_offsets_are_hoisted() -> None:
     index_selects = [op for op in lowered.walk() if isinstance(op, arith.SelectOp)
                      and isinstance(op.result.type, IndexType)]
     assert len(index_selects) == 2  # +4 for rounds with bit 0 clear, -4 for the others
+
+
+@pytest.mark.parametrize("name,bits,rounds", [
+    ("f32-k8", 1, 2), ("f32-k16", 2, 4), ("f32-k32", 3, 8), ("b2-gaps", 3, 8)])
+@pytest.mark.parametrize("r_to_s", [False, True], ids=["S->R", "R->S"])
+def test_butterfly_has_k_selects_per_chunk(name: str, bits: int, rounds: int,
+                                           r_to_s: bool) -> None:
+    # a k-bit rotation is a butterfly of k conditional-swap stages: k vector selects per chunk
+    # of every round (one blend per 32-bit word each), not the 2^k - 1 of a mux per chunk
+    lowered = lower(ROTATED[name].kernel_text(r_to_s))
+    conds = {s.cond for s in vector_selects(lowered)}
+    assert len(conds) == bits
+    assert len(vector_selects(lowered)) == bits * rounds
