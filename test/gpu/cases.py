@@ -62,6 +62,12 @@ def _b4(a: Arrays) -> dict[int, np.ndarray]:
     return {2: out}
 
 
+def _replicated(a: Arrays) -> dict[int, np.ndarray]:
+    """replicated: every thread's copy of row tid % 16 (load fills every replica), and the
+    store writes once, from replica 0 (warp 0, lanes 0..15)."""
+    return {2: a[0][np.arange(64) % 16], 3: a[1][:16]}
+
+
 def _reversed_blocks(a: Arrays) -> dict[int, np.ndarray]:
     """shared_dyn_192k: out[32b + i] = in[32(11 - b) + i]."""
     return {1: a[0].reshape(12, 32, 128)[::-1].reshape(384, 128)}
@@ -150,6 +156,7 @@ CASES: tuple[GpuCase, ...] = (
     GpuCase("b3_thread_stride", KERNELS / "b3_thread_stride.mlir",
             lambda a: {1: a[0], 2: a[0]}, ((4, 2), (4, 2)), may_reject=True),
     GpuCase("b4_partial", KERNELS / "b4_partial.mlir", _b4, ((4, 2),), may_reject=True),
+    GpuCase("replicated", KERNELS / "replicated.mlir", _replicated, ((4, 2), (4, 2))),
     GpuCase("cta_tile", EXAMPLES / "cta_tile.mlir", lambda a: {1: a[0]}, ((4, 8), (4, 8))),
 )
 

@@ -14,6 +14,7 @@ from functools import cache
 from itertools import product
 from typing import Any
 
+import numpy as np
 import pytest
 from bank_cases import planned
 from copy_harness import CopyCase, Side, find_alloca, lower, parse
@@ -198,3 +199,21 @@ def test_matrix_path_refuses_replicas() -> None:
 def test_layout_type_is_unchanged_without_replicas() -> None:
     assert Layout(parse_layout("(32,8):(1@laneid,1)").iters) == \
         parse_layout("(32,8):(1@laneid,1)")
+
+
+def test_gpu_kernel_expectation_holds_on_the_cpu() -> None:
+    """test/gpu/kernels/replicated.mlir, lowered, on the CPU interpreter: its numpy
+    expectation (the GPU run checks the same one) and its plan."""
+    from cases import CASES as GPU_CASES
+    from cases import compare, lowering_plan
+
+    from regcopy_backend.runtime.cpu_run import run_on_cpu
+
+    case = next(c for c in GPU_CASES if c.name == "replicated")
+    module = lower(case.path.read_text())
+    assert lowering_plan(module) == list(case.plan)
+    rng = np.random.default_rng(0)
+    before = [rng.standard_normal(s).astype(np.float32) for s in ((16, 8), (64, 8), (64, 8),
+                                                                   (16, 8))]
+    after = run_on_cpu(module, "replicated", [b.copy() for b in before])
+    assert compare(case, ["in", "fresh", "all", "out"], before, after) == []
