@@ -201,19 +201,22 @@ def test_layout_type_is_unchanged_without_replicas() -> None:
         parse_layout("(32,8):(1@laneid,1)")
 
 
-def test_gpu_kernel_expectation_holds_on_the_cpu() -> None:
-    """test/gpu/kernels/replicated.mlir, lowered, on the CPU interpreter: its numpy
-    expectation (the GPU run checks the same one) and its plan."""
+@pytest.mark.parametrize("name,shapes", [
+    ("replicated", ((16, 8), (64, 8), (64, 8), (16, 8))),
+    ("replicated_region", ((32, 8), (128, 8), (128, 8), (32, 8))),
+])
+def test_gpu_kernel_expectation_holds_on_the_cpu(name: str, shapes: tuple[Any, ...]) -> None:
+    """test/gpu/kernels/NAME.mlir, lowered, on the CPU interpreter: its numpy expectation
+    (the GPU run checks the same one) and its plan."""
     from cases import CASES as GPU_CASES
     from cases import compare, lowering_plan
 
     from regcopy_backend.runtime.cpu_run import run_on_cpu
 
-    case = next(c for c in GPU_CASES if c.name == "replicated")
+    case = next(c for c in GPU_CASES if c.name == name)
     module = lower(case.path.read_text())
     assert lowering_plan(module) == list(case.plan)
     rng = np.random.default_rng(0)
-    before = [rng.standard_normal(s).astype(np.float32) for s in ((16, 8), (64, 8), (64, 8),
-                                                                   (16, 8))]
-    after = run_on_cpu(module, "replicated", [b.copy() for b in before])
+    before = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    after = run_on_cpu(module, name, [b.copy() for b in before])
     assert compare(case, ["in", "fresh", "all", "out"], before, after) == []
