@@ -28,4 +28,5 @@ def emit_thread_share(b: IndexBuilder, plan: CopyPlan, t: Value) -> tuple[Value,
     """Step 8 in IR: ``planning.thread_offsets`` run on the builder (the thread's S share and
     ``origin + sum(c * ts)``, equal to ``t`` exactly when the thread owns data -- for a store
     out of a replicated R, when it owns data as replica 0)."""
-    return thread_offsets(b, plan.thread_atoms, plan.thread_decode, t, plan.store_once)
+    return thread_offsets(b, plan.thread_atoms, plan.thread_decode, t, plan.store_once,
+                          owned=plan.guarded)

@@ -433,11 +433,17 @@ def _decode_variant(thread_atoms: Sequence[ThreadAtom], origin: int, threads: in
 
 
 def thread_coordinates(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom],
-                       dec: ThreadDecode, t: V | int) -> tuple[V | int, ...]:
-    """The coordinates thread ``t`` decodes (see ``ThreadDecode``), in atom order."""
+                       dec: ThreadDecode, t: V | int, skip: frozenset[int] = frozenset()
+                       ) -> tuple[V | int, ...]:
+    """The coordinates thread ``t`` decodes (see ``ThreadDecode``), in atom order; those of
+    the atoms in ``skip`` are left 0 (only for an independent decode, where no coordinate
+    depends on another)."""
+    assert not (skip and dec.chained)
     coords: list[V | int] = [0] * len(thread_atoms)
     r = m.add(t, dec.shift)
     for k in dec.order:
+        if k in skip:
+            continue
         a = thread_atoms[k]
         q = m.div(r, a.t_stride)
         coords[k] = m.rem(q, a.extent) if dec.mod[k] else q
@@ -447,16 +453,23 @@ def thread_coordinates(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom],
 
 
 def thread_offsets(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom], dec: ThreadDecode,
-                   t: V | int, writers: bool = False) -> tuple[V | int, V | int]:
+                   t: V | int, writers: bool = False, owned: bool = True
+                   ) -> tuple[V | int, V | int]:
     """Step 8, written once over ``IndexMath``: thread ``t``'s S share ``sum(c * s_stride)``
     over its decoded coordinates, and ``origin + sum(c * t_stride)``, which equals ``t``
     exactly when ``t`` owns data. With ``writers`` the replica atoms are left out of the
     sum: it equals ``t`` exactly when ``t`` owns data as replica 0 (the decoded coordinates
     of an owner are unique, the t_strides positive, so a non-zero replica coordinate moves
-    the sum off ``t``) -- one comparison guards out both non-owners and other replicas."""
+    the sum off ``t``) -- one comparison guards out both non-owners and other replicas.
+    A replica coordinate only feeds the sum; with ``writers``, or without ``owned`` (nobody
+    reads the sum: the copy is not guarded), it is not decoded where the decode allows it."""
     offset: V | int = 0
     recon: V | int = dec.origin
-    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t), thread_atoms, strict=True):
+    needed = owned and not writers
+    skip = frozenset() if needed or dec.chained else \
+        frozenset(k for k, a in enumerate(thread_atoms) if a.replica)
+    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t, skip), thread_atoms,
+                    strict=True):
         offset = m.add(offset, m.mul(c, a.s_stride))
         if not (writers and a.replica):
             recon = m.add(recon, m.mul(c, a.t_stride))

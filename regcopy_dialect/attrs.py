@@ -4,7 +4,7 @@ buffer's memory space), ``#regcopy.exec<...>`` (the threads that run a copy toge
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, MemRefLayoutAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -149,12 +149,13 @@ def parse_layout_body(parser: AttrParser) -> Layout:
     return layout
 
 
-def parse_replicas(parser: AttrParser, iters) -> tuple[Iter, ...]:  # type: ignore[no-untyped-def]
+def parse_replicas(parser: AttrParser, iters: Callable[[], tuple[Iter, ...]]
+                   ) -> tuple[Iter, ...]:
     """``<extents:strides>`` after ``replicate``: iters whose strides all name a thread
     axis (a replica moves the owner, never the register slot)."""
     with parser.in_angle_brackets():
         start = parser.pos
-        replicas: tuple[Iter, ...] = iters()
+        replicas = iters()
     if (bad := next((i for i in replicas if not i.is_thread), None)) is not None:
         parser.raise_error(f"replicate iter {bad} has no thread axis; replica strides must "
                            f"name one (e.g. 16@laneid): {AXIS_NAMES}", start, parser.pos)

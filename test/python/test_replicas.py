@@ -17,9 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from bank_cases import planned
-from copy_harness import CopyCase, Side, find_alloca, lower, parse
-from xdsl.dialects.builtin import ModuleOp
-
+from copy_harness import CopyCase, Side, find_alloca, lower, memref_type, parse
 from regcopy_backend.interpreter.driver import (
     Buffer,
     gpu_state,
@@ -27,16 +25,18 @@ from regcopy_backend.interpreter.driver import (
     make_interpreter,
     threads_of,
 )
+from regcopy_passes.banks import bank_report
+from regcopy_passes.dispatch import Rejected, accept
+from regcopy_passes.matrix_plan import plan_matrix
+from xdsl.dialects.builtin import ModuleOp
+
 from regcopy_dialect.builders import local_buffer_type, parse_layout
 from regcopy_dialect.layout import THREAD_AXES, Layout, Scope, ownership, replica_shifts
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_dialect.viz import layout_text
-from regcopy_passes.banks import bank_report
-from regcopy_passes.dispatch import Rejected, accept
-from regcopy_passes.matrix_plan import plan_matrix
 
 MMA_A = "(2,2,8,2,4,2):(2@warpid,2,4@laneid,4,1@laneid,1), replicate<2:1@warpid>"
-"""A of mma.m16n8k16 (f16), M = 32 over 2 warps (warp = 2 wm + wn), K = 16: lane 4g + q
+"""A of mma.m16n8k16 (f16), M = 32 over wm = 0, 1 (warp = 2 wm + wn), K = 16: lane 4g + q
 holds rows g, g + 8 and columns 2q, 2q + 1, 2q + 8, 2q + 9; warps wn = 0, 1 hold copies."""
 MMA_B = "(2,4,2,2,8):(2,1@laneid,1,1@warpid,4@laneid), replicate<2:2@warpid>"
 """B of mma.m16n8k16 (f16), K = 16, N = 16 over 2 warps (wn): lane 4g + q holds column g,
@@ -91,8 +91,7 @@ def _run(case: CopyCase, module: ModuleOp, r_to_s: bool) -> tuple[list[Any], dic
     interp = make_interpreter(module)
     state = gpu_state(interp)
     r_alloca = find_alloca(module, "R")
-    s = Buffer.new(parse(case.kernel_text(r_to_s)).body.block.first_op
-                   .function_type.inputs.data[0])  # type: ignore[union-attr]
+    s = Buffer.new(memref_type(case.s, case.dtype))
     s.storage = ["sentinel" if r_to_s else ("s", p) for p in range(len(s.storage))]
     regs: dict[int, list[Any]] = {}
     for th in threads_of(case.block, (1, 1, 1)):
@@ -210,7 +209,6 @@ def test_gpu_kernel_expectation_holds_on_the_cpu(name: str, shapes: tuple[Any, .
     (the GPU run checks the same one) and its plan."""
     from cases import CASES as GPU_CASES
     from cases import compare, lowering_plan
-
     from regcopy_backend.runtime.cpu_run import run_on_cpu
 
     case = next(c for c in GPU_CASES if c.name == name)
