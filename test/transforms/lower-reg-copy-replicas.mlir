@@ -71,7 +71,8 @@ func.func @mma_a(%A: memref<32x16xf16, #regcopy.mem<global>>) attributes {regcop
 // path, and the remark says why. Replicas reading one address are a broadcast in the bank
 // model (the per-round wavefronts are those of the representatives).
 !R = memref<32x16xf16, #regcopy.layout<(2,2,8,2,4,2):(2@warpid,2,4@laneid,4,1@laneid,1), replicate<2:1@warpid>>, #regcopy.mem<local>>
-func.func @mma_a_shared(%A: memref<32x16xf16, #regcopy.mem<shared>>) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
+func.func @mma_a_shared() attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
+  %A = memref.alloca() : memref<32x16xf16, #regcopy.mem<shared>>
   %R = memref.alloca() : !R
   regcopy.copy cta %A -> %R : memref<32x16xf16, #regcopy.mem<shared>> -> !R
   func.return
