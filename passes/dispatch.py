@@ -190,7 +190,7 @@ def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
     if r.layout.swizzle is not None:
         raise Rejected(f"R layout {r.layout} is swizzled; only the memory side (S) may "
                        "carry a swizzle, the register tile's layout may not")
-    for name in dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters):
+    for name in dict.fromkeys(i.axis for i in buffer_layout(r_type).owner_iters):
         assert name is not None
         axis = THREAD_AXES[name]
         if axis.subscope > Scope.WARPGROUP:
@@ -208,11 +208,12 @@ def check_r_layout(r_type: MemRefType, r: Sliced, scope: Scope) -> None:
                            f"{axis.scope.name.lower()}")
 
 
-def check_partition(r: Sliced, s: Sliced, scope: Scope, threads: int) -> Partition:
+def check_partition(r: Sliced, s: Sliced, scope: Scope, threads: int,
+                    store: bool = False) -> Partition:
     """Check 6: S groups by R's partition (``planning.partition_of``, which also finds the
-    thread decode check 7 needs)."""
+    thread decode check 7 needs; ``store``: R is the source)."""
     try:
-        return partition_of(r, s, scope, threads)
+        return partition_of(r, s, scope, threads, store)
     except LayoutError as e:
         raise Rejected(f"S cannot be grouped by R's partition: {e}; the memory side (S) "
                        "must split its dims where the register tile's iters split") from None
@@ -221,7 +222,7 @@ def check_partition(r: Sliced, s: Sliced, scope: Scope, threads: int) -> Partiti
 def check_owners(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: int,
                  part: Partition) -> None:
     """Check 7: each element of R has exactly one
-    owner thread (no replicas), counting the axis values a slice pinned (``r.thread_base``,
+    owner thread per declared replica (``replicate<...>``, one owner without), counting the axis values a slice pinned (``r.thread_base``,
     and 0 for the other axes of the unsliced layout, ``r_axes``); the owners are those of
     the fused thread index; and some division/remainder decode of the thread index
     recovers exactly the owners (``planning.plan_decode``; the other threads are guarded)."""
@@ -233,11 +234,18 @@ def check_owners(r: Sliced, r_axes: tuple[str, ...], scope: Scope, block: int,
         raise Rejected(f"{where} has elements owned by no thread of the "
                        f"{scope.name.lower()}; a register tile whose thread axes stay inside "
                        f"the {scope.name.lower()} would be accepted")
-    if own.most > 1:
+    want = r.layout.replica_count
+    if own.most > want:
+        declared = f" but the layout declares {want} replicas" if want > 1 else ""
         raise Rejected(f"{where} is replicated: {own.most} threads of the "
-                       f"{scope.name.lower()} own the same element; give each element one "
-                       f"owner (add the missing thread axis to the register tile, or use a "
-                       f"narrower exec scope)")
+                       f"{scope.name.lower()} own the same element{declared}; give each "
+                       f"element one owner (add the missing thread axis to the register "
+                       f"tile, or use a narrower exec scope); or, where the copies are meant, "
+                       f"declare them: replicate<...> on the thread axis the layout leaves out")
+    if own.fewest < want:
+        raise Rejected(f"{where} has {want} replicas but only {own.fewest} of them lie inside "
+                       f"the {scope.name.lower()}; replicas must stay inside the exec scope "
+                       f"(and the block)")
     if not own.fused_exact:
         raise Rejected(f"{where}: its thread axes overlap (the owner is not "
                        "lane + 32 * warp + 128 * warpgroup of its axis values)")
@@ -278,9 +286,9 @@ def accept(op: CopyOp) -> Accepted:
     check_r_layout(r_type, r, scope)
     registers = buffer_layout(r_type).storage().span()
     check_register_budget(r_type, registers)
-    part = check_partition(r, s, scope, scope.threads(block))
+    part = check_partition(r, s, scope, scope.threads(block), not r_is_dst)
     bits = element_bits(r_type.element_type) or 0
-    r_axes = tuple(dict.fromkeys(i.axis for i in buffer_layout(r_type).thread_iters
+    r_axes = tuple(dict.fromkeys(i.axis for i in buffer_layout(r_type).owner_iters
                                  if i.axis is not None))
     check_owners(r, r_axes, scope, block, part)
     return Accepted(r_is_dst, r, s, scope, scope.threads(block), bits, registers, part,

@@ -26,5 +26,7 @@ def thread_index(b: IndexBuilder, scope: Scope) -> Value:
 
 def emit_thread_share(b: IndexBuilder, plan: CopyPlan, t: Value) -> tuple[Value, Value]:
     """Step 8 in IR: ``planning.thread_offsets`` run on the builder (the thread's S share and
-    ``origin + sum(c * ts)``, equal to ``t`` exactly when the thread owns data)."""
-    return thread_offsets(b, plan.thread_atoms, plan.thread_decode, t)
+    ``origin + sum(c * ts)``, equal to ``t`` exactly when the thread owns data -- for a store
+    out of a replicated R, when it owns data as replica 0)."""
+    return thread_offsets(b, plan.thread_atoms, plan.thread_decode, t, plan.store_once,
+                          owned=plan.guarded)

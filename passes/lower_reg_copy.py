@@ -188,6 +188,7 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
     head = f"{lp.transfer.describe()}, {lp.acc.describe_registers()}"
     if lp.copy.guarded and isinstance(lp.transfer, VectorTransfer):
         head += ", guarded"
+    head += lp.copy.describe_replicas()
     notes: list[str] = []
     if lp.copy.narrowed_by and isinstance(lp.transfer, VectorTransfer):
         notes.append(f"narrowed: {lp.copy.narrowed_by}")

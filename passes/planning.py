@@ -21,7 +21,9 @@ An *atom* ``(extent, s_stride, r_step)`` is one level of the per-thread loop nes
 step along it moves ``s_stride`` elements in S and ``r_step`` registers in R. A *thread atom*
 ``(extent, t_stride, s_stride)`` is one digit of the thread index ``t``: the thread's
 coordinate on it is ``(t // t_stride) % extent`` and contributes ``coordinate * s_stride`` to
-the thread's S base.
+the thread's S base. A *replica atom* (``replica``) is a thread digit of R's replicas: it
+has ``s_stride`` 0 (every replica moves the same elements into the same register slots) and
+counts towards ownership for a load, but not for a store, where only replica 0 writes.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class ThreadAtom:
     extent: int
     t_stride: int
     s_stride: int
+    replica: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ class Partition:
     threads: int
     decode: ThreadDecode | None
     decode_reason: str | None = None
+    store_once: bool = False
+    """R is replicated and the copy's source: only replica 0 writes (see ``CopyPlan``)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,14 @@ class CopyPlan:
     decode: ThreadDecode | None = None
     """How a thread decodes its coordinates on ``thread_atoms`` (step 8); None: the
     independent ``(t // ts) % e`` decode from origin 0 (see ``thread_decode``)."""
+    store_once: bool = False
+    """Out of a replicated R: a thread takes part only as replica 0 (its replica
+    coordinates all 0), so each element is written once (``thread_offsets``'s ``writers``)."""
+
+    @property
+    def replicas(self) -> int:
+        """Owners of each element: the product of the replica atoms' extents."""
+        return prod(a.extent for a in self.thread_atoms if a.replica)
 
     @property
     def thread_decode(self) -> ThreadDecode:
@@ -142,16 +155,26 @@ class CopyPlan:
     def thread_share(self, t: int) -> tuple[int, bool]:
         """Thread ``t``'s (scope-local) S offset share and whether it owns data, exactly as
         the lowered IR computes them (``thread_share`` with this plan's decode)."""
-        return thread_share(self.thread_atoms, t, self.thread_decode)
+        return thread_share(self.thread_atoms, t, self.thread_decode, self.store_once)
 
     @property
     def rounds(self) -> int:
         return prod(a.extent for a in self.outer)
 
+    def describe_replicas(self) -> str:
+        """The remark's words on R's replicas: ``""`` without, else e.g. ``", 2 replicas
+        (each loads)"`` or ``", 2 replicas (replica 0 stores)"``."""
+        if self.replicas == 1:
+            return ""
+        return f", {self.replicas} replicas " + \
+            ("(replica 0 stores)" if self.store_once else "(each loads)")
+
     @property
     def guarded(self) -> bool:
-        """Whether some threads of the scope own nothing (and must be guarded out)."""
-        return prod(a.extent for a in self.thread_atoms) < self.threads
+        """Whether some threads of the scope take no part (they own nothing, or, with
+        ``store_once``, are replicas other than 0) and must be guarded out."""
+        taking_part = [a for a in self.thread_atoms if not (a.replica and self.store_once)]
+        return prod(a.extent for a in taking_part) < self.threads
 
 
 # ---- step 1 -----------------------------------------------------------------------------------
@@ -410,11 +433,17 @@ def _decode_variant(thread_atoms: Sequence[ThreadAtom], origin: int, threads: in
 
 
 def thread_coordinates(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom],
-                       dec: ThreadDecode, t: V | int) -> tuple[V | int, ...]:
-    """The coordinates thread ``t`` decodes (see ``ThreadDecode``), in atom order."""
+                       dec: ThreadDecode, t: V | int, skip: frozenset[int] = frozenset()
+                       ) -> tuple[V | int, ...]:
+    """The coordinates thread ``t`` decodes (see ``ThreadDecode``), in atom order; those of
+    the atoms in ``skip`` are left 0 (only for an independent decode, where no coordinate
+    depends on another)."""
+    assert not (skip and dec.chained)
     coords: list[V | int] = [0] * len(thread_atoms)
     r = m.add(t, dec.shift)
     for k in dec.order:
+        if k in skip:
+            continue
         a = thread_atoms[k]
         q = m.div(r, a.t_stride)
         coords[k] = m.rem(q, a.extent) if dec.mod[k] else q
@@ -424,23 +453,35 @@ def thread_coordinates(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom],
 
 
 def thread_offsets(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom], dec: ThreadDecode,
-                   t: V | int) -> tuple[V | int, V | int]:
+                   t: V | int, writers: bool = False, owned: bool = True
+                   ) -> tuple[V | int, V | int]:
     """Step 8, written once over ``IndexMath``: thread ``t``'s S share ``sum(c * s_stride)``
     over its decoded coordinates, and ``origin + sum(c * t_stride)``, which equals ``t``
-    exactly when ``t`` owns data."""
+    exactly when ``t`` owns data. With ``writers`` the replica atoms are left out of the
+    sum: it equals ``t`` exactly when ``t`` owns data as replica 0 (the decoded coordinates
+    of an owner are unique, the t_strides positive, so a non-zero replica coordinate moves
+    the sum off ``t``) -- one comparison guards out both non-owners and other replicas.
+    A replica coordinate only feeds the sum; with ``writers``, or without ``owned`` (nobody
+    reads the sum: the copy is not guarded), it is not decoded where the decode allows it."""
     offset: V | int = 0
     recon: V | int = dec.origin
-    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t), thread_atoms, strict=True):
+    needed = owned and not writers
+    skip = frozenset() if needed or dec.chained else \
+        frozenset(k for k, a in enumerate(thread_atoms) if a.replica)
+    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t, skip), thread_atoms,
+                    strict=True):
         offset = m.add(offset, m.mul(c, a.s_stride))
-        recon = m.add(recon, m.mul(c, a.t_stride))
+        if not (writers and a.replica):
+            recon = m.add(recon, m.mul(c, a.t_stride))
     return offset, recon
 
 
 def thread_share(thread_atoms: Sequence[ThreadAtom], t: int,
-                dec: ThreadDecode | None = None) -> tuple[int, bool]:
-    """``thread_offsets`` on integers: thread ``t``'s S share and whether it owns data."""
+                dec: ThreadDecode | None = None, writers: bool = False) -> tuple[int, bool]:
+    """``thread_offsets`` on integers: thread ``t``'s S share and whether it takes part
+    (owns data; with ``writers``, as replica 0)."""
     dec = dec if dec is not None else _decode_variant(thread_atoms, 0, t + 1, False)
-    offset, recon = thread_offsets(INT_MATH, thread_atoms, dec, t)
+    offset, recon = thread_offsets(INT_MATH, thread_atoms, dec, t, writers)
     return int(offset), recon == t
 
 
@@ -491,16 +532,30 @@ def decode_problem(thread_atoms: Sequence[ThreadAtom], origin: int = 0,
 # ---- the whole plan ---------------------------------------------------------------------------
 
 
-def partition_of(r: Sliced, s: Sliced, scope: Scope, threads: int) -> Partition:
+def replica_atoms(aligned: Aligned) -> tuple[ThreadAtom, ...]:
+    """Step 4 for R's replicas (fused like its thread iters by ``align``): one thread atom
+    ``(extent, stride, 0)`` each -- a replica moves the owner, not the S offset."""
+    return tuple(ThreadAtom(i.extent, i.stride, 0, replica=True)
+                 for i in aligned.r.replicas if i.extent > 1)
+
+
+def partition_of(r: Sliced, s: Sliced, scope: Scope, threads: int,
+                 store: bool = False) -> Partition:
     """Steps 1-4 and step 8's decode, once: what ``dispatch.accept`` checks and
-    ``plan_copy`` consumes. Raises ``LayoutError`` when S cannot be grouped by R."""
+    ``plan_copy`` consumes (``store``: R is the source). Raises ``LayoutError`` when S
+    cannot be grouped by R. R's replicas join the thread atoms (``replica_atoms``), so the
+    decode recovers a thread's replica coordinates as well as its element coordinates."""
     aligned = align(r, s, scope)
     thread_pairs, register_pairs = drop_thread_iters(inherit_partition(aligned))
     thread_atoms = tuple(a for a in make_thread_atoms(thread_pairs) if a.extent > 1)
+    thread_atoms += replica_atoms(aligned)
+    once = store and any(a.replica for a in thread_atoms)
     decode = plan_decode(thread_atoms, thread_origin(r.thread_base), threads)
     if isinstance(decode, str):
-        return Partition(aligned, thread_atoms, make_atoms(register_pairs), threads, None, decode)
-    return Partition(aligned, thread_atoms, make_atoms(register_pairs), threads, decode)
+        return Partition(aligned, thread_atoms, make_atoms(register_pairs), threads, None, decode,
+                         once)
+    return Partition(aligned, thread_atoms, make_atoms(register_pairs), threads, decode,
+                     store_once=once)
 
 
 def plan_copy(part: Partition, r_base: Affine, s_base: Affine, element_bits: int,
@@ -517,4 +572,4 @@ def plan_copy(part: Partition, r_base: Affine, s_base: Affine, element_bits: int
     assert parts is not None
     return CopyPlan(part.thread_atoms, merge_outer(parts[0]), choice.n, s_base, r_base,
                     swizzle, part.threads, choice.narrowed_by,
-                    s_base.divisibility(divisor_of), part.decode)
+                    s_base.divisibility(divisor_of), part.decode, part.store_once)

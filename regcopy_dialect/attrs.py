@@ -4,7 +4,7 @@ buffer's memory space), ``#regcopy.exec<...>`` (the threads that run a copy toge
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, MemRefLayoutAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -117,36 +117,67 @@ def parse_layout_body(parser: AttrParser) -> Layout:
                                f"{AXIS_NAMES}", axis_start, parser.pos)
         return value, None if axis is None else axis.data
 
+    def iters(what: str) -> tuple[Iter, ...]:
+        start = parser.pos
+        extents = _parse_int_list(parser, extent)
+        parser.parse_punctuation(":", f" between {what} extents and strides")
+        strides = _parse_int_list(parser, stride)
+        if len(extents) != len(strides):
+            parser.raise_error(f"{what} has {len(extents)} extents but {len(strides)} strides",
+                               start, parser.pos)
+        return tuple(Iter(e, st, ax) for e, (st, ax) in zip(extents, strides))
+
     start = parser.pos
-    extents = _parse_int_list(parser, extent)
-    parser.parse_punctuation(":", " between layout extents and strides")
-    strides = _parse_int_list(parser, stride)
-    if len(extents) != len(strides):
-        parser.raise_error(f"layout has {len(extents)} extents but {len(strides)} strides",
-                           start, parser.pos)
+    main = iters("layout")
     swizzle = None
+    replicas: tuple[Iter, ...] = ()
     if parser.parse_optional_punctuation(",") is not None:
         kw_start = parser.pos
-        if parser.parse_optional_keyword("swizzle") is None:
-            parser.raise_error("expected 'swizzle<M,B,S>' after the layout iters (replicated "
-                               "and other layout forms are not supported)", kw_start,
-                               parser.pos + 1)
-        swizzle = parse_swizzle(parser, kw_start)
-    layout = Layout(tuple(Iter(e, st, ax) for e, (st, ax) in zip(extents, strides)), swizzle)
+        if parser.parse_optional_keyword("replicate") is not None:
+            replicas = parse_replicas(parser, lambda: iters("replicate"))
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.raise_error("nothing may follow replicate<...>: replicas are for local "
+                                   "buffers, swizzles for shared ones", kw_start, parser.pos)
+        elif parser.parse_optional_keyword("swizzle") is not None:
+            swizzle = parse_swizzle(parser, kw_start)
+        else:
+            parser.raise_error("expected 'swizzle<M,B,S>' or 'replicate<extents:strides>' "
+                               "after the layout iters", kw_start, parser.pos + 1)
+    layout = Layout(main, swizzle, replicas)
     if (problem := layout_problem(layout)) is not None:
         parser.raise_error(problem, start, parser.pos)
     return layout
 
 
+def parse_replicas(parser: AttrParser, iters: Callable[[], tuple[Iter, ...]]
+                   ) -> tuple[Iter, ...]:
+    """``<extents:strides>`` after ``replicate``: iters whose strides all name a thread
+    axis (a replica moves the owner, never the register slot)."""
+    with parser.in_angle_brackets():
+        start = parser.pos
+        replicas = iters()
+    if (bad := next((i for i in replicas if not i.is_thread), None)) is not None:
+        parser.raise_error(f"replicate iter {bad} has no thread axis; replica strides must "
+                           f"name one (e.g. 16@laneid): {AXIS_NAMES}", start, parser.pos)
+    return replicas
+
+
 def layout_problem(layout: Layout) -> str | None:
-    """The first rule that ``layout`` breaks on its own (no buffer needed): a bounded thread
-    axis stays inside its range, distinct elements have distinct owners or distinct memory
+    """The first rule that ``layout`` breaks on its own (no buffer needed): replicas are on
+    thread axes, a bounded thread axis stays inside its range (replicas included), distinct
+    (element, replica) pairs have distinct owners or distinct elements distinct memory
     offsets."""
+    if (bad := next((i for i in layout.replicas if not i.is_thread), None)) is not None:
+        return f"replicate iter {bad} has no thread axis; replica strides must name one"
+    if layout.replicas and layout.swizzle is not None:
+        return f"layout {layout} has both replicas and a swizzle; replicas are for local " \
+               "buffers, swizzles for shared ones"
     if (over := axis_overflow(layout)) is not None:
         name, top, period = over
         return f"thread axis '{name}' reaches {top} but ranges over 0..{period - 1}"
     if not thread_map_injective(layout):
-        return f"layout {layout} is not injective: two elements have the same owner threads"
+        what = "two (element, replica) pairs" if layout.replicas else "two elements"
+        return f"layout {layout} is not injective: {what} have the same owner threads"
     if not is_injective(layout.memory_iters):
         return f"layout {layout} is not injective: two elements share a memory offset"
     return None
@@ -154,8 +185,9 @@ def layout_problem(layout: Layout) -> str | None:
 
 @irdl_attr_definition
 class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
-    """``#regcopy.layout<extents:strides[, swizzle<M,B,S>]>``: a TIRx ``TileLayout`` without
-    replicas (see ``regcopy_dialect.layout``), held as four arrays."""
+    """``#regcopy.layout<extents:strides[, swizzle<M,B,S> | replicate<extents:strides>]>``: a
+    TIRx ``TileLayout`` (see ``regcopy_dialect.layout``), held as four arrays and the
+    replicas, each ``[extent, stride, axis]``."""
 
     name = "regcopy.layout"
 
@@ -163,6 +195,7 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
     strides: ArrayAttr[IntAttr]
     axes: ArrayAttr[StringAttr]  # "" for the memory axis
     swizzle: ArrayAttr[IntAttr]  # empty or [M, B, S]
+    replicate: ArrayAttr[ArrayAttr[Attribute]]  # [[extent, stride, axis], ...]
 
     @staticmethod
     def from_layout(layout: Layout) -> LayoutAttr:
@@ -172,6 +205,8 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
             ArrayAttr(IntAttr(i.stride) for i in layout.iters),
             ArrayAttr(StringAttr(i.axis or "") for i in layout.iters),
             ArrayAttr(IntAttr(v) for v in ((sw.m_base, sw.bits, sw.shift) if sw else ())),
+            ArrayAttr(ArrayAttr((IntAttr(i.extent), IntAttr(i.stride), StringAttr(i.axis or "")))
+                      for i in layout.replicas),
         )
 
     @property
@@ -179,13 +214,13 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
         iters = tuple(Iter(e.data, s.data, a.data or None)
                       for e, s, a in zip(self.extents, self.strides, self.axes))
         sw = Swizzle(*(v.data for v in self.swizzle)) if self.swizzle.data else None
-        return Layout(iters, sw)
+        return Layout(iters, sw, tuple(_replica_iter(r) for r in self.replicate))
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
             attr = cls.from_layout(parse_layout_body(parser))
-        return (attr.extents, attr.strides, attr.axes, attr.swizzle)
+        return (attr.extents, attr.strides, attr.axes, attr.swizzle, attr.replicate)
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.layout}>")
@@ -199,7 +234,14 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
             m, b, s = (v.data for v in self.swizzle)
             if (problem := swizzle_problem(m, b, s)) is not None:
                 raise VerifyException(problem)
-        for a in self.axes:
+        for r in self.replicate:
+            if not (len(r) == 3 and isinstance(r.data[0], IntAttr)
+                    and isinstance(r.data[1], IntAttr) and isinstance(r.data[2], StringAttr)):
+                raise VerifyException("layout replicas must be [extent, stride, axis] triples")
+            if r.data[0].data < 1 or r.data[1].data < 0:  # type: ignore[union-attr]
+                raise VerifyException("replica extents must be >= 1 and strides >= 0")
+        for a in [*self.axes, *(r.data[2] for r in self.replicate)]:
+            assert isinstance(a, StringAttr)
             if a.data and a.data not in THREAD_AXES:
                 raise VerifyException(f"unknown thread axis '{a.data}'; expected one of "
                                       f"{AXIS_NAMES}")
@@ -208,3 +250,10 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
 
     def get_affine_map(self) -> AffineMap:
         raise NotImplementedError("a #regcopy.layout is not an affine map; use .layout")
+
+
+def _replica_iter(r: ArrayAttr[Attribute]) -> Iter:
+    """A ``[extent, stride, axis]`` triple of ``LayoutAttr.replicate`` as an ``Iter``."""
+    e, st, ax = r.data
+    assert isinstance(e, IntAttr) and isinstance(st, IntAttr) and isinstance(ax, StringAttr)
+    return Iter(e.data, st.data, ax.data or None)

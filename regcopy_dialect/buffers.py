@@ -86,6 +86,9 @@ def verify_buffer(t: MemRefType) -> None:
         raise VerifyException(f"layout {layout} does not fit buffer shape "
                               f"{list(t.get_shape())}: {e}") from None
     local = memory_space(t) == MemSpace.LOCAL
+    if not local and layout.replicas:
+        raise VerifyException(f"layout {layout} of a {memory_space(t)} buffer has replicas; "
+                              "only local buffers (register tiles) may be replicated")
     if not local and layout.thread_iters:
         raise VerifyException(f"layout {layout} of a {memory_space(t)} buffer has thread "
                               "axes; only local buffers are distributed over threads")

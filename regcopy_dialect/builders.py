@@ -65,7 +65,8 @@ class LayoutSyntaxError(LayoutError):
 def parse_layout(text: str) -> Layout:
     """The layout written ``text`` in ``#regcopy.layout<...>`` notation (without the
     ``#regcopy.layout<`` and ``>``), e.g. ``"(32,8):(1@laneid,1)"`` or
-    ``"(64,64):(64,1), swizzle<3,3,3>"``. The same rules as in IR apply (thread axis names,
+    ``"(64,64):(64,1), swizzle<3,3,3>"`` or ``"(16,8):(1@laneid,1), replicate<2:16@laneid>"``.
+    The same rules as in IR apply (thread axis names,
     extents >= 1, injectivity); a violation raises ``LayoutSyntaxError`` (a ``ValueError``)
     whose message gives the column and a caret."""
     from regcopy_dialect.context import regcopy_context
@@ -109,10 +110,29 @@ def buffer_type(shape: Sequence[int], dtype: str | Attribute, space: MemSpace | 
 
 
 def local_buffer_type(shape: Sequence[int], dtype: str | Attribute,
-                      layout: Layout | str) -> MemRefType:
+                      layout: Layout | str, replicate: Layout | str | None = None
+                      ) -> MemRefType:
     """A register tile: ``layout``'s thread axes say who owns an element, its other iters
-    give the register slot inside the owner."""
-    return buffer_type(shape, dtype, MemSpace.LOCAL, layout)
+    give the register slot inside the owner. ``replicate`` (``"2:16@laneid"``, or a
+    ``Layout`` whose iters are the replicas) adds ``replicate<...>``: thread ``t`` and
+    ``t + r * stride`` own the same elements."""
+    lay = parse_layout(layout) if isinstance(layout, str) else layout
+    if replicate is not None:
+        lay = with_replicas(lay, parse_layout(replicate) if isinstance(replicate, str)
+                            else replicate)
+    return buffer_type(shape, dtype, MemSpace.LOCAL, lay)
+
+
+def with_replicas(layout: Layout, replicas: Layout) -> Layout:
+    """``layout`` with ``replicas``'s iters as its replicas (``replicate<...>``); the rules
+    of the attribute apply (thread axes only, in range, injective modulo replicas) and a
+    violation is a ``ValueError``."""
+    from regcopy_dialect.attrs import layout_problem
+
+    out = Layout(layout.iters, layout.swizzle, replicas.iters)
+    if (problem := layout_problem(out)) is not None:
+        raise ValueError(problem)
+    return out
 
 
 def shared_buffer_type(shape: Sequence[int], dtype: str | Attribute,

@@ -9,6 +9,11 @@ A *layout* maps a logical index of a tile to where its element lives. It is a fl
   for a ``local`` buffer, an element offset otherwise), passed through the swizzle if any;
 * the value of thread axis ``a`` is ``sum(c_k * stride_k)`` over the iters on ``a``.
 
+A ``local`` layout may also carry *replicas* (``replicate<...>``): iters on thread axes only
+that index no logical element. With replica digits ``r_j`` the element's owners are every
+thread whose axis values are its own plus ``sum(r_j * stride_j)`` over the replica iters on
+that axis; replica ``r = 0`` is the *representative* (``replica_shifts``).
+
 Every function here is pure and every value type immutable, in the spirit of CUTLASS's pycute
 and TIRx's ``layout.py``.
 """
@@ -16,7 +21,7 @@ and TIRx's ``layout.py``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import product
@@ -182,10 +187,12 @@ class Affine:
 
 @dataclass(frozen=True)
 class Layout:
-    """A flat list of iters, outermost first, and an optional swizzle of the memory offset."""
+    """A flat list of iters, outermost first, an optional swizzle of the memory offset and
+    the replica iters (thread axes only, no logical extent: see the module doc)."""
 
     iters: tuple[Iter, ...]
     swizzle: Swizzle | None = None
+    replicas: tuple[Iter, ...] = ()
 
     # ---- shape and printing ----------------------------------------------------------------
     @property
@@ -204,10 +211,20 @@ class Layout:
     def memory_iters(self) -> tuple[Iter, ...]:
         return tuple(i for i in self.iters if not i.is_thread)
 
+    @property
+    def owner_iters(self) -> tuple[Iter, ...]:
+        """Every iter that moves the owner thread: the thread iters, then the replicas."""
+        return self.thread_iters + self.replicas
+
+    @property
+    def replica_count(self) -> int:
+        """Owners of each element: ``prod`` of the replica extents (1 without replicas)."""
+        return prod(i.extent for i in self.replicas)
+
     def __str__(self) -> str:
-        ext = ",".join(str(i.extent) for i in self.iters)
-        st = ",".join(f"{i.stride}@{i.axis}" if i.axis else str(i.stride) for i in self.iters)
-        text = f"{ext}:{st}" if len(self.iters) == 1 else f"({ext}):({st})"
+        text = iters_text(self.iters)
+        if self.replicas:
+            text += f", replicate<{iters_text(self.replicas)}>"
         return text + (f", {self.swizzle}" if self.swizzle else "")
 
     # ---- evaluation ------------------------------------------------------------------------
@@ -238,11 +255,52 @@ class Layout:
 
     # ---- structural operations ------------------------------------------------------------
     def storage(self) -> Layout:
-        """The memory part alone (for ``local``: one thread's registers, thread axes dropped)."""
+        """The memory part alone (for ``local``: one thread's registers, thread axes and
+        replicas dropped)."""
         return Layout(self.memory_iters, self.swizzle)
 
     def without_swizzle(self) -> Layout:
-        return Layout(self.iters)
+        return Layout(self.iters, replicas=self.replicas)
+
+    def without_replicas(self) -> Layout:
+        """The representative's layout: replica ``r = 0`` alone."""
+        return Layout(self.iters, self.swizzle)
+
+
+def iters_text(iters: Sequence[Iter]) -> str:
+    """``extents:strides`` as the attribute writes it (parentheses unless one iter)."""
+    ext = ",".join(str(i.extent) for i in iters)
+    st = ",".join(f"{i.stride}@{i.axis}" if i.axis else str(i.stride) for i in iters)
+    return f"{ext}:{st}" if len(iters) == 1 else f"({ext}):({st})"
+
+
+def replica_shifts(layout: Layout) -> tuple[dict[str, int], ...]:
+    """The thread-axis shift of every replica, row-major over the replica digits ``r``
+    (the representative ``r = 0``, all shifts 0, first): ``shift_a(r) = sum(r_j * s_j)``
+    over the replica iters on axis ``a``. Thread ``t`` owns an element exactly when ``t``'s
+    axis values are the element's owner values plus one of these shifts."""
+    out: list[dict[str, int]] = []
+    for digits in product(*(range(i.extent) for i in layout.replicas)):
+        shift = {i.axis: 0 for i in layout.replicas if i.axis is not None}
+        for c, it in zip(digits, layout.replicas, strict=True):
+            assert it.axis is not None
+            shift[it.axis] += c * it.stride
+        out.append(shift)
+    return tuple(out)
+
+
+def replica_of(layout: Layout, owner: Mapping[str, int], axis: Callable[[str], int]
+               ) -> int | None:
+    """Which replica (its row-major index in ``replica_shifts``) the thread whose axis values
+    ``axis`` gives is of an element whose representative has the thread-axis values ``owner``
+    (axes absent from ``owner`` are 0); None when the thread owns no copy of the element.
+    At most one replica matches: the layout is injective modulo replicas."""
+    names = list(dict.fromkeys([*owner, *(i.axis for i in layout.replicas if i.axis)]))
+    values = {a: axis(a) for a in names}
+    for k, shift in enumerate(replica_shifts(layout)):
+        if all(values[a] == owner.get(a, 0) + shift.get(a, 0) for a in names):
+            return k
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,41 +462,49 @@ def slice_region(layout: Layout, shape: Sequence[int], offsets: Sequence[int | H
                 base = base + value
             elif value:
                 thread_base[axis] = thread_base.get(axis, 0) + value
-    return Sliced(Layout(tuple(iters), layout.swizzle), base, tuple(sorted(thread_base.items())))
+    return Sliced(Layout(tuple(iters), layout.swizzle, layout.replicas), base,
+                  tuple(sorted(thread_base.items())))
 
 
 def fuse_thread_axes(layout: Layout, scope: Scope) -> Layout:
     """Rewrite every thread iter onto the scope's own axis (``laneid`` for a warp,
-    ``tid_in_wg`` for a warpgroup, ``tx`` for a CTA): ``s@a -> (s * unit(a))@fused``.
+    ``tid_in_wg`` for a warpgroup, ``tx`` for a CTA): ``s@a -> (s * unit(a))@fused``, the
+    replicas alike.
 
     This is the map ``laneid + 32*wid_in_wg = tid_in_wg`` and its kin; it is exact when each
-    element has one owner (see ``owner_counts``)."""
+    element has one owner per replica (see ``owner_counts``)."""
     fused = scope.fused_axis
-    out: list[Iter] = []
-    for it in layout.iters:
-        if it.axis is None or fused is None:
-            out.append(it)
-        else:
-            out.append(Iter(it.extent, it.stride * THREAD_AXES[it.axis].unit, fused))
-    return Layout(tuple(out), layout.swizzle)
+
+    def fuse(its: Sequence[Iter]) -> tuple[Iter, ...]:
+        return tuple(it if it.axis is None or fused is None
+                     else Iter(it.extent, it.stride * THREAD_AXES[it.axis].unit, fused)
+                     for it in its)
+
+    return Layout(fuse(layout.iters), layout.swizzle, fuse(layout.replicas))
 
 
-def merge_contiguous(layout: Layout) -> Layout:
-    """Merge neighbours on the same axis when ``outer.stride == inner.extent * inner.stride``."""
+def _merge(iters: Iterable[Iter]) -> tuple[Iter, ...]:
     out: list[Iter] = []
-    for it in layout.iters:
+    for it in iters:
         if out and out[-1].axis == it.axis and out[-1].stride == it.extent * it.stride:
             out[-1] = Iter(out[-1].extent * it.extent, it.stride, it.axis)
         else:
             out.append(it)
-    return Layout(tuple(out), layout.swizzle)
+    return tuple(out)
+
+
+def merge_contiguous(layout: Layout) -> Layout:
+    """Merge neighbours on the same axis when ``outer.stride == inner.extent * inner.stride``
+    (in the iters, and in the replicas)."""
+    return Layout(_merge(layout.iters), layout.swizzle, _merge(layout.replicas))
 
 
 def canonicalize(layout: Layout, scope: Scope | None = None) -> Layout:
     """Drop extent-1 iters, fuse thread axes up to ``scope`` (when given), merge contiguous
     neighbours. The logical map (with fused axes read as the scope-local thread index) is
     unchanged."""
-    lay = Layout(drop_unit_iters(layout.iters), layout.swizzle)
+    lay = Layout(drop_unit_iters(layout.iters), layout.swizzle,
+                 drop_unit_iters(layout.replicas))
     if scope is not None:
         lay = fuse_thread_axes(lay, scope)
     return merge_contiguous(lay)
@@ -488,19 +554,20 @@ def is_injective(iters: Sequence[Iter]) -> bool:
 
 def axis_overflow(layout: Layout) -> tuple[str, int, int] | None:
     """``(axis, max value, period)`` of the first bounded thread axis whose values exceed its
-    range (e.g. ``laneid`` reaching 32), else None."""
-    for name in dict.fromkeys(i.axis for i in layout.thread_iters):
+    range (e.g. ``laneid`` reaching 32), replicas counted, else None."""
+    for name in dict.fromkeys(i.axis for i in layout.owner_iters):
         assert name is not None
         period = THREAD_AXES[name].period
-        top = sum((i.extent - 1) * i.stride for i in layout.thread_iters if i.axis == name)
+        top = sum((i.extent - 1) * i.stride for i in layout.owner_iters if i.axis == name)
         if period is not None and top >= period:
             return name, top, period
     return None
 
 
 def thread_map_injective(layout: Layout) -> bool:
-    """Whether distinct thread coordinates give distinct thread-axis value tuples."""
-    its = drop_unit_iters(layout.thread_iters)
+    """Whether distinct thread coordinates, replica digits included, give distinct
+    thread-axis value tuples (the element's owners and its replicas are all distinct)."""
+    its = drop_unit_iters(layout.owner_iters)
     by_axis: dict[str | None, list[Iter]] = {}
     for it in its:
         by_axis.setdefault(it.axis, []).append(it)
@@ -511,10 +578,11 @@ def thread_map_injective(layout: Layout) -> bool:
 class Ownership:
     """Who owns the elements of a (sliced) register layout among one scope group's threads.
 
-    ``fewest``/``most``: the fewest and most owners of an element; ``fused_exact``: whether
-    every element with exactly one owner ``t`` has ``t == sum(value_a * unit(a))`` over its
-    thread-axis values (the fused, scope-local index that the lowering decodes); ``owners``:
-    the owner threads (scope-local), empty when not enumerated."""
+    ``fewest``/``most``: the fewest and most owners of an element (replicas count: a layout
+    with replicas wants ``replica_count`` owners everywhere); ``fused_exact``: whether every
+    (element, replica) with exactly one owner ``t`` has ``t == sum(value_a * unit(a))`` over
+    its thread-axis values (the fused, scope-local index that the lowering decodes);
+    ``owners``: the owner threads (scope-local), empty when not enumerated."""
 
     fewest: int
     most: int
@@ -527,22 +595,24 @@ def ownership(layout: Layout, scope: Scope, block: int,
     """The ownership of ``layout``'s elements (see ``Ownership``).
 
     Thread ``t`` (scope-local index) owns an element when every constrained thread axis has
-    the element's value at ``t`` (``ThreadAxis.value``). The constrained axes are the layout's
-    own, those of ``base`` (the values a slice pinned, ``Sliced.thread_base``) and ``axes``
-    (axes of the unsliced layout that a slice pinned to 0); an element's value on axis ``a``
-    is ``base[a] + sum(c_k * stride_k)`` over the iters on ``a``. Axes left out are
+    the element's value at ``t`` (``ThreadAxis.value``), or the value of one of its replicas
+    (``replica_shifts``). The constrained axes are the layout's own (replicas included),
+    those of ``base`` (the values a slice pinned, ``Sliced.thread_base``) and ``axes`` (axes
+    of the unsliced layout that a slice pinned to 0); an element's value on axis ``a`` is
+    ``base[a] + sum(c_k * stride_k)`` over the iters on ``a``. Axes left out are
     unconstrained, which replicates the element over them. Without enumerating, ``(0, 0)``
     when the layout has more than 2^16 thread coordinates and more than threads."""
     start = dict(base)
-    names = list(dict.fromkeys([*(i.axis for i in layout.thread_iters if i.axis is not None),
+    names = list(dict.fromkeys([*(i.axis for i in layout.owner_iters if i.axis is not None),
                                 *start, *axes]))
     nthreads = scope.threads(block)
-    if prod(i.extent for i in layout.thread_iters) > max(nthreads, _OWNER_ENUMERATION_LIMIT):
+    if prod(i.extent for i in layout.owner_iters) > max(nthreads, _OWNER_ENUMERATION_LIMIT):
         return Ownership(0, 0, False)  # far more thread coordinates than threads
     by_values: dict[tuple[int, ...], list[int]] = {}
     for t in range(nthreads):
         by_values.setdefault(tuple(THREAD_AXES[a].value(t) for a in names), []).append(t)
     its = [i for i in layout.thread_iters if i.extent > 1]
+    shifts = [tuple(sh.get(a, 0) for a in names) for sh in replica_shifts(layout)]
     counts: list[int] = []
     exact = True
     owners: set[int] = set()
@@ -550,11 +620,15 @@ def ownership(layout: Layout, scope: Scope, block: int,
         key = [start.get(a, 0) for a in names]
         for c, it in zip(digits, its, strict=True):
             key[names.index(it.axis)] += c * it.stride
-        who = by_values.get(tuple(key), [])
-        counts.append(len(who))
-        owners.update(who)
-        fused = sum(v * THREAD_AXES[a].unit for a, v in zip(names, key, strict=True))
-        exact = exact and (len(who) != 1 or who[0] == fused)
+        mine: set[int] = set()
+        for shift in shifts:
+            values = tuple(k + d for k, d in zip(key, shift, strict=True))
+            who = by_values.get(values, [])
+            mine.update(who)
+            fused = sum(v * THREAD_AXES[a].unit for a, v in zip(names, values, strict=True))
+            exact = exact and (len(who) != 1 or who[0] == fused)
+        counts.append(len(mine))
+        owners.update(mine)
     return Ownership(min(counts), max(counts), exact, frozenset(owners))
 
 

@@ -5,7 +5,8 @@ one from a layout over a buffer shape:
 
 * a register layout (one with thread axes, or ``space="local"``): each logical element is
   labelled ``thread:slot`` and coloured by its owner thread (the scope-local thread index:
-  lane for ``laneid``, ``threadIdx.x`` for ``tx``, ...);
+  lane for ``laneid``, ``threadIdx.x`` for ``tx``, ...); a replicated layout lists every
+  owner, replica 0 first (``0,16:3``), and is coloured by replica 0;
 * a memory layout: each element is labelled with its physical offset (swizzle applied) and
   coloured by the shared-memory bank of its first byte (``(offset * bytes / 4) mod 32``).
 
@@ -21,7 +22,13 @@ from dataclasses import dataclass
 from html import escape
 from math import prod
 
-from regcopy_dialect.layout import THREAD_AXES, Layout, Scope, fuse_thread_axes
+from regcopy_dialect.layout import (
+    THREAD_AXES,
+    Layout,
+    Scope,
+    fuse_thread_axes,
+    replica_shifts,
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def grid_shape(shape: Sequence[int]) -> tuple[int, int]:
 
 def owner_scope(layout: Layout) -> Scope:
     """The widest scope among the layout's thread axes (THREAD when it has none)."""
-    return max((THREAD_AXES[i.axis].scope for i in layout.thread_iters if i.axis),
+    return max((THREAD_AXES[i.axis].scope for i in layout.owner_iters if i.axis),
                default=Scope.THREAD)
 
 
@@ -71,6 +78,16 @@ def owners(layout: Layout) -> list[tuple[int, int]]:
         axes, slot = fused.apply(index)
         out.append((axes.get(axis, 0) if axis else 0, slot))
     return out
+
+
+def replica_owners(layout: Layout) -> list[tuple[tuple[int, ...], int]]:
+    """``(owner threads, register slot)`` of each logical element: ``owners``' thread plus
+    each replica's shift on the fused axis (``replica_shifts``), replica 0 first."""
+    scope = owner_scope(layout)
+    axis = scope.fused_axis
+    shifts = [s.get(axis, 0) if axis else 0
+              for s in replica_shifts(fuse_thread_axes(layout, scope))]
+    return [(tuple(t + d for d in shifts), slot) for t, slot in owners(layout)]
 
 
 def _row_col_names(shape: Sequence[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -92,14 +109,17 @@ def layout_tile(layout: Layout, shape: Sequence[int], element_bits: int = 32,
     if layout.size != prod(shape):
         raise ValueError(f"layout {layout} has {layout.size} elements, shape {list(shape)} has "
                          f"{prod(shape)}")
-    local = space == "local" or (space is None and bool(layout.thread_iters))
+    local = space == "local" or (space is None and bool(layout.owner_iters))
     rows, cols = grid_shape(shape)
     row_names, col_names = _row_col_names(shape)
     if local:
-        cells = owners(layout)
-        labels = [f"{t}:{s}" for t, s in cells]
-        keys: list[int | None] = [t for t, _ in cells]
+        cells = replica_owners(layout)
+        labels = [f"{','.join(map(str, ts))}:{s}" for ts, s in cells]
+        keys: list[int | None] = [ts[0] for ts, _ in cells]
         legend = "cell = owner thread:register slot; colour = owner thread"
+        if layout.replicas:
+            legend = ("cell = owner threads (replica 0 first):register slot; colour = "
+                      "replica 0")
     else:
         offsets = [layout.apply(i)[1] for i in range(layout.size)]
         labels = [str(o) for o in offsets]

@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import AddressMap, address_map, suffix_product
 from regcopy_dialect.index_math import INT_MATH
-from regcopy_dialect.layout import Layout
+from regcopy_dialect.layout import Layout, replica_shifts
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout, memory_space
 
 # --------------------------------------------------------------------------------------------
@@ -174,6 +174,19 @@ class CopyTable:
 
     axes: tuple[str, ...]
     owned: dict[tuple[int, ...], tuple[list[int], list[int]]]
+    shifts: tuple[tuple[int, ...], ...] = ((),)
+    """R's replica shifts in ``axes`` order (``layout.replica_shifts``), replica 0 first."""
+
+    def mine(self, values: tuple[int, ...], every_replica: bool
+             ) -> tuple[Sequence[int], Sequence[int]]:
+        """The (R, S) offsets that the thread with axis values ``values`` moves: those of the
+        key it is a replica of (``every_replica``: a load into R fills every replica), or
+        only as replica 0 (a store out of R writes each element once)."""
+        for shift in self.shifts if every_replica else self.shifts[:1]:
+            key = tuple(v - d for v, d in zip(values, shift)) if shift else values
+            if key in self.owned:
+                return self.owned[key]
+        return (), ()
 
 
 def check_region(region: Region, shape: Sequence[int], what: str) -> None:
@@ -191,7 +204,8 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
     """``copy_table`` uncached: the address maps evaluated on the regions' index arrays, the
     elements grouped by their owner key (in region order within each group)."""
     r_lay = layout_of(r_type)
-    axes = tuple(dict.fromkeys(i.axis for i in r_lay.thread_iters if i.axis is not None))
+    axes = tuple(dict.fromkeys(i.axis for i in r_lay.owner_iters if i.axis is not None))
+    shifts = tuple(tuple(sh.get(a, 0) for a in axes) for sh in replica_shifts(r_lay))
     n = prod(r_region[1])
     r_idx, s_idx = region_arrays(*r_region), region_arrays(*s_region)
     r_map = address_of(r_type)
@@ -200,7 +214,7 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
     if not axes:
         return CopyTable(axes, {(): (r_off.tolist(), s_off.tolist())})
     owners = r_map.owner(INT_MATH, r_idx)
-    keys = np.stack([_full(owners[a], n) for a in axes], axis=1)
+    keys = np.stack([_full(owners.get(a, 0), n) for a in axes], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     order = np.argsort(inverse.reshape(-1), kind="stable")
     bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(len(uniq) + 1))
@@ -208,7 +222,7 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
     for k, key in enumerate(uniq.tolist()):
         mine = order[bounds[k]:bounds[k + 1]]
         owned[tuple(key)] = (r_off[mine].tolist(), s_off[mine].tolist())
-    return CopyTable(axes, owned)
+    return CopyTable(axes, owned, shifts)
 
 
 _table_lock = threading.Lock()
@@ -253,7 +267,8 @@ def _name(value: SSAValue) -> str:
 def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: Buffer,
                        src_dyn: Sequence[int], dst_dyn: Sequence[int]) -> None:
     """The executing thread (whose thread-axis values ``axis`` gives) moves every region
-    element it owns by R's thread axes (``copy_table``)."""
+    element it owns by R's thread axes (``copy_table``): into R, every replica takes its
+    copy; out of R, only replica 0 writes."""
     src_region = _runtime_region(op, "src", src_dyn)
     dst_region = _runtime_region(op, "dst", dst_dyn)
     check_region(src_region, src.shape, f"source {_name(op.src)}")
@@ -272,7 +287,7 @@ def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst:
         if len(_by_op) > 4096:
             _by_op.clear()
         _by_op[key] = (table, r.type, s.type)
-    r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
+    r_offs, s_offs = table.mine(tuple(axis(a) for a in table.axes), every_replica=r_is_dst)
     if r_is_dst:
         to, frm, to_offs, frm_offs = r.storage, s.storage, r_offs, s_offs
     else:

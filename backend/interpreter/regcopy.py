@@ -38,7 +38,7 @@ from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import crd2idx
 from regcopy_dialect.index_math import INT_MATH
-from regcopy_dialect.layout import WARP
+from regcopy_dialect.layout import WARP, replica_of
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 from regcopy_dialect.regcopy import (
     CopyOp,
@@ -239,6 +239,13 @@ class RegcopyFunctions(InterpreterFunctions):
         if not (buf.local and state.check_ownership):
             return
         axes = buf.owner(indices)
+        if buf.layout.replicas:  # any replica may read or write its own copy
+            if replica_of(buf.layout, axes, state.thread.axis) is None:
+                raise InterpretationError(
+                    f"{op.name} of {list(indices)} in {buf.type} by thread "
+                    f"{state.thread.linear_tid}, which owns no replica of it (owner has "
+                    f"{', '.join(f'{a} = {v}' for a, v in axes.items())})")
+            return
         for name, value in axes.items():
             if state.thread.axis(name) != value:
                 raise InterpretationError(

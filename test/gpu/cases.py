@@ -62,6 +62,21 @@ def _b4(a: Arrays) -> dict[int, np.ndarray]:
     return {2: out}
 
 
+def _replicated(a: Arrays) -> dict[int, np.ndarray]:
+    """replicated: every thread's copy of row tid % 16 (load fills every replica), and the
+    store writes once, from replica 0 (warp 0, lanes 0..15)."""
+    return {2: a[0][np.arange(64) % 16], 3: a[1][:16]}
+
+
+def _replicated_region(a: Arrays) -> dict[int, np.ndarray]:
+    """replicated_region: rows 8..23 of every replica loaded, the rest kept; rows 16..31 of
+    replica 0 (warp 0) stored once."""
+    r = np.arange(128) % 32
+    out = a[3].copy()
+    out[:16] = a[1][16:32]
+    return {2: np.where(((r >= 8) & (r < 24))[:, None], a[0][r], a[1]), 3: out}
+
+
 def _reversed_blocks(a: Arrays) -> dict[int, np.ndarray]:
     """shared_dyn_192k: out[32b + i] = in[32(11 - b) + i]."""
     return {1: a[0].reshape(12, 32, 128)[::-1].reshape(384, 128)}
@@ -151,6 +166,9 @@ CASES: tuple[GpuCase, ...] = (
     GpuCase("b3_thread_stride", KERNELS / "b3_thread_stride.mlir",
             lambda a: {1: a[0], 2: a[0]}, ((4, 2), (4, 2)), may_reject=True),
     GpuCase("b4_partial", KERNELS / "b4_partial.mlir", _b4, ((4, 2),), may_reject=True),
+    GpuCase("replicated", KERNELS / "replicated.mlir", _replicated, ((4, 2), (4, 2))),
+    GpuCase("replicated_region", KERNELS / "replicated_region.mlir", _replicated_region,
+            ((4, 2), (4, 2))),
     GpuCase("cta_tile", EXAMPLES / "cta_tile.mlir", lambda a: {1: a[0]}, ((4, 8), (4, 8))),
 )
 

@@ -118,7 +118,7 @@ def test_cli_svg_output(tmp_path: Path) -> None:
     assert "vec 2 x 16-bit (32 bits), 4 round(s)" in text
 
 
-@pytest.mark.parametrize("picture", ["seed_layout.svg", "mma_a_fragment.svg"])
+@pytest.mark.parametrize("picture", ["seed_layout.svg", "mma_a_fragment.svg", "replicas.svg"])
 def test_docs_pictures_are_svg(picture: str) -> None:
     root = ET.parse(ROOT / "docs" / picture).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"

@@ -83,8 +83,8 @@ func.func @b4_partial_coverage() attributes {regcopy.launch = #regcopy.launch<bl
 
 // -----
 
-// B5: replicas. The notation has none (a replica suffix is a parse error, see
-// test/dialect); a layout that leaves a thread axis of the scope out is replicated and rejected:
+// B5: replicas. A layout that leaves a thread axis of the scope out without declaring the
+// copies (replicate<...>, see lower-reg-copy-replicas.mlir) is replicated and rejected:
 // R with only laneid under warpgroup scope is owned by 4 threads (one per warp).
 func.func @b5_replicated() attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
   %S = memref.alloca() : memref<32x8xf32, #regcopy.mem<shared>>
