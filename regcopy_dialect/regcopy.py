@@ -60,6 +60,7 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
 )
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.tma_ops import TMA_OPS, TMA_TYPES
 from regcopy_dialect.promises import (  # noqa: F401 (re-exported)
     DIVISIBILITY,
     MultipleOfOp,
@@ -371,5 +372,6 @@ class StorageOp(IRDLOperation):
             raise VerifyException(f"storage of {src} must be {expected}, got {self.result.type}")
 
 
-Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp],
-                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr])
+Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
+                              *TMA_OPS],
+                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *TMA_TYPES])
