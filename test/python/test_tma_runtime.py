@@ -1,0 +1,108 @@
+"""TMA at run time: the tensor-map geometry the runner encodes, the by-value parameter array,
+the interpreter's rule for one TMA load (zero fill, swizzled placement) and, on a GPU
+(``-m gpu``), the buffers of test/gpu/kernels/tma_*.mlir bit for bit against that rule
+(their SASS, UTMALDG and the SYNCS barrier ops, is test/backend/cuda-tma-ops.mlir's)."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from regcopy_backend.cuda.kernel_info import TensorMapParam
+from regcopy_backend.interpreter.tma import TmaError, read_box, tma_load_into
+from regcopy_backend.runtime.runner import gpu_available
+from regcopy_backend.runtime.tensor_map import (
+    TensorMapError,
+    kernel_params,
+    tensor_map_geometry,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+KERNELS = REPO / "test" / "gpu" / "kernels"
+
+
+def test_geometry_is_in_tma_order() -> None:
+    geo = tensor_map_geometry(TensorMapParam(0, (64, 32), 128, 2), (1000, 512))
+    assert geo.rank == 2 and geo.dims == (512, 1000) and geo.strides == (1024,)
+    assert geo.box == (32, 64) and geo.element_strides == (1, 1)
+    geo3 = tensor_map_geometry(TensorMapParam(0, (1, 8, 16), 0, 4), (3, 10, 20))
+    assert geo3.dims == (20, 10, 3) and geo3.strides == (80, 800) and geo3.box == (16, 8, 1)
+
+
+def test_geometry_refuses_unaligned_rows() -> None:
+    with pytest.raises(TensorMapError, match=r"^tensor map of buffer 'A': row stride 200 bytes "
+                       r"of shape \[100, 100\] is not a multiple of 16 bytes"):
+        tensor_map_geometry(TensorMapParam(0, (8, 8), 0, 2), (100, 100), "A")
+    with pytest.raises(TensorMapError, match="array has 1 dims, the box 2"):
+        tensor_map_geometry(TensorMapParam(0, (8, 8), 0, 2), (100,))
+
+
+class FakeMap:
+    """Stands in for ``driver.CUtensorMap``: 128 bytes behind ``getPtr``."""
+
+    def __init__(self) -> None:
+        self.raw = (ctypes.c_uint64 * 16)(*range(16))
+
+    def getPtr(self) -> int:  # noqa: N802 - the driver's spelling
+        return ctypes.addressof(self.raw)
+
+
+def test_kernel_params_point_at_each_value() -> None:
+    tmap = FakeMap()
+    keep, params = kernel_params([0xDEAD0000, np.int32(-7), tmap])
+    assert len(keep) == 3 and params.dtype == np.uint64
+    assert ctypes.c_uint64.from_address(int(params[0])).value == 0xDEAD0000
+    assert ctypes.c_int32.from_address(int(params[1])).value == -7
+    assert int(params[2]) == tmap.getPtr()
+    with pytest.raises(TypeError, match="unsupported type str"):
+        kernel_params(["x"])
+
+
+def test_read_box_fills_zero_outside() -> None:
+    src = np.arange(1, 13, dtype=np.int32).reshape(3, 4)
+    box = read_box(src, (-1, 2), (3, 3))
+    np.testing.assert_array_equal(box, [[0, 0, 0], [3, 4, 0], [7, 8, 0]])
+    assert not read_box(src, (5, 0), (2, 2)).any()
+
+
+def test_tma_load_places_rows_swizzled() -> None:
+    """128B swizzle, f16: element (r, c) of a 64-wide box lands in 16-byte chunk
+    ``(c // 8) ^ (r % 8)`` of row r."""
+    src = np.arange(64 * 64, dtype=np.uint16).reshape(64, 64)
+    shared = np.zeros(4096, dtype=np.uint16)
+    assert tma_load_into(shared, src, (0, 0), (64, 64), 128) == 8192
+    r, c = 5, 19
+    assert shared[r * 64 + (((c // 8) ^ (r % 8)) * 8) + c % 8] == src[r, c]
+    assert sorted(shared.tolist()) == list(range(4096))
+    with pytest.raises(TmaError, match="TMA destination at byte 256 is not 1024-byte aligned"):
+        tma_load_into(shared, src, (0, 0), (8, 64), 128, base=128)
+
+
+HAS_GPU, WHY = gpu_available()
+CASES = {
+    "tma_swizzle128": [((64, 128), (64, 64), 0)],
+    "tma_ragged": [((80, 48), (32, 32), 0), ((-8, -16), (32, 32), 1024)],
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tma_kernel_bit_exact(name: str) -> None:
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare, random_inputs
+
+    path = KERNELS / f"{name}.mlir"
+    prepared = prepare(path.read_text(), str(path))
+    (info,) = prepared.kernels
+    g, o = random_inputs(info, np.random.default_rng(5))
+    out = run_kernel(prepared.source, info, [g, o]).arrays[1]
+    want = np.zeros(o.size, dtype=o.dtype)
+    for coords, box, base in CASES[name]:
+        part = np.zeros(int(np.prod(box)), dtype=o.dtype)
+        tma_load_into(part, g, coords, box, 128)
+        want[base:base + part.size] = part
+    assert (out.view(np.uint8) == want.view(np.uint8)).all()
