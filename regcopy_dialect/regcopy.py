@@ -37,6 +37,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from regcopy_dialect.async_ops import ASYNC_OPS, ASYNC_TYPES
 from regcopy_dialect.attrs import (  # noqa: F401 (re-exported)
     AXIS_NAMES,
     ExecScope,
@@ -371,5 +372,6 @@ class StorageOp(IRDLOperation):
             raise VerifyException(f"storage of {src} must be {expected}, got {self.result.type}")
 
 
-Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp],
-                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr])
+Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
+                              *ASYNC_OPS],
+                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *ASYNC_TYPES])
