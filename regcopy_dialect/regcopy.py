@@ -37,6 +37,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from regcopy_dialect.async_ops import ASYNC_OPS, ASYNC_TYPES
 from regcopy_dialect.attrs import (  # noqa: F401 (re-exported)
     AXIS_NAMES,
     ExecScope,
@@ -373,5 +374,5 @@ class StorageOp(IRDLOperation):
 
 
 Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
-                              *TMA_OPS],
-                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *TMA_TYPES])
+                              *ASYNC_OPS, *TMA_OPS],
+                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *ASYNC_TYPES, *TMA_TYPES])
