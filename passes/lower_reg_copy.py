@@ -22,6 +22,7 @@ from regcopy_passes.banks import SELECT_WEIGHT
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_copy import emit_copy
+from regcopy_passes.emit_tma import lower_tma_ops
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
@@ -56,7 +57,7 @@ VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
-    "transfer": ("auto", "vector", "matrix"),
+    "transfer": ("auto", "vector", "matrix", "tma"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -258,7 +259,10 @@ class LowerRegCopyPass(ModulePass):
             self._apply(op)
 
     def _apply(self, op: builtin.ModuleOp) -> None:
+        registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
-                                      self.bank_rotation, self.warn_unlowered, self.transfer,
+                                      self.bank_rotation, self.warn_unlowered, registers,
                                       self.select_weight, copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        if self.transfer == "tma":
+            lower_tma_ops(op, self.strict, self.remarks)

@@ -197,6 +197,8 @@ class MBarrierTryWaitParityOp(_BarrierOp):
     """A loop of ``mbarrier.try_wait.parity.shared::cta.b64`` until the phase completes."""
 
     name = "regcopy.mbarrier_try_wait_parity"
+    barriers = operand_def(MemRefType)
+    index = operand_def(IndexType)
     parity = operand_def(IndexType)
     assembly_format = "$barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)"
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
