@@ -16,6 +16,10 @@ of the kernel's ``async_wait`` ops (the ring depth) and ``tid`` the CTA thread i
   ``C0 += 1``. Group ``k`` uses slot ``k % NB`` in its phase ``k / NB``;
 * ``async_wait {pending = N}``: every thread waits for groups ``k`` in ``[C1, C0 - N)``:
   ``mbarrier_try_wait_parity B[k % NB], (k / NB) % 2``; then ``C1 = max(C1, C0 - N)``.
+  As ``cp.async.wait_group``, it counts the groups committed so far, whichever token it names.
+
+A group token still carried through ``scf.for``/``scf.if`` after the rewrite is kept by an empty
+``async_group`` (which the ``cp.async`` lowering turns into an empty commit).
 
 The complete_tx of a load may precede the group's expect_tx: the phase cannot complete before
 its one arrival, which carries the expected bytes. Reusing a slot's destination is the
@@ -98,11 +102,6 @@ def plan_copy(op: CopyAsyncOp) -> TmaPlan | str:
         return "the global buffer is not a kernel argument (the runner encodes its tensor map)"
     if not isinstance(op.dst.owner, memref.AllocaOp):
         return "the shared destination is not a memref.alloca of this kernel"
-    for use in op.token.uses:
-        group = use.operation
-        if any(not isinstance(u.operation, AsyncWaitOp) for u in group.results[0].uses):
-            return ("its group's token is carried through another op (the TMA lowering needs "
-                    "each group waited on directly)")
     src_t, dst_t = op.src_type, op.dst_type
     src_offsets, box = op.region("src")
     dst_offsets, dst_sizes = op.region("dst")
@@ -249,8 +248,15 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
         em.group(g, group_bytes[g])
     for w in waits:
         em.wait(w)
-    for done in (*waits, *groups, *copies):
-        Rewriter.erase_op(done)
+    for w in waits:
+        Rewriter.erase_op(w)
+    for g in groups:  # a token still carried (scf.for/if/yield) keeps an empty group
+        if g.group.uses:
+            Rewriter.replace_op(g, AsyncGroupOp([]))
+        else:
+            Rewriter.erase_op(g)
+    for op in copies:
+        Rewriter.erase_op(op)
     return True
 
 

@@ -77,6 +77,7 @@ from regcopy_backend.interpreter.buffers import (
     layout_of,
     storage_size,
 )
+from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.engine import (
@@ -140,7 +141,8 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
     for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
                 MemRefFunctions()):
         interp.register_implementations(fns)
-    for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions()):
+    for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
+                AsyncCopyFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 
