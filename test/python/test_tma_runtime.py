@@ -106,3 +106,20 @@ def test_tma_kernel_bit_exact(name: str) -> None:
         tma_load_into(part, g, coords, box, 128)
         want[base:base + part.size] = part
     assert (out.view(np.uint8) == want.view(np.uint8)).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+def test_tma_ring_streams_bit_exact() -> None:
+    """test/gpu/kernels/tma_ring.mlir under transfer=tma: a 3-slot mbarrier ring reused over
+    8 tiles per CTA (phases 0..2 of every slot); O equals G."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare, random_inputs
+
+    path = KERNELS / "tma_ring.mlir"
+    prepared = prepare(path.read_text(), str(path), passes="lower-reg-copy{transfer=tma}")
+    (info,) = prepared.kernels
+    assert len(info.tensor_maps) == 1 and "cp.async.bulk.tensor.2d" in prepared.source
+    g, o = random_inputs(info, np.random.default_rng(3))
+    out = run_kernel(prepared.source, info, [g, o]).arrays[1]
+    assert (out.view(np.uint8) == g.view(np.uint8)).all()
