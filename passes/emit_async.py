@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from regcopy_passes.async_tokens import drop_tokens, token_placeholders
 from regcopy_passes.dispatch import Rejected
 from regcopy_passes.emit_thread import thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.lower_async import AsyncPlan, plan_async
 from regcopy_passes.swizzle_address import emit_swizzle
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
@@ -114,11 +115,19 @@ def lower_async_ops(module: ModuleOp, report: Callable[[Operation, str], None],
         return
     from regcopy_dialect.diagnostics import emit
 
+    placeholders = token_placeholders(module)
     for op in [o for o in module.walk() if isinstance(o, AsyncWaitOp)]:
-        Rewriter.replace_op(op, CpAsyncWaitOp(op.group, op.pending.value.data))
+        Rewriter.replace_op(op, CpAsyncWaitOp(op.pending.value.data))
     for op in [o for o in module.walk() if isinstance(o, AsyncGroupOp)]:
-        Rewriter.replace_op(op, CpAsyncCommitOp())
+        f = op.parent_op()
+        while not isinstance(f, func.FuncOp):
+            assert f is not None
+            f = f.parent_op()
+        op.group.replace_all_uses_with(placeholders[f])
+        Rewriter.replace_op(op, CpAsyncCommitOp(), [None])
     for op in copies:
         if remarks:
             emit(remark(op, plans[op]))
+        op.token.name_hint = None  # the chunk math is named by the builder, not the token
         Rewriter.replace_op(op, emit_copy_async(op, plans[op]), [None])
+    drop_tokens(module, placeholders)

@@ -18,14 +18,15 @@ destination region must not be read before.
 Lowered, per thread (PTX ``cp.async``)::
 
     regcopy.cp_async %dst[%i], %src[%j], 16, %srcbytes : memref<NxT, shared> -> memref<MxT, global>
-    %g = regcopy.cp_async_commit
-    regcopy.cp_async_wait %g, 1
+    regcopy.cp_async_commit
+    regcopy.cp_async_wait 1
 
 ``cp_async`` copies ``bytes`` (4, 8 or 16) from element ``%j`` of the flat global storage to
 element ``%i`` of the flat shared storage, reading only the first ``%srcbytes`` source bytes
 (``0 <= srcbytes <= bytes``) and filling the rest with zeros; ``cp_async_commit`` closes this
-thread's pending copies into a group; ``cp_async_wait %g, N`` waits until at most N of this
-thread's groups are pending.
+thread's pending copies into a group; ``cp_async_wait N`` waits until at most N of this
+thread's groups are pending. Tokens have no lowered form: the lowering drops them from loops
+and branches that carried them.
 """
 
 from __future__ import annotations
@@ -340,48 +341,40 @@ class CpAsyncOp(IRDLOperation):
 
 @irdl_op_definition
 class CpAsyncCommitOp(IRDLOperation):
-    """``cp.async.commit_group``: close this thread's pending copies into a group (the result
-    names it, so that waits and loop-carried values keep their ``!regcopy.token``)."""
+    """``cp.async.commit_group``: close this thread's pending copies into a group."""
 
     name = "regcopy.cp_async_commit"
-    group = result_def(TokenType)
     assembly_format = "attr-dict"
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self) -> None:
-        super().__init__(result_types=[TokenType()])
+        super().__init__()
 
 
 @irdl_op_definition
 class CpAsyncWaitOp(IRDLOperation):
-    """``cp.async.wait_group N``: wait until at most N of this thread's groups are pending
-    (``group``: the group this wait is meant to complete; the instruction does not read it)."""
+    """``cp.async.wait_group N``: wait until at most N of this thread's groups are pending."""
 
     name = "regcopy.cp_async_wait"
 
-    group = operand_def(TokenType)
     pending = prop_def(IntAttr)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
-    def __init__(self, group: SSAValue | Operation, pending: int):
-        super().__init__(operands=[group], properties={"pending": IntAttr(pending)})
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntAttr(pending)})
 
     @classmethod
     def parse(cls, parser: Parser) -> CpAsyncWaitOp:
-        group = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
         start = parser.pos
         n = parser.parse_integer(allow_boolean=False)
         if n < 0:
             parser.raise_error(f"cp_async_wait N needs N >= 0, got {n}", start, parser.pos)
-        op = cls(parser.resolve_operand(group, TokenType()), n)
+        op = cls(n)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.group)
-        printer.print_string(f", {self.pending.data}")
+        printer.print_string(f" {self.pending.data}")
         printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:

@@ -60,9 +60,11 @@ from regcopy_backend.cuda.function import (
     live_ops,
 )
 from regcopy_backend.cuda import tma
+from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import CudaTypeError, ctype
+from regcopy_dialect.async_ops import CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.tma_ops import (
@@ -278,6 +280,20 @@ class CudaPrinter(CudaFunctionPrinter):
         except (ArithError, CudaTypeError) as e:
             raise self.fail(op, str(e)) from None
         self.assign(op, rhs)
+
+    # ---- asynchronous copies (cuda_async_copy) -----------------------------------------
+    @print_op.register
+    def _(self, op: CpAsyncOp) -> None:
+        self.line(cp_async(self.val(op.dst), self.val(op.dst_index), self.val(op.src),
+                           self.val(op.src_index), op.bytes.data, self.val(op.src_bytes)))
+
+    @print_op.register
+    def _(self, op: CpAsyncCommitOp) -> None:
+        self.line(commit_group())
+
+    @print_op.register
+    def _(self, op: CpAsyncWaitOp) -> None:
+        self.line(wait_group(op.pending.data))
 
     # ---- warp-collective matrix transfers --------------------------------------------
     @print_op.register

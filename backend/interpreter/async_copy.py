@@ -6,9 +6,9 @@
 * ``regcopy.async_group`` / ``regcopy.cp_async_commit`` close every copy the thread issued
   and has not yet closed into a new group (``cp.async.commit_group``); ``async_group`` also
   checks that the copies it names are among them;
-* ``regcopy.async_wait %g {pending = N}`` / ``regcopy.cp_async_wait %g, N`` complete every
-  group of the thread but its N latest (``cp.async.wait_group N``): their data lands. ``%g``
-  must be a group this thread closed, and the wait must complete it;
+* ``regcopy.async_wait %g {pending = N}`` / ``regcopy.cp_async_wait N`` complete every group
+  of the thread but its N latest (``cp.async.wait_group N``): their data lands. ``async_wait``
+  also checks that ``%g`` is a group this thread closed and that the wait completes it;
 * reading an element in flight (``memref.load``, ``vector.load``, the source of a
   ``regcopy.copy``) is an error: the data has not landed (the kernel lacks a wait, or a
   ``gpu.barrier`` after another thread's wait).
@@ -124,6 +124,13 @@ def _wait(interp: Interpreter, group: Any, pending: int, name: str) -> None:
         raise InterpretationError(
             f"pending = {pending} leaves {name} in flight: only {later} group(s) were closed "
             f"after it; use pending <= {later} (or wait after closing more groups)")
+    _complete(interp, pending)
+
+
+def _complete(interp: Interpreter, pending: int) -> None:
+    """``cp.async.wait_group pending``: every group of the thread but its latest ``pending``
+    lands."""
+    st, mine = _state(interp)
     done = mine.groups[:len(mine.groups) - pending] if pending else mine.groups
     mine.groups = mine.groups[len(done):]
     for g in done:
@@ -227,11 +234,12 @@ class AsyncCopyFunctions(InterpreterFunctions):
 
     @impl(CpAsyncCommitOp)
     def run_commit(self, interp: Interpreter, op: CpAsyncCommitOp, args: PythonValues):
-        return (_close(interp),)
+        _close(interp)
+        return ()
 
     @impl(CpAsyncWaitOp)
     def run_cp_wait(self, interp: Interpreter, op: CpAsyncWaitOp, args: PythonValues):
-        _wait(interp, args[0], op.pending.data, _name(op.group))
+        _complete(interp, op.pending.data)
         return ()
 
     # ---- reads of memory that may be in flight ----

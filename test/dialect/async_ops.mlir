@@ -30,18 +30,18 @@ func.func @pipeline(%G: memref<128x64xf16, #regcopy.mem<global>>,
 func.func @lowered(%G: memref<8192xf16, #regcopy.mem<global>>, %S: memref<4096xf16, #regcopy.mem<shared>>,
                    %i: index, %j: index, %n: index) {
   regcopy.cp_async %S[%i], %G[%j], 16, %n : memref<4096xf16, #regcopy.mem<shared>> -> memref<8192xf16, #regcopy.mem<global>>
-  %g = regcopy.cp_async_commit
-  regcopy.cp_async_wait %g, 1
+  regcopy.cp_async_commit
+  regcopy.cp_async_wait 1
   func.return
 }
 
 // CHECK-LABEL: func.func @lowered(
 // CHECK:       regcopy.cp_async %S[%i], %G[%j], 16, %n : memref<4096xf16, #regcopy.mem<shared>> -> memref<8192xf16, #regcopy.mem<global>>
-// CHECK-NEXT:  %g = regcopy.cp_async_commit
-// CHECK-NEXT:  regcopy.cp_async_wait %g, 1
+// CHECK-NEXT:  regcopy.cp_async_commit
+// CHECK-NEXT:  regcopy.cp_async_wait 1
 
 // CHECK-GENERIC: "regcopy.copy_async"(%G, %S, %i) <{scope = #regcopy.exec<cta>, src_static_offsets = array<i64: -9223372036854775808, 0>, src_sizes = array<i64: 32, 64>, dst_static_offsets = array<i64: 0, 0, 0>, dst_sizes = array<i64: 1, 32, 64>, operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (memref<128x64xf16, #regcopy.mem<global>>, memref<2x32x64xf16, #regcopy.mem<shared.dyn>>, index) -> !regcopy.token
 // CHECK-GENERIC: "regcopy.async_group"(%t0, %t1) : (!regcopy.token, !regcopy.token) -> !regcopy.token
 // CHECK-GENERIC: "regcopy.async_wait"(%g0) <{pending = 1 : i64}> : (!regcopy.token) -> ()
 // CHECK-GENERIC: "regcopy.cp_async"(%S, %i, %G, %j, %n) <{bytes = #builtin.int<16>}>
-// CHECK-GENERIC: "regcopy.cp_async_wait"(%g) <{pending = #builtin.int<1>}> : (!regcopy.token) -> ()
+// CHECK-GENERIC: "regcopy.cp_async_wait"() <{pending = #builtin.int<1>}> : () -> ()
