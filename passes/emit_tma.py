@@ -228,7 +228,7 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
     plans = {op: plan_copy(op) for op in copies}
     refused = {op: p for op, p in plans.items() if isinstance(p, str)}
     if refused:
-        first = next(iter(refused.values()))
+        first = next(iter(refused.values())).split("; ")[0]
         for op in copies:
             why = refused.get(op) or f"another copy of the kernel is refused ({first})"
             report(op, f"transfer=tma: {why}; lowered with cp.async instead", False)

@@ -78,6 +78,7 @@ from regcopy_backend.interpreter.buffers import (
     storage_size,
 )
 from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
+from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.engine import (
@@ -142,7 +143,7 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
                 MemRefFunctions()):
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                AsyncCopyFunctions()):
+                AsyncCopyFunctions(), TmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 
