@@ -82,9 +82,11 @@ def encode_tensor_map(tm: TensorMapParam, address: int, shape: Sequence[int],
                     f"CU_TENSOR_MAP_DATA_TYPE_UINT{8 * tm.element_bytes}")
     swizzle = getattr(driver.CUtensorMapSwizzle,
                       f"CU_TENSOR_MAP_SWIZZLE_{SWIZZLE_NAMES[tm.swizzle]}")
+    u64, u32 = driver.cuuint64_t, driver.cuuint32_t
     err, tmap = driver.cuTensorMapEncodeTiled(
-        dtype, geo.rank, address, list(geo.dims), list(geo.strides), list(geo.box),
-        list(geo.element_strides), driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        dtype, geo.rank, address, [u64(d) for d in geo.dims], [u64(s) for s in geo.strides],
+        [u32(b) for b in geo.box], [u32(e) for e in geo.element_strides],
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         swizzle, driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
         driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != driver.CUresult.CUDA_SUCCESS:
