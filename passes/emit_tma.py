@@ -225,7 +225,14 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
     copies = [op for op in f.walk() if isinstance(op, CopyAsyncOp)]
     if not copies:
         return False
-    plans = {op: plan_copy(op) for op in copies}
+    plans: dict[CopyAsyncOp, TmaPlan | str] = {op: plan_copy(op) for op in copies}
+    for g in (op for op in f.walk() if isinstance(op, AsyncGroupOp)):
+        for t in g.tokens:
+            if not isinstance(t.owner, CopyAsyncOp):
+                for op in copies:
+                    if isinstance(plans[op], TmaPlan):
+                        plans[op] = ("a group closes a token that is not a copy_async result "
+                                     "(the TMA lowering counts each group's boxes)")
     refused = {op: p for op, p in plans.items() if isinstance(p, str)}
     if refused:
         first = next(iter(refused.values())).split("; ")[0]
