@@ -10,7 +10,7 @@ use left and is erased), so the lowered IR has no token at all.
 from __future__ import annotations
 
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
@@ -61,36 +61,28 @@ def _rebuild_if(op: scf.IfOp, placeholder: SSAValue) -> None:
                                   for k in range(len(op.results))])
 
 
-def token_placeholders(module: ModuleOp) -> dict[func.FuncOp, SSAValue]:
-    """One ``!regcopy.token`` placeholder at the top of each function of ``module``."""
-    out: dict[func.FuncOp, SSAValue] = {}
-    for f in module.ops:
-        if isinstance(f, func.FuncOp) and f.body.blocks:
-            cast = UnrealizedConversionCastOp(operands=[[]], result_types=[[TokenType()]])
-            block = f.body.blocks.first
-            assert block is not None
-            block.insert_op_before(cast, block.first_op) if block.first_op else block.add_op(cast)
-            out[f] = cast.results[0]
-    return out
+def token_placeholder(f: func.FuncOp) -> SSAValue:
+    """A ``!regcopy.token`` placeholder at the top of ``f``."""
+    cast = UnrealizedConversionCastOp(operands=[[]], result_types=[[TokenType()]])
+    block = f.body.blocks.first
+    assert block is not None and block.first_op is not None
+    block.insert_op_before(cast, block.first_op)
+    return cast.results[0]
 
 
-def drop_tokens(module: ModuleOp, placeholders: dict[func.FuncOp, SSAValue]) -> None:
-    """Rebuild every loop and branch that carries a token without it, then erase the
-    placeholders (which by then have no use)."""
-    todo: list[Operation] = [o for o in module.walk()
+def drop_tokens(f: func.FuncOp, placeholder: SSAValue) -> None:
+    """Rebuild every loop and branch of ``f`` that carries a token without it, then erase
+    the placeholder (which by then has no use)."""
+    todo: list[Operation] = [o for o in f.walk()
                              if (isinstance(o, scf.ForOp) and any(map(_is_token, o.iter_args)))
                              or (isinstance(o, scf.IfOp) and any(map(_is_token, o.results)))]
     for op in reversed(todo):
-        f = op.parent_op()
-        while f is not None and not isinstance(f, func.FuncOp):
-            f = f.parent_op()
-        assert isinstance(f, func.FuncOp)
         if isinstance(op, scf.ForOp):
-            _rebuild_for(op, placeholders[f])
+            _rebuild_for(op, placeholder)
         else:
-            _rebuild_if(op, placeholders[f])
-    for value in placeholders.values():
-        assert isinstance(value.owner, Operation)
-        if not value.uses:
-            value.owner.detach()
-            value.owner.erase()
+            _rebuild_if(op, placeholder)
+    owner = placeholder.owner
+    assert isinstance(owner, Operation)
+    if not placeholder.uses:
+        owner.detach()
+        owner.erase()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from regcopy_passes.async_tokens import drop_tokens, token_placeholders
+from regcopy_passes.async_tokens import drop_tokens, token_placeholder
 from regcopy_passes.dispatch import Rejected
 from regcopy_passes.emit_thread import thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
@@ -35,7 +35,7 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
-from regcopy_dialect.diagnostics import Diagnostic, op_location
+from regcopy_dialect.diagnostics import Diagnostic, emit, op_location
 from regcopy_dialect.layout import Layout
 from regcopy_dialect.regcopy import StorageOp
 
@@ -98,36 +98,37 @@ def async_label(op: CopyAsyncOp) -> str:
 
 def lower_async_ops(module: ModuleOp, report: Callable[[Operation, str], None],
                     remarks: bool = False) -> None:
-    """Lower every async op of ``module`` when every ``copy_async`` plans; otherwise call
-    ``report(op, reason)`` for each refused copy and leave all async ops as they are."""
-    copies = [o for o in module.walk() if isinstance(o, CopyAsyncOp)]
-    if not copies:
+    """Lower the async ops of each function of ``module`` whose every ``copy_async`` plans;
+    in a function with a refused copy, call ``report(op, reason)`` for each refused copy and
+    leave its async ops as they are (a group means something only with all its copies)."""
+    for f in [o for o in module.ops if isinstance(o, func.FuncOp)]:
+        _lower_function(f, report, remarks)
+
+
+def _lower_function(f: func.FuncOp, report: Callable[[Operation, str], None],
+                    remarks: bool) -> None:
+    copies = [o for o in f.walk() if isinstance(o, CopyAsyncOp)]
+    groups = [o for o in f.walk() if isinstance(o, AsyncGroupOp)]
+    waits = [o for o in f.walk() if isinstance(o, AsyncWaitOp)]
+    if not (copies or groups or waits):
         return
     plans: dict[CopyAsyncOp, AsyncPlan] = {}
-    refused = False
     for op in copies:
         try:
             plans[op] = plan_async(op)
         except Rejected as reason:
             report(op, str(reason))
-            refused = True
-    if refused:
+    if len(plans) < len(copies):
         return
-    from regcopy_dialect.diagnostics import emit
-
-    placeholders = token_placeholders(module)
-    for op in [o for o in module.walk() if isinstance(o, AsyncWaitOp)]:
+    placeholder = token_placeholder(f)
+    for op in waits:
         Rewriter.replace_op(op, CpAsyncWaitOp(op.pending.value.data))
-    for op in [o for o in module.walk() if isinstance(o, AsyncGroupOp)]:
-        f = op.parent_op()
-        while not isinstance(f, func.FuncOp):
-            assert f is not None
-            f = f.parent_op()
-        op.group.replace_all_uses_with(placeholders[f])
+    for op in groups:
+        op.group.replace_all_uses_with(placeholder)
         Rewriter.replace_op(op, CpAsyncCommitOp(), [None])
     for op in copies:
         if remarks:
             emit(remark(op, plans[op]))
         op.token.name_hint = None  # the chunk math is named by the builder, not the token
         Rewriter.replace_op(op, emit_copy_async(op, plans[op]), [None])
-    drop_tokens(module, placeholders)
+    drop_tokens(f, placeholder)

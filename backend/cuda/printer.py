@@ -64,7 +64,14 @@ from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import CudaTypeError, ctype
-from regcopy_dialect.async_ops import CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp
+from regcopy_dialect.async_ops import (
+    AsyncGroupOp,
+    AsyncWaitOp,
+    CopyAsyncOp,
+    CpAsyncCommitOp,
+    CpAsyncOp,
+    CpAsyncWaitOp,
+)
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.tma_ops import (
@@ -123,6 +130,14 @@ class CudaPrinter(CudaFunctionPrinter):
             op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a copy that "
             "the register dispatch rejects stays in the IR: lower-reg-copy{strict=true} says "
             "why)"))
+
+    @print_op.register(CopyAsyncOp)
+    @print_op.register(AsyncGroupOp)
+    @print_op.register(AsyncWaitOp)
+    def _(self, op: Operation) -> None:
+        raise UnsupportedOpError(op_error(
+            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a refused "
+            "copy_async keeps its function's async ops: lower-reg-copy{strict=true} says why)"))
 
     @print_op.register
     def _(self, op: arith.ConstantOp) -> None:

@@ -21,6 +21,7 @@ Errors are one line, located by the interpreter (``engine.KernelError``).
 from __future__ import annotations
 
 import itertools
+from math import prod
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -160,6 +161,16 @@ def check_landed(interp: Interpreter, op: Operation, buf: Any, offsets: range | 
                 "threads' copies)")
 
 
+def _index(region: tuple[tuple[int, ...], tuple[int, ...]], e: int) -> list[int]:
+    """The buffer index of element ``e`` (row-major) of ``region``."""
+    offsets, sizes = region
+    out = [0] * len(sizes)
+    for d in range(len(sizes) - 1, -1, -1):
+        e, out[d] = divmod(e, sizes[d])
+        out[d] += offsets[d]
+    return out
+
+
 def _scope_thread(interp: Interpreter, scope: Scope) -> tuple[int, int]:
     th = gpu_state(interp).thread
     block = th.block_dim[0] * th.block_dim[1] * th.block_dim[2]
@@ -188,11 +199,9 @@ class AsyncCopyFunctions(InterpreterFunctions):
             check_region(region, buf.shape, f"{side} of copy_async")
             regions.append(region)
         t, threads = _scope_thread(interp, op.scope.data.scope)
-        src_idx = list(itertools.product(*(range(o, o + z) for o, z in zip(*regions[0]))))
-        dst_idx = list(itertools.product(*(range(o, o + z) for o, z in zip(*regions[1]))))
-        mine = range(t, len(src_idx), threads)
-        landing = Landing(dst.storage, [dst.offset(dst_idx[e]) for e in mine],
-                          [src.read(src_idx[e]) for e in mine])
+        mine = range(t, prod(regions[0][1]), threads)
+        landing = Landing(dst.storage, [dst.offset(_index(regions[1], e)) for e in mine],
+                          [src.read(_index(regions[0], e)) for e in mine])
         _issue(interp, landing, f"copy_async {_name(op.dst)}")
         return (CopyToken(landing),)
 
