@@ -17,12 +17,14 @@ Variants, each lowered by ``lower-reg-copy`` and printed by ``-t cuda``:
 * ``cp.async``: ``regcopy.copy_async`` + ``async_group`` + ``async_wait {pending = 1}``
   (16-byte ``cp.async.cg``, SASS ``LDGSTS.E.BYPASS.128``);
 * ``register-staged``: ``regcopy.copy`` global -> registers, then registers -> shared;
-* ``TMA``: the row for ``transfer=tma`` (``TMA_VARIANT``: None until that transfer exists).
+* ``TMA``: the cp.async kernel lowered with ``transfer=tma``: one thread of the CTA issues each
+  16 KiB tile as one bulk tensor copy (SASS ``UTMALDG.2D``) on a 2-slot mbarrier ring; the
+  runner's tensor map of ``A`` is passed by value (``runtime.tensor_map``).
 
 Baselines: a hand-written read-only kernel (each thread sums the same bytes with float4
 loads, no shared memory) and ``cudaMemcpy`` device -> device, whose read rate is its bytes
 over its time (half of its read + write traffic). Ratios are read bandwidth over each
-baseline's. Target: cp.async >= 0.85x. ``--sass-only`` prints the kernels' SASS summary
+baseline's. Targets: cp.async >= 0.85x, TMA >= 0.90x. ``--sass-only`` prints the kernels' SASS summary
 (LDGSTS present, main loop not elided) without a GPU.
 """
 
@@ -159,8 +161,11 @@ extern "C" __global__ void __launch_bounds__(128) read_only(const float* __restr
 }
 """
 
-TMA_VARIANT: Callable[[int, int], str] | None = None
-"""``(tiles, ctas) -> kernel text`` of the ``transfer=tma`` row (None: no TMA transfer yet)."""
+TMA_VARIANT: Callable[[int, int], str] | None = lambda tiles, ctas: kernel_text(
+    "cp.async", tiles, ctas)
+"""``(tiles, ctas) -> kernel text`` of the ``transfer=tma`` row (lowered with transfer=tma)."""
+TRANSFER = {"TMA": "tma"}
+"""The ``lower-reg-copy`` transfer of a variant (``auto`` when not listed)."""
 
 
 def kernel_text(variant: str, tiles: int, ctas: int) -> str:
@@ -182,11 +187,11 @@ def kernel_text(variant: str, tiles: int, ctas: int) -> str:
                          extra_alloca=extra)
 
 
-def lowered(text: str) -> tuple[str, Any]:
+def lowered(text: str, transfer: str = "auto") -> tuple[str, Any]:
     """The CUDA source and KernelInfo of a kernel lowered by ``lower-reg-copy``."""
     ctx = regcopy_context()
     module = Parser(ctx, text, "bench_async.mlir").parse_module()
-    LowerRegCopyPass(strict=True).apply(ctx, module)
+    LowerRegCopyPass(strict=True, transfer=transfer).apply(ctx, module)
     module.verify()
     return print_cuda(module), kernel_info(kernels(module)[0])
 
@@ -206,7 +211,8 @@ def sass_report(tiles: int, ctas: int) -> list[str]:
     from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
     lines = []
-    sources = [(label, lowered(text)[0]) for label, text in variants(tiles, ctas)]
+    sources = [(label, lowered(text, TRANSFER.get(label, "auto"))[0])
+               for label, text in variants(tiles, ctas)]
     for label, source in [*sources, ("read-only (hand)", HAND)]:
         try:
             sass = disassemble(compile_cuda(source).cubin)
@@ -217,8 +223,10 @@ def sass_report(tiles: int, ctas: int) -> list[str]:
         loop = main_loop(sass_ops(sass)) or _longest_loop(sass_ops(sass))
         ldgsts = sum(1 for o in ops if o.startswith("LDGSTS"))
         widths = sorted({o for o in ops if o.startswith("LDGSTS")})
+        tma = sum(1 for o in ops if o.startswith("UTMALDG"))
         lines.append(f"{label:16} SASS: {len(ops)} instructions, {ldgsts} LDGSTS "
-                     f"{'/'.join(widths) or ''}, {sum(o.startswith('LDG.') for o in ops)} LDG; "
+                     f"{'/'.join(widths) or ''}, {sum(o.startswith('LDG.') for o in ops)} LDG"
+                     f"{f', {tma} UTMALDG' if tma else ''}; "
                      f"main loop {len(loop)} instructions "
                      f"({sum(o.startswith('LDGSTS') for o in loop)} LDGSTS, "
                      f"{sum(o.startswith('LDS') for o in loop)} LDS)")
@@ -254,7 +262,9 @@ def run(tiles: int, ctas: int, iters: int) -> list[tuple[str, float, bool]]:
         cuda_core,
         get_device,
         set_dynamic_shared_memory,
+        tensor_maps,
     )
+    from regcopy_backend.runtime.tensor_map import launch_raw
     from regcopy_bench.bench_copy import time_launches
 
     core, dev = cuda_core(), get_device()
@@ -275,14 +285,21 @@ def run(tiles: int, ctas: int, iters: int) -> list[tuple[str, float, bool]]:
         return ok
 
     for label, text in variants(tiles, ctas):
-        source, info = lowered(text)
+        source, info = lowered(text, TRANSFER.get(label, "auto"))
         kernel = compile_kernel(dev, source, info.symbol)
         if info.dynamic_shared_bytes:
             set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
         config = core.LaunchConfig(grid=(ctas, 1, 1), block=(THREADS, 1, 1),
                                    shmem_size=info.dynamic_shared_bytes)
-        ms = time_launches(stream, lambda k=kernel, c=config: core.launch(
-            stream, c, k, int(src.handle), int(dst.handle), np.int32(tiles)), iters)
+        args = [int(src.handle), int(dst.handle), np.int32(tiles)]
+        if info.tensor_maps:  # TMA: the maps go by value, through cuLaunchKernel
+            maps = tensor_maps(info, [host.reshape(-1, TILE_COLS), None, tiles],
+                               [int(src.handle), int(dst.handle)])
+            ms = time_launches(stream, lambda k=kernel, a=args + maps: launch_raw(
+                k, stream, (ctas, 1, 1), THREADS, info.dynamic_shared_bytes, a), iters)
+        else:
+            ms = time_launches(stream, lambda k=kernel, c=config, a=args: core.launch(
+                stream, c, k, *a), iters)
         results.append((label, ms, check()))
     hand = compile_kernel(dev, HAND, "read_only")
     config = core.LaunchConfig(grid=(ctas, 1, 1), block=(THREADS, 1, 1))

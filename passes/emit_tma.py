@@ -18,8 +18,8 @@ of the kernel's ``async_wait`` ops (the ring depth) and ``tid`` the CTA thread i
   ``mbarrier_try_wait_parity B[k % NB], (k / NB) % 2``; then ``C1 = max(C1, C0 - N)``.
   As ``cp.async.wait_group``, it counts the groups committed so far, whichever token it names.
 
-Loop-carried group tokens are dropped from ``scf.for`` (``drop_loop_tokens``); one still
-carried through ``scf.if`` is kept by an empty ``async_group``.
+Tokens carried through ``scf.for``/``scf.if`` are then dropped (``async_tokens.drop_tokens``,
+as for ``cp.async``): the TMA form counts groups, it passes no token.
 
 The complete_tx of a load may precede the group's expect_tx: the phase cannot complete before
 its one arrival, which carries the expected bytes. Reusing a slot's destination is the
@@ -47,7 +47,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from regcopy_dialect.async_ops import AsyncGroupOp, AsyncWaitOp, CopyAsyncOp, TokenType
+from regcopy_dialect.async_ops import AsyncGroupOp, AsyncWaitOp, CopyAsyncOp
 from regcopy_dialect.attrs import ExecScope, MemSpace, MemSpaceAttr
 from regcopy_dialect.buffers import buffer_layout
 from regcopy_dialect.diagnostics import Diagnostic, emit, op_error, op_location
@@ -62,6 +62,7 @@ from regcopy_dialect.tma_ops import (
     TensorMapOp,
     TmaLoadOp,
 )
+from regcopy_passes.async_tokens import drop_tokens, token_placeholder
 from regcopy_passes.divisibility import divisibility
 from regcopy_passes.tma_plan import TmaPlan, TmaRequest, plan_tma
 
@@ -255,43 +256,16 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
         em.group(g, group_bytes[g])
     for w in waits:
         em.wait(w)
+    placeholder = token_placeholder(f)
     for w in waits:
         Rewriter.erase_op(w)
-    drop_loop_tokens(f)
-    for g in groups:  # a token still carried (scf.if) keeps an empty group
-        if g.group.uses:
-            Rewriter.replace_op(g, AsyncGroupOp([]))
-        else:
-            Rewriter.erase_op(g)
+    for g in groups:
+        g.group.replace_all_uses_with(placeholder)
+        Rewriter.erase_op(g)
     for op in copies:
         Rewriter.erase_op(op)
+    drop_tokens(f, placeholder)
     return True
-
-
-def _is_token(v: SSAValue) -> bool:
-    return isinstance(v.type, TokenType)
-
-
-def drop_loop_tokens(f: func.FuncOp) -> None:
-    """Remove the ``!regcopy.token`` iter_args of every ``scf.for`` of ``f`` (innermost
-    first), once the waits that read them are gone: the TMA form tracks groups by counters."""
-    for loop in [op for op in f.walk(reverse=True) if isinstance(op, scf.ForOp)]:
-        keep = [k for k, v in enumerate(loop.iter_args) if not _is_token(v)]
-        if len(keep) == len(loop.iter_args):
-            continue
-        body = loop.body.block
-        yield_op = cast(scf.YieldOp, body.last_op)
-        Rewriter.replace_op(yield_op, scf.YieldOp(*[yield_op.operands[k] for k in keep]))
-        for k in reversed(range(len(loop.iter_args))):
-            if k not in keep:
-                body.erase_arg(body.args[k + 1])
-        new = scf.ForOp(loop.lb, loop.ub, loop.step, [loop.iter_args[k] for k in keep],
-                        loop.detach_region(loop.body))
-        Rewriter.insert_op(new, InsertPoint.before(loop))
-        for k, res in enumerate(loop.results):
-            if k in keep:
-                res.replace_by(new.results[keep.index(k)])
-        Rewriter.erase_op(loop, safe_erase=False)
 
 
 def lower_tma_ops(module: ModuleOp, strict: bool, remarks: bool) -> None:
