@@ -8,8 +8,10 @@ like a register copy's). The chunk plan is ``lower_async.plan_async``'s.
 
 Each ``cp_async`` carries its source size (``src_bytes``): the full width for a chunk known to
 be inside the buffer (every chunk of a static shape). Ragged edges of runtime-sized buffers
-plug in here: a chunk that straddles an extent gets ``src_bytes < bytes`` (the hardware
-zero-fills the rest) and one wholly outside gets 0.
+plug in here (``emit_copy_async``'s ``src_bytes`` hook, not used yet: ``plan_async`` refuses a
+global buffer with runtime extents): a chunk that straddles an extent gets ``src_bytes <
+bytes`` (the hardware zero-fills the rest) and one wholly outside gets 0 (with its address
+clamped into the buffer).
 """
 
 from __future__ import annotations

@@ -133,6 +133,13 @@ def plan_async(op: CopyAsyncOp) -> AsyncPlan:
         op.verify_()
     except VerifyException as e:
         raise Rejected(f"the copy does not verify: {e}") from None
+    if any(d < 0 for d in op.src_type.get_shape()):
+        # TODO(integrator, runtime shapes): bounds-checked chunks -- per chunk, src_bytes =
+        # clamp((extent - first column) * bytes(T), 0, width) when its row is inside, else 0,
+        # given to emit_async.emit_copy_async's src_bytes hook; the global side's chunk offsets
+        # then use the runtime row stride (memref.dim), as lower-layout-access does.
+        raise Rejected("the global buffer has runtime extents; copy_async lowers static "
+                       "global buffers only for now (ragged edges are not zero-filled yet)")
     scope = op.scope.data.scope
     block = check_all_threads_active(op, scope)
     bits = element_bits(op.src_type.element_type) or 0

@@ -142,6 +142,13 @@ def _complete(interp: Interpreter, pending: int) -> None:
                 marks.pop(off, None)
 
 
+def _in_flight(interp: Interpreter, buf: Any) -> bool:
+    """Whether some element of ``buf``'s storage is in flight (cheap: most loads see none)."""
+    st = gpu_state(interp).extra.get("async")
+    return (st is not None and isinstance(buf, Buffer) and not buf.local
+            and bool(cast(AsyncState, st).inflight.get(id(buf.storage))))
+
+
 def check_landed(interp: Interpreter, op: Operation, buf: Any, offsets: range | list[int]
                  ) -> None:
     """Raise when one of ``offsets`` of ``buf``'s storage is still in flight."""
@@ -255,7 +262,7 @@ class AsyncCopyFunctions(InterpreterFunctions):
     @impl(memref.LoadOp)
     def run_load(self, interp: Interpreter, op: memref.LoadOp, args: PythonValues):
         buf, *indices = args
-        if isinstance(buf, Buffer) and not buf.local:
+        if _in_flight(interp, buf):
             check_landed(interp, op, buf, [buf.offset(indices)])
         return self._base.run_load(interp, op, args).values
 
@@ -263,20 +270,18 @@ class AsyncCopyFunctions(InterpreterFunctions):
     def run_vector_load(self, interp: Interpreter, op: vector.LoadOp, args: PythonValues):
         out = self._base.run_vector_load(interp, op, args).values
         buf, *indices = args
-        if isinstance(buf, Buffer) and not buf.local and len(indices) == 1:
-            check_landed(interp, op, buf, range(indices[0], indices[0] + len(out[0])))
-        elif isinstance(buf, Buffer) and not buf.local:
-            *outer, last = indices
-            check_landed(interp, op, buf, [buf.offset([*outer, last + k])
-                                           for k in range(len(out[0]))])
+        if not _in_flight(interp, buf):
+            return out
+        *outer, last = indices
+        offsets = (range(last, last + len(out[0])) if len(indices) == 1
+                   else [buf.offset([*outer, last + k]) for k in range(len(out[0]))])
+        check_landed(interp, op, buf, offsets)
         return out
 
     @impl(CopyOp)
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src = args[0]
-        st = gpu_state(interp).extra.get("async")
-        if (isinstance(src, Buffer) and not src.local and st is not None
-                and cast(AsyncState, st).inflight.get(id(src.storage))):
+        if _in_flight(interp, src):
             n_src = len(op.src_offsets)
             offsets, sizes = op.region("src")
             it = iter(args[2:2 + n_src])
