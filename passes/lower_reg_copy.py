@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from regcopy_passes.banks import SELECT_WEIGHT
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility
+from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
+from regcopy_passes.emit_tma import lower_tma_ops
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
@@ -40,6 +42,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import PassFailedException
 
+from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.buffers import buffer_layout, is_dynamic
 from regcopy_dialect.diagnostics import (
     Diagnostic,
@@ -57,7 +60,7 @@ VECTOR_BITS = (8, 16, 32, 64, 128)
 CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
-    "transfer": ("auto", "vector", "matrix"),
+    "transfer": ("auto", "vector", "matrix", "tma"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -164,6 +167,15 @@ class LowerRegCopyPattern(RewritePattern):
         if severity is not None:
             emit(_not_lowered(op, self._label(op), severity, reason))
 
+    def refuse_async(self, op: CopyAsyncOp, reason: str) -> None:
+        """A ``copy_async`` the cp.async planner refuses, reported as a refused copy is."""
+        if self.strict:
+            raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}"))
+        severity: Severity | None = ("remark" if self.remarks
+                                     else "warning" if self.warn_unlowered else None)
+        if severity is not None:
+            emit(_not_lowered(op, async_label(op), severity, reason))
+
     def _label(self, op: CopyOp) -> str:
         return self.labels[op] if op in self.labels else copy_label(op)
 
@@ -265,7 +277,11 @@ class LowerRegCopyPass(ModulePass):
             self._apply(op)
 
     def _apply(self, op: builtin.ModuleOp) -> None:
+        registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
-                                      self.bank_rotation, self.warn_unlowered, self.transfer,
+                                      self.bank_rotation, self.warn_unlowered, registers,
                                       self.select_weight, copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
+            lower_tma_ops(op, self.strict, self.remarks)
+        lower_async_ops(op, pattern.refuse_async, self.remarks)

@@ -41,6 +41,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from regcopy_dialect.async_ops import ASYNC_OPS, ASYNC_TYPES
 from regcopy_dialect.attrs import (  # noqa: F401 (re-exported)
     AXIS_NAMES,
     ExecScope,
@@ -65,6 +66,7 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
 )
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.tma_ops import TMA_OPS, TMA_TYPES
 from regcopy_dialect.promises import (  # noqa: F401 (re-exported)
     DIVISIBILITY,
     MultipleOfOp,
@@ -431,5 +433,6 @@ class StorageOp(IRDLOperation):
             raise VerifyException(f"storage of {src} must be {expected}, got {self.result.type}")
 
 
-Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp],
-                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr])
+Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
+                              *ASYNC_OPS, *TMA_OPS],
+                  [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *ASYNC_TYPES, *TMA_TYPES])

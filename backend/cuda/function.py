@@ -38,15 +38,18 @@ from regcopy_backend.cuda.arith import ArithError, constant_literal
 from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
 from regcopy_backend.cuda.lanes import conversion_helpers
 from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
-from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param
+from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param, tensor_map_ops
+from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
 from regcopy_backend.cuda.shared_memory import (
     SharedMemoryError,
+    alloca_alignment,
     check_shared_limits,
     shared_allocas,
     shared_usage,
 )
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.regcopy import LaunchAttr, MemSpace, MultipleOfOp, StorageOp, memory_space
+from regcopy_dialect.tma_ops import TensorMapOp
 
 DYN_SMEM = "rc_smem"
 """The ``extern __shared__`` byte array holding a kernel's ``shared.dyn`` buffers."""
@@ -154,6 +157,8 @@ class CudaFunctionPrinter(BasePrinter):
     def print_module(self, module: ModuleOp) -> None:
         self.print_string(PRELUDE)
         self.print_string(conversion_helpers(module.walk()))
+        if any(isinstance(op, TensorMapOp) for op in module.walk()):
+            self.print_string(TENSOR_MAP_DECL)
         self.function_names = function_c_names(module)
         for op in module.ops:
             if not isinstance(op, func.FuncOp):
@@ -177,7 +182,8 @@ class CudaFunctionPrinter(BasePrinter):
         self.live = live_ops(f)
         kernel = is_kernel(f)
         self.plan_shared(f, kernel)
-        params = ", ".join(self.param(k, f, kernel) for k in range(len(f.args)))
+        params = ", ".join([self.param(k, f, kernel) for k in range(len(f.args))]
+                           + self.tensor_map_params(f, kernel))
         self.print_string("\n")
         if kernel:
             launch = cast(LaunchAttr, f.attributes[LAUNCH])
@@ -190,9 +196,18 @@ class CudaFunctionPrinter(BasePrinter):
         self.line(f"{head} {name}({params}) {{")
         with self.indented():
             if self.dyn_offsets:
-                self.line(f"extern __shared__ __align__(128) unsigned char {DYN_SMEM}[];")
+                align = max(alloca_alignment(op) for op in self.dyn_offsets)
+                self.line(f"extern __shared__ __align__({align}) unsigned char {DYN_SMEM}[];")
             self.print_block(f.body.block)
         self.line("}")
+
+    def tensor_map_params(self, f: func.FuncOp, kernel: bool) -> list[str]:
+        """The extra ``__grid_constant__ CUtensorMap`` parameters of the kernel's
+        ``regcopy.tensor_map`` ops (``cuda.tma``), in program order."""
+        maps = tensor_map_ops(f)
+        if maps and not kernel:
+            raise self.fail(maps[0], "outside a kernel; tensor maps are kernel parameters")
+        return [tensor_map_param(self.define(op.map, "tmap")) for op in maps]
 
     def plan_shared(self, f: func.FuncOp, kernel: bool) -> None:
         """Check the kernel's shared memory against the limits and place its ``shared.dyn``

@@ -28,11 +28,12 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     VectorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.promises import argument_promise, divisibility_problem
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
+from regcopy_dialect.tma_ops import TensorMapOp
 
 if TYPE_CHECKING:  # numpy is imported where a scalar parameter needs it (fast CLI start-up)
     import numpy as np
@@ -116,6 +117,32 @@ Param = KernelParam | ScalarParam
 
 
 @dataclass(frozen=True)
+class TensorMapParam:
+    """A ``regcopy.tensor_map``: an extra ``__grid_constant__ CUtensorMap`` parameter after the
+    kernel's own, which the runner encodes from buffer parameter ``source`` (an index into
+    ``params``). ``box`` is outermost first; ``swizzle`` in bytes (0: none)."""
+
+    source: int
+    box: tuple[int, ...]
+    swizzle: int
+    element_bytes: int
+
+
+def tensor_map_ops(f: func.FuncOp) -> list[TensorMapOp]:
+    """The ``regcopy.tensor_map`` ops of ``f``, in program order."""
+    return [op for op in f.walk() if isinstance(op, TensorMapOp)]
+
+
+def tensor_map_params(f: func.FuncOp) -> tuple[TensorMapParam, ...]:
+    out = []
+    for op in tensor_map_ops(f):
+        t = cast(MemRefType, op.source.type)
+        out.append(TensorMapParam(cast(BlockArgument, op.source).index, op.box_sizes,
+                                  op.swizzle_bytes, element_bytes(t.element_type)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class KernelInfo:
     """What it takes to launch one kernel. ``name`` is the MLIR symbol, ``c_name`` the name of
     the printed ``extern "C"`` function (they differ when the symbol is not a plain C name);
@@ -131,6 +158,7 @@ class KernelInfo:
     static_shared_bytes: int = 0
     dynamic_shared_bytes: int = 0  # the launch's shmem_size (shared.dyn buffers)
     min_blocks: int | None = None  # the launch's min_blocks (CTAs per SM), if given
+    tensor_maps: tuple[TensorMapParam, ...] = ()  # extra parameters after ``params``
 
     @property
     def grid3(self) -> tuple[int, int, int]:
@@ -284,4 +312,5 @@ def kernel_info(f: func.FuncOp) -> KernelInfo:
         static_shared_bytes=usage.static_bytes,
         dynamic_shared_bytes=usage.dynamic_bytes,
         min_blocks=launch.min_blocks_per_sm,
+        tensor_maps=tensor_map_params(f),
     )

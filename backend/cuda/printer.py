@@ -59,11 +59,30 @@ from regcopy_backend.cuda.function import (
     UnsupportedOpError,
     live_ops,
 )
+from regcopy_backend.cuda import tma
+from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
+from regcopy_dialect.async_ops import (
+    AsyncGroupOp,
+    AsyncWaitOp,
+    CopyAsyncOp,
+    CpAsyncCommitOp,
+    CpAsyncOp,
+    CpAsyncWaitOp,
+)
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.tma_ops import (
+    FenceBarrierInitOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierInitOp,
+    MBarrierTryWaitParityOp,
+    TensorMapOp,
+    TmaLoadOp,
+)
 from regcopy_dialect.regcopy import (
     CopyOp,
     LayoutAttr,
@@ -112,6 +131,14 @@ class CudaPrinter(CudaFunctionPrinter):
             op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a copy that "
             "the register dispatch rejects stays in the IR: lower-reg-copy{strict=true} says "
             "why)"))
+
+    @print_op.register(CopyAsyncOp)
+    @print_op.register(AsyncGroupOp)
+    @print_op.register(AsyncWaitOp)
+    def _(self, op: Operation) -> None:
+        raise UnsupportedOpError(op_error(
+            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass (a refused "
+            "copy_async keeps its function's async ops: lower-reg-copy{strict=true} says why)"))
 
     @print_op.register
     def _(self, op: arith.ConstantOp) -> None:
@@ -211,7 +238,8 @@ class CudaPrinter(CudaFunctionPrinter):
             self.line(f"{elem}* const {name} = reinterpret_cast<{elem}*>({DYN_SMEM} + "
                       f"{offset});  // shared.dyn, {buffer_layout(t).span()} elements")
         elif space == MemSpace.SHARED:
-            self.line(f"__shared__ alignas(128) {elem} {name}[{buffer_layout(t).span()}];")
+            align = alloca_alignment(op)
+            self.line(f"__shared__ alignas({align}) {elem} {name}[{buffer_layout(t).span()}];")
         elif space == MemSpace.LOCAL:
             regs = buffer_layout(t).storage().span()
             self.line(f"alignas(16) {elem} {name}[{regs}];")
@@ -312,12 +340,60 @@ class CudaPrinter(CudaFunctionPrinter):
             raise self.fail(op, str(e)) from None
         self.assign(op, rhs)
 
+    # ---- asynchronous copies (cuda_async_copy) -----------------------------------------
+    @print_op.register
+    def _(self, op: CpAsyncOp) -> None:
+        self.line(cp_async(self.val(op.dst), self.val(op.dst_index), self.val(op.src),
+                           self.val(op.src_index), op.bytes.data, self.val(op.src_bytes)))
+
+    @print_op.register
+    def _(self, op: CpAsyncCommitOp) -> None:
+        self.line(commit_group())
+
+    @print_op.register
+    def _(self, op: CpAsyncWaitOp) -> None:
+        self.line(wait_group(op.pending.data))
+
     # ---- warp-collective matrix transfers --------------------------------------------
     @print_op.register
     def _(self, op: LdMatrixOp | StMatrixOp) -> None:
         """Inline PTX (``cuda_matrix``): flat storages, the lane's 1-D offset."""
         self.line(print_matrix(op, self.val(op.shared), self.val(op.offset),
                                self.val(op.registers)))
+
+    # ---- the bulk tensor copy (TMA) and its mbarrier (cuda.tma) ------------------------
+    def barrier(self, op: MBarrierInitOp | MBarrierArriveExpectTxOp | MBarrierTryWaitParityOp
+                | TmaLoadOp) -> str:
+        return f"&{self.val(op.barriers)}[{self.val(op.index)}]"
+
+    @print_op.register
+    def _(self, op: TensorMapOp) -> None:
+        """A kernel parameter (``tensor_map_params``): nothing in the body."""
+
+    @print_op.register
+    def _(self, op: MBarrierInitOp) -> None:
+        self.line(tma.mbarrier_init(self.barrier(op), op.count.value.data))
+
+    @print_op.register
+    def _(self, op: FenceBarrierInitOp) -> None:
+        self.line(tma.fence_barrier_init())
+
+    @print_op.register
+    def _(self, op: MBarrierArriveExpectTxOp) -> None:
+        self.line(tma.arrive_expect_tx(self.barrier(op), op.tx_bytes))
+
+    @print_op.register
+    def _(self, op: MBarrierTryWaitParityOp) -> None:
+        done = f"rc_done{self.unnamed}"
+        self.unnamed += 1
+        for text in tma.try_wait_parity(self.barrier(op), self.val(op.parity), done):
+            self.line(text)
+
+    @print_op.register
+    def _(self, op: TmaLoadOp) -> None:
+        dst = f"&{self.val(op.dst)}[{self.val(op.offset)}]"
+        self.line(tma.tma_load(self.val(op.map), [self.val(c) for c in op.coords], dst,
+                               self.barrier(op)))
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,12 @@ def shared_allocas(f: func.FuncOp) -> list[memref.AllocaOp]:
                                                                     MemSpace.SHARED_DYN)]
 
 
+def alloca_alignment(op: memref.AllocaOp) -> int:
+    """Bytes a shared buffer is aligned to: 128, or its ``alignment`` if larger (a TMA
+    destination with a 128-byte swizzle asks for 1024)."""
+    return max(DYN_ALIGN, op.alignment.value.data if op.alignment is not None else 0)
+
+
 def shared_usage(f: func.FuncOp) -> SharedUsage:
     """The shared buffers of ``f`` with the ``shared.dyn`` offsets of the module docstring."""
     out: list[SharedBuffer] = []
@@ -106,7 +112,7 @@ def shared_usage(f: func.FuncOp) -> SharedUsage:
         name = op.memref.name_hint or f"shared{k}"
         size = alloca_bytes(t)
         if memory_space(t) == MemSpace.SHARED_DYN:
-            offset = round_up(end, DYN_ALIGN)
+            offset = round_up(end, alloca_alignment(op))
             end = offset + size
             out.append(SharedBuffer(name, size, offset))
         else:

@@ -77,6 +77,8 @@ from regcopy_backend.interpreter.buffers import (
     layout_of,
     storage_size,
 )
+from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
+from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.extents import ExtentFunctions
@@ -142,7 +144,7 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
                 MemRefFunctions()):
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                ExtentFunctions()):
+                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 

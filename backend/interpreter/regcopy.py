@@ -78,6 +78,9 @@ class GpuState:
     slot: int = 0
     warp: WarpSync | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+    """State other op families keep for the whole launch (shared by a phased CTA's threads,
+    like ``allocations``): ``async_copy``'s copies in flight."""
 
     def for_thread(self, thread: ThreadState, barrier: CtaBarrier, slot: int,
                    warp: WarpSync | None = None) -> GpuState:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, Param
+from regcopy_backend.runtime.tensor_map import TensorMapError, encode_tensor_map, launch_raw
 
 
 class NoGpuError(RuntimeError):
@@ -257,6 +258,17 @@ def _to_host(stream: Any, pinned_mr: Any, buf: Any, like: np.ndarray, shift: int
     return out
 
 
+def tensor_maps(info: KernelInfo, args: Sequence[Any], pointers: Sequence[int]) -> list[Any]:
+    """The encoded ``CUtensorMap`` of each of ``info.tensor_maps`` (``tensor_map``), over
+    the device pointer and the array shape of its source buffer."""
+    if not info.tensor_maps:
+        return []
+    buffer_index = {k: b for b, k in enumerate(
+        k for k, p in enumerate(info.params) if isinstance(p, KernelParam))}
+    return [encode_tensor_map(tm, pointers[buffer_index[tm.source]], args[tm.source].shape,
+                              info.params[tm.source].name) for tm in info.tensor_maps]
+
+
 def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
                offsets: Sequence[int] | None = None, kernel: Any = None,
                grid: Sequence[int] | None = None) -> RunResult:
@@ -296,13 +308,18 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
         launch_args = launch_arguments(info, args, ptrs)
         config = core.LaunchConfig(grid=grid3, block=info.block,
                                    shmem_size=info.dynamic_shared_bytes)
+        maps = tensor_maps(info, args, ptrs)
         start = time.perf_counter()
-        core.launch(stream, config, kernel, *launch_args)
+        if maps:
+            launch_raw(kernel, stream, info.grid3, info.block, info.dynamic_shared_bytes,
+                       launch_args + maps)
+        else:
+            core.launch(stream, config, kernel, *launch_args)
         stream.sync()
         seconds = time.perf_counter() - start
         outs = [_to_host(stream, pinned, b, a, s)
                 for b, a, s in zip(bufs, arrays, shifts, strict=True)]
-    except AlignmentError:
+    except (AlignmentError, TensorMapError):
         raise
     except Exception as e:  # noqa: BLE001 - a driver error becomes one LaunchError
         raise LaunchError(f"kernel {info.name} failed: {e}") from None

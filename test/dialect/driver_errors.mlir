@@ -68,7 +68,7 @@
 // RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{bank_rotation=on}' 2>&1 | filecheck %s --check-prefix=BADBANK
 // BADBANK:     {{^}}regcopy-opt: error: lower-reg-copy: bank-rotation must be one of auto, off, got 'on'{{$}}
 // RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{transfer=ldmatrix}' 2>&1 | filecheck %s --check-prefix=BADXFER
-// BADXFER:     {{^}}regcopy-opt: error: lower-reg-copy: transfer must be one of auto, vector, matrix, got 'ldmatrix'{{$}}
+// BADXFER:     {{^}}regcopy-opt: error: lower-reg-copy: transfer must be one of auto, vector, matrix, tma, got 'ldmatrix'{{$}}
 // RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{max-vector-bits=48}' 2>&1 | filecheck %s --check-prefix=BADBITS
 // BADBITS:     {{^}}regcopy-opt: error: lower-reg-copy: max-vector-bits must be one of 8, 16, 32, 64, 128, got 48{{$}}
 // Stock xdsl-opt parses the options the same way (its own error path prints a traceback), and

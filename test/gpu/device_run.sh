@@ -13,7 +13,7 @@
 # memcheck), the GPU-marked pytest tests, `regcopy-run --check` (GPU vs the CPU interpreter)
 # on the seed demo, the GEMM example, the 192 KiB shared.dyn kernel and the vector-arith example, `regcopy-run
 # --compile-only` on the GEMM example, and the benchmarks (regcopy_bench.bench_copy,
-# regcopy_bench.bench_shared with each consumer).
+# regcopy_bench.bench_shared with each consumer, regcopy_bench.bench_async).
 # Exit status: 0 when every step passed, else 1 (each step's output is in $out, and the exit
 # status of each step in $out/summary.txt).
 set -uo pipefail
@@ -66,7 +66,7 @@ exit $status
 fi
 if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
@@ -92,6 +92,7 @@ step "regcopy_bench.bench_copy" bench_copy.txt python3 -m regcopy_bench.bench_co
 step "regcopy_bench.bench_shared" bench_shared.txt python3 -m regcopy_bench.bench_shared
 step "regcopy_bench.bench_shared --consumer xor" bench_shared_xor.txt \
     python3 -m regcopy_bench.bench_shared --consumer xor
+step "regcopy_bench.bench_async" bench_async.txt python3 -m regcopy_bench.bench_async
 fi
 if [[ $part != bench ]]; then
 # last: the GEMM example's --check (its CPU reference takes about 30 s)
@@ -99,6 +100,8 @@ if [[ $part != bench ]]; then
 step "regcopy-run --check examples/gemm_tiles.mlir (ragged)" check_gemm.txt \
     run --check --arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 \
     --arg fragB=2x2x4x256x64 --grid 2,2 examples/gemm_tiles.mlir
+step "regcopy-run --check examples/gemm_async.mlir" check_gemm_async.txt \
+    run --check examples/gemm_async.mlir
 fi
 echo "== summary"
 cat "$out/summary.txt"

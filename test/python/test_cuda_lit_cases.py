@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from regcopy_dialect.context import regcopy_context
+from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.regcopy import CopyOp
 
 TEST = Path(__file__).resolve().parents[1]
@@ -39,7 +40,7 @@ def _lowered(path: Path, k: int, chunk: str) -> ModuleOp | None:
     ctx = regcopy_context()
     module = Parser(ctx, chunk, f"{path.name}#{k}").parse_module()
     LowerRegCopyPass().apply(ctx, module)
-    if any(isinstance(op, CopyOp) for op in module.walk()):
+    if any(isinstance(op, CopyOp | CopyAsyncOp) for op in module.walk()):
         assert "reject" in path.name or "rejected" in chunk or "not lowered" in chunk, \
             f"{path.name}#{k}: a copy stayed un-lowered outside a rejection test"
         return None

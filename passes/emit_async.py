@@ -1,0 +1,136 @@
+"""The async copies in IR: ``regcopy.copy_async`` -> per-thread ``regcopy.cp_async`` ops (on
+the ``regcopy.storage`` views of both buffers), ``regcopy.async_group`` ->
+``regcopy.cp_async_commit``, ``regcopy.async_wait`` -> ``regcopy.cp_async_wait``.
+
+A module's async ops are lowered together or not at all: a group is only meaningful with
+all of its copies, so when one copy is refused every async op stays (the refusal is reported
+like a register copy's). The chunk plan is ``lower_async.plan_async``'s.
+
+Each ``cp_async`` carries its source size (``src_bytes``): the full width for a chunk known to
+be inside the buffer (every chunk of a static shape). Ragged edges of runtime-sized buffers
+plug in here (``emit_copy_async``'s ``src_bytes`` hook, not used yet: ``plan_async`` refuses a
+global buffer with runtime extents): a chunk that straddles an extent gets ``src_bytes <
+bytes`` (the hardware zero-fills the rest) and one wholly outside gets 0 (with its address
+clamped into the buffer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from regcopy_passes.async_tokens import drop_tokens, token_placeholder
+from regcopy_passes.dispatch import Rejected
+from regcopy_passes.emit_thread import thread_index
+from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.lower_async import AsyncPlan, plan_async
+from regcopy_passes.swizzle_address import emit_swizzle
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.rewriter import Rewriter
+
+from regcopy_dialect.async_ops import (
+    AsyncGroupOp,
+    AsyncWaitOp,
+    CopyAsyncOp,
+    CpAsyncCommitOp,
+    CpAsyncOp,
+    CpAsyncWaitOp,
+)
+from regcopy_dialect.diagnostics import Diagnostic, emit, op_location
+from regcopy_dialect.layout import Layout
+from regcopy_dialect.regcopy import StorageOp
+
+
+def chunk_offset(b: IndexBuilder, chunks: Layout, c: Value) -> Value:
+    """``sum_i ((c div q_i) mod e_i) * s_i`` over ``chunks`` (``q_i``: the product of the
+    extents inside iter i; the outermost digit needs no ``mod``: ``c < C``)."""
+    out: Value = 0
+    q = 1
+    iters = chunks.iters
+    for k in range(len(iters) - 1, -1, -1):
+        it = iters[k]
+        digit = b.div(c, q)
+        if k:
+            digit = b.rem(digit, it.extent)
+        out = b.add(out, b.mul(digit, it.stride))
+        q *= it.extent
+    return out
+
+
+def emit_copy_async(op: CopyAsyncOp, plan: AsyncPlan,
+                    src_bytes: Callable[[IndexBuilder, Value], Value] | None = None
+                    ) -> list[Operation]:
+    """The per-thread ``cp_async`` ops of ``op``: round ``r`` moves chunk
+    ``c = t + r * T``; the last round is guarded by ``c < C`` when ``C mod T != 0``.
+    ``src_bytes(b, c)`` gives the source size of chunk ``c`` (default: the full width)."""
+    b = IndexBuilder()
+    g_view, s_view = StorageOp(op.src), StorageOp(op.dst)
+    b.ops += [g_view, s_view]
+    t = thread_index(b, plan.scope)
+    g_base, s_base = b.affine(plan.g.base), b.affine(plan.s.base)
+    for r in range(plan.rounds):
+        c = b.add(t, r * plan.threads)
+        guard = plan.guarded and r == plan.rounds - 1
+        body = IndexBuilder(hoist_to=b) if guard else b
+        g_off = body.add(g_base, chunk_offset(body, plan.g_chunks, c))
+        s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
+        if (sw := plan.s.layout.swizzle) is not None:
+            s_off = emit_swizzle(body, s_off, sw)
+        size = plan.nbytes if src_bytes is None else src_bytes(body, c)
+        body.ops.append(CpAsyncOp(s_view.result, body.value(s_off), g_view.result,
+                                  body.value(g_off), plan.nbytes, body.value(size)))
+        if guard:
+            cond = arith.CmpiOp(b.value(c), b.value(plan.chunks), "ult")
+            b.ops += [cond, scf.IfOp(cond.result, [], [*body.ops, scf.YieldOp()])]
+    return b.ops
+
+
+def remark(op: CopyAsyncOp, plan: AsyncPlan) -> Diagnostic:
+    """``cp.async.cg 16 bytes (...), k chunks/thread``, then why not wider and the fill."""
+    notes = [f"narrowed: {plan.narrowed_by}"] if plan.narrowed_by else []
+    notes.append("no zero-fill: every chunk is inside the buffer (static shapes)")
+    return Diagnostic("remark", plan.describe(), async_label(op), op_location(op), tuple(notes))
+
+
+def async_label(op: CopyAsyncOp) -> str:
+    names = [f"%{v.name_hint}" for v in (op.src, op.dst) if v.name_hint]
+    return "copy_async " + " -> ".join(names) if len(names) == 2 else "copy_async"
+
+
+def lower_async_ops(module: ModuleOp, report: Callable[[Operation, str], None],
+                    remarks: bool = False) -> None:
+    """Lower the async ops of each function of ``module`` whose every ``copy_async`` plans;
+    in a function with a refused copy, call ``report(op, reason)`` for each refused copy and
+    leave its async ops as they are (a group means something only with all its copies)."""
+    for f in [o for o in module.ops if isinstance(o, func.FuncOp)]:
+        _lower_function(f, report, remarks)
+
+
+def _lower_function(f: func.FuncOp, report: Callable[[Operation, str], None],
+                    remarks: bool) -> None:
+    copies = [o for o in f.walk() if isinstance(o, CopyAsyncOp)]
+    groups = [o for o in f.walk() if isinstance(o, AsyncGroupOp)]
+    waits = [o for o in f.walk() if isinstance(o, AsyncWaitOp)]
+    if not (copies or groups or waits):
+        return
+    plans: dict[CopyAsyncOp, AsyncPlan] = {}
+    for op in copies:
+        try:
+            plans[op] = plan_async(op)
+        except Rejected as reason:
+            report(op, str(reason))
+    if len(plans) < len(copies):
+        return
+    placeholder = token_placeholder(f)
+    for op in waits:
+        Rewriter.replace_op(op, CpAsyncWaitOp(op.pending.value.data))
+    for op in groups:
+        op.group.replace_all_uses_with(placeholder)
+        Rewriter.replace_op(op, CpAsyncCommitOp(), [None])
+    for op in copies:
+        if remarks:
+            emit(remark(op, plans[op]))
+        op.token.name_hint = None  # the chunk math is named by the builder, not the token
+        Rewriter.replace_op(op, emit_copy_async(op, plans[op]), [None])
+    drop_tokens(f, placeholder)
