@@ -59,6 +59,7 @@ from regcopy_backend.cuda.function import (
     UnsupportedOpError,
     live_ops,
 )
+from regcopy_backend.cuda.kernel_info import root_buffer
 from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.literals import int_literal
 from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
@@ -81,6 +82,9 @@ from regcopy_passes.lower_layout_access import (
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
            "UnsupportedOpError", "live_ops", "print_cuda"]
+
+PTX_STORES: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "uint2": (".x", ".y")}
+"""The vector stores into dynamic global buffers printed as inline PTX (``ptx_store``)."""
 
 GPU_SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx",
                gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
@@ -299,8 +303,25 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
+        if self.index_type == INDEX_64 and access in PTX_STORES and \
+                any(d < 0 for d in cast(MemRefType, root_buffer(op.base).type).get_shape()):
+            return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
         self.line(f"{target} = {self.val(op.vector)};")
+
+    def ptx_store(self, op: vector.StoreOp, access: str) -> None:
+        """A 16- or 8-byte store into a dynamic global buffer as one inline-PTX
+        ``st.global.v4.b32``/``v2.b32``: with 64-bit index math, NVVM splits the ``uint4``/
+        ``uint2`` store of a value that went through the register tile into 32-bit stores
+        (``STG.E`` x 4 where ``STG.E.128`` is meant). ``volatile`` and the ``memory`` clobber
+        keep it in order with the function's other memory accesses, as a C++ store is."""
+        words = PTX_STORES[access]
+        value = self.val(op.vector)
+        address = self.element(op, op.base, list(op.indices))
+        regs = ", ".join(f"%{k + 1}" for k in range(len(words)))
+        operands = ", ".join(f'"r"({value}{w})' for w in words)
+        self.line(f'asm volatile("st.global.v{len(words)}.b32 [%0], {{{regs}}};" :: '
+                  f'"l"(&{address}), {operands} : "memory");')
 
     @print_op.register
     def _(self, op: vector.BitcastOp) -> None:
