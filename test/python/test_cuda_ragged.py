@@ -107,3 +107,6 @@ def test_promised_ragged_tile_is_all_128_bit() -> None:
         pytest.skip("nvdisasm is not installed")
     ops = sass_memory_ops(sass)
     assert dict(ops) == {"LDG.E.128.CONSTANT": 8, "STG.E.128": 8}
+    # one predicate per vector: each is a few 64-bit compares (an ISETP pair each, fused
+    # with the and: ISETP .OR.EX), never one per element
+    assert len(re.findall(r"\bISETP\b", sass)) <= 4 * 16
