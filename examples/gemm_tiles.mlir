@@ -1,5 +1,10 @@
 // The data movement of a GEMM main loop, C[M,N] = A[M,K] * B[N,K]^T ("TN": A row-major M x K,
 // B row-major N x K, i.e. both K-major: the operand form of mma.sync.m16n8k16.row.col), f16.
+// M, N and K are runtime extents (one compiled kernel for every size): K is promised a multiple
+// of 8 (16-byte rows, so the global tiles move 128 bits a thread), M and N nothing. The last
+// tiles are ragged in all three: the global -> register copies are bounds-checked and read
+// zeros outside A and B, so the edge tiles' fragments carry zeros there (what an mma needs).
+// Launch with ceil(N / 128) x ceil(M / 128) CTAs (--grid), fragA/fragB of ceil(K / 64) K tiles.
 //
 // One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 128 tile of C: block
 // (x, y) takes rows 128*y.. of A and rows 128*x.. of B. Its K-loop walks K in 64-wide tiles;
@@ -25,10 +30,10 @@
 // A warp's 64 x 64 A slice repeats the A fragment over 4 m16 rows and 4 k16 columns
 // (register = 32*mi + 8*ki + fragment register), its 32 x 64 B slice repeats the B fragment
 // over 4 n8 rows and 4 k16 columns (register = 16*ni + 4*ki + fragment register).
-func.func @gemm_tiles(%A: memref<256x256xf16, #regcopy.mem<global>>,
-                      %B: memref<256x256xf16, #regcopy.mem<global>>,
-                      %fragA: memref<2x2x4x256x128xf16, #regcopy.mem<global>>,
-                      %fragB: memref<2x2x4x256x64xf16, #regcopy.mem<global>>)
+func.func @gemm_tiles(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+                      %B: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+                      %fragA: memref<?x?x?x256x128xf16, #regcopy.mem<global>>,
+                      %fragB: memref<?x?x?x256x64xf16, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [2, 2]>} {
   %SA = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
@@ -43,7 +48,8 @@ func.func @gemm_tiles(%A: memref<256x256xf16, #regcopy.mem<global>>,
   %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
-  %cK = arith.constant 256 : index
+  %c1 = arith.constant 1 : index
+  %K = memref.dim %A, %c1 : memref<?x?xf16, #regcopy.mem<global>>
   %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
@@ -58,12 +64,12 @@ func.func @gemm_tiles(%A: memref<256x256xf16, #regcopy.mem<global>>,
   // the fragment registers of this thread, as flat 1-D arrays
   %fa = regcopy.storage %FA : memref<64x64xf16, #regcopy.layout<(4,2,8,4,2,4,2):(32,2,4@laneid,8,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   %fb = regcopy.storage %FB : memref<32x64xf16, #regcopy.layout<(4,8,4,2,4,2):(16,4@laneid,4,2,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf16, #regcopy.mem<local>>
-  scf.for %k = %c0 to %cK step %c64 {
+  scf.for %k = %c0 to %K step %c64 {
     %kt = arith.divui %k, %c64 : index
     %stage = arith.remui %kt, %c3 : index
     // 1. global -> registers -> shared (stage %stage of the ring)
-    regcopy.copy cta %A[%m0, %k] [128, 64] -> %RA : memref<256x256xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %B[%n0, %k] [128, 64] -> %RB : memref<256x256xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
+    regcopy.copy cta %A[%m0, %k] [128, 64] -> %RA : memref<?x?xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
+    regcopy.copy cta %B[%n0, %k] [128, 64] -> %RB : memref<?x?xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
     regcopy.copy cta %RA -> %SA[%stage, 0, 0] [1, 128, 64] : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
     regcopy.copy cta %RB -> %SB[%stage, 0, 0] [1, 128, 64] : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
     // 2. every thread's part of the stage is in shared memory
@@ -74,11 +80,11 @@ func.func @gemm_tiles(%A: memref<256x256xf16, #regcopy.mem<global>>,
     // 4. write the fragment registers out, 8 per 128-bit store
     scf.for %i = %c0 to %c128 step %c8 {
       %v = vector.load %fa[%i] : memref<128xf16, #regcopy.mem<local>>, vector<8xf16>
-      vector.store %v, %fragA[%by, %bx, %kt, %tid, %i] : memref<2x2x4x256x128xf16, #regcopy.mem<global>>, vector<8xf16>
+      vector.store %v, %fragA[%by, %bx, %kt, %tid, %i] : memref<?x?x?x256x128xf16, #regcopy.mem<global>>, vector<8xf16>
     }
     scf.for %i = %c0 to %c64 step %c8 {
       %v = vector.load %fb[%i] : memref<64xf16, #regcopy.mem<local>>, vector<8xf16>
-      vector.store %v, %fragB[%by, %bx, %kt, %tid, %i] : memref<2x2x4x256x64xf16, #regcopy.mem<global>>, vector<8xf16>
+      vector.store %v, %fragB[%by, %bx, %kt, %tid, %i] : memref<?x?x?x256x64xf16, #regcopy.mem<global>>, vector<8xf16>
     }
   }
   func.return

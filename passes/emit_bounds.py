@@ -8,7 +8,8 @@ row coordinates against their extents, the vector's last element, and its first 
 column offset is dynamic, against the innermost extent): a read ``scf.if -> vector`` that
 yields the load or the padding, a write ``scf.if`` around the store. A vector that may
 straddle the innermost extent (``tail < n``) is, when its predicate fails, done as pieces of
-``tail`` elements, each with its own predicate."""
+``tail`` elements, each with its own predicate (all but the last, which ends where the vector
+does and so is outside too)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from regcopy_passes.bounds import BoundedPath, BoundedTransfer, project
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import round_offsets
+from regcopy_passes.planning import Atom, round_offsets
 from regcopy_passes.transfer import LoweringPlan
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -71,7 +72,7 @@ class _Frame:
             return self.shape[i]
         if i not in self._extents:
             self._extents[i] = self.b.emit(
-                memref.DimOp.from_source_and_index(self.g, self.b.value(i)), f"e{i}")
+                memref.DimOp(self.g, self.b.value(i)), f"e{i}")
         return self._extents[i]
 
     def mul(self, a: Value, c: Value, b: IndexBuilder | None = None) -> Value:
@@ -131,29 +132,38 @@ def _vector_ops(fr: _Frame, body: IndexBuilder, g: SSAValue, r: SSAValue, g_off:
     return [load, scf.IfOp(pred, [], [store, scf.YieldOp()])]
 
 
+def _check(fr: _Frame, body: IndexBuilder, at: Value, step: Value, extent: Value
+           ) -> SSAValue:
+    """``at + step <u extent``: in ``body``, or hoisted (once per copy) when ``step`` is 0,
+    i.e. the same in every round and path."""
+    if step != 0:
+        return _cmp(body, body.add(at, step), extent)
+    key = (fr.b.value(at), fr.b.value(extent))
+    if key not in fr.hoisted_checks:
+        fr.hoisted_checks[key] = _cmp(fr.b, *key)
+    return fr.hoisted_checks[key]
+
+
 def _predicate(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], first: int,
                n: int) -> SSAValue | None:
     """In bounds iff the row coordinates ``o_i + coord_i`` (the thread's, hoisted, plus the
     round's ``steps[i]``) are, and the run ``[first, first + n)`` of the innermost dim: its
-    last element (and its first, with a dynamic column offset). A row check that does not
-    change from round to round is hoisted."""
+    last element (and its first, with a dynamic column offset). A check that does not change
+    from round to round is hoisted."""
     last = fr.rank - 1
-    preds: list[SSAValue] = []
-    for i in fr.bt.checked:
-        if i == last:
-            continue
-        if steps[i] != 0:
-            preds.append(_cmp(body, body.add(fr.rows[i], steps[i]), fr.extent(i)))
-            continue
-        key = (fr.b.value(fr.rows[i]), fr.b.value(fr.extent(i)))
-        if key not in fr.hoisted_checks:  # the same in every round and path: hoisted, once
-            fr.hoisted_checks[key] = _cmp(fr.b, *key)
-        preds.append(fr.hoisted_checks[key])
+    preds = [_check(fr, body, fr.rows[i], steps[i], fr.extent(i))
+             for i in fr.bt.checked if i != last]
     if last in fr.bt.checked:
-        col = body.add(body.add(fr.rows[last], steps[last]), first)
-        if fr.dynamic_col:
-            preds.append(_cmp(body, col, fr.extent(last)))
-        preds.append(_cmp(body, body.add(col, n - 1), fr.extent(last)))
+        col = fr.rows[last]
+        e = fr.extent(last)
+        if fr.dynamic_col and n > 1:  # (for one element, the last check is this one)
+            preds.append(_check(fr, body, fr.b.add(col, first) if steps[last] == 0 else col,
+                                body.add(steps[last], first) if steps[last] != 0 else 0, e))
+        end = first + n - 1
+        if steps[last] == 0:
+            preds.append(_check(fr, body, fr.b.add(col, end), 0, e))
+        else:
+            preds.append(_check(fr, body, col, body.add(steps[last], end), e))
     return _and(body, preds)
 
 
@@ -161,7 +171,8 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
            r: SSAValue) -> list[Operation]:
     """The ops of round ``f``: offsets, the predicate, the vector (or its pieces)."""
     plan = path.plan
-    _, dr = round_offsets(body, plan.outer, f)
+    registers = tuple(Atom(a.extent, 0, a.r_step) for a in plan.outer)
+    _, dr = round_offsets(body, registers, f)
     steps: list[Value] = []
     g_off: Value = fr.start
     for i in range(fr.rank):
@@ -177,7 +188,8 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
     wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, None)
     pieces = IndexBuilder(hoist_to=fr.b)
     parts: list[Operation] = []
-    for j in range(0, plan.n, path.tail):
+    for j in range(0, plan.n - path.tail, path.tail):  # the last piece ends where the vector
+        # does: it is outside whenever the vector's predicate fails
         p = _predicate(fr, pieces, steps, j, path.tail)
         ops = _vector_ops(fr, pieces, g, r, pieces.add(g_off, j), pieces.add(r_off, j),
                           path.tail, p)

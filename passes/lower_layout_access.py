@@ -28,7 +28,7 @@ from typing import cast
 from regcopy_passes.index_builder import IndexBuilder, Value
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -41,6 +41,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.address import physical_offset
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.regcopy import (
     LayoutAttr,
     MultipleOfOp,
@@ -84,6 +85,15 @@ def _folded(v: SSAValue) -> Value:
     return v
 
 
+def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
+    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
+    if isinstance(y, int):
+        return b.mul(x, y)
+    if isinstance(x, int):
+        return b.mul(y, x)
+    return b.binary(arith.MuliOp, x, y)
+
+
 Access = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
 
 
@@ -95,6 +105,9 @@ class LowerLayoutAccessPattern(RewritePattern):
     storages: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     builders: dict[Block | None, IndexBuilder] = field(
         default_factory=dict[Block | None, IndexBuilder])
+    extents: dict[tuple[Block | None, SSAValue, int], SSAValue] = field(
+        default_factory=dict[tuple[Block | None, SSAValue, int], SSAValue])
+    """A dynamic buffer's ``memref.dim`` results, one per block, buffer and dim."""
 
     def builder(self, op: Operation) -> IndexBuilder:
         """The block's ``IndexBuilder``: accesses of one block, visited in order, share their
@@ -113,7 +126,10 @@ class LowerLayoutAccessPattern(RewritePattern):
             return  # vectors need proven contiguity: the CUDA target reports these
         b = self.builder(op)
         start = len(b.ops)
-        off = b.value(self.offset(b, cast(MemRefType, t), op.indices))
+        if is_dynamic(cast(MemRefType, t)):
+            off = b.value(self.dynamic_offset(b, op, buf, op.indices))
+        else:
+            off = b.value(self.offset(b, cast(MemRefType, t), op.indices))
         new_ops = b.ops[start:]
         if off.owner in new_ops and off.name_hint is None:
             off.name_hint = "off"
@@ -125,6 +141,27 @@ class LowerLayoutAccessPattern(RewritePattern):
         """The flat element offset of logical ``indices`` (``address.physical_offset``)."""
         return physical_offset(b, buffer_layout(t), t.get_shape(),
                                [_folded(i) for i in indices])
+
+    def dynamic_offset(self, b: IndexBuilder, op: Operation, buf: SSAValue,
+                       indices: Sequence[SSAValue]) -> Value:
+        """The row-major offset ``sum(index_i * stride_i)`` in a buffer with runtime extents
+        (``stride_i`` the product of the later extents, read with ``memref.dim``)."""
+        shape = cast(MemRefType, buf.type).get_shape()
+        off: Value = 0
+        stride: Value = 1
+        for i in range(len(shape) - 1, -1, -1):
+            term = _times(b, _folded(indices[i]), stride)
+            off = b.add(off, term)
+            if i == 0:
+                break
+            extent: Value = shape[i]
+            if shape[i] == DYNAMIC_INDEX:
+                key = (op.parent_block(), buf, i)
+                if key not in self.extents:
+                    self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
+                extent = self.extents[key]
+            stride = _times(b, stride, extent)
+        return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:
         """The buffer's ``regcopy.storage``, made right after the buffer's definition."""

@@ -99,8 +99,10 @@ step "regcopy_bench.bench_shared --consumer xor" bench_shared_xor.txt \
 fi
 if [[ $part != bench ]]; then
 # last: the GEMM example's --check (its CPU reference takes about 30 s)
-step "regcopy-run --check examples/gemm_tiles.mlir" check_gemm.txt \
-    run --check examples/gemm_tiles.mlir
+# (ragged M, N, K: 200 x 136 x 200 on a 2 x 2 grid, 4 K tiles)
+step "regcopy-run --check examples/gemm_tiles.mlir (ragged)" check_gemm.txt \
+    run --check --arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 \
+    --arg fragB=2x2x4x256x64 --grid 2,2 examples/gemm_tiles.mlir
 fi
 echo "== summary"
 cat "$out/summary.txt"

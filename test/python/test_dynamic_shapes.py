@@ -85,3 +85,21 @@ def test_extent_promises() -> None:
 def test_storage_of_a_dynamic_buffer_is_dynamic() -> None:
     kernel = _kernel(f"%A: memref<?x128xf16, {G}>")
     assert str(storage_type(kernel.body.block.args[0].type)) == f"memref<?xf16, {G}>"
+
+
+def test_plan_key_reads_the_bounds_inputs() -> None:
+    """Copies alike but for an extent promise, the padding or {in_bounds} are planned apart."""
+    from regcopy_dialect.regcopy import CopyOp
+    from regcopy_passes.lower_reg_copy import plan_key
+
+    r = "memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>"
+    a = f"memref<?x?xf32, {G}>"
+    variants = [("", ""), ("", "{padding = 1.0 : f32}"), ("", "{in_bounds}"),
+                (" {regcopy.divisibility = array<i64: 1, 4>}", "")]
+    keys = []
+    for promise, attrs in variants:
+        kernel = _kernel(f"%A: {a}{promise}, %R: {r}", f"""
+  regcopy.copy warp %A[0, 0] [32, 8] -> %R {attrs} : {a} -> {r}""")
+        (op,) = [o for o in kernel.walk() if isinstance(o, CopyOp)]
+        keys.append(plan_key(op, 32))
+    assert len(set(keys)) == len(keys)

@@ -1,0 +1,150 @@
+// Copies on buffers with runtime extents: one predicate per vector, full width to the edge,
+// ragged tails split to the extent's divisibility, versioning on a runtime stride test,
+// {in_bounds} and {padding}.
+// RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s
+// RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+
+// The row length is a multiple of 4: every row starts 16-byte aligned, so only 128-bit
+// transfers, each under one predicate (row < extent 0, last column < extent 1).
+func.func @div4(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A[%row, 0] [32, 8] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK-LABEL: func.func @div4
+// CHECK:         %[[LANE:.*]] = "gpu.lane_id"() : () -> index
+// CHECK:         %[[E1:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32, #regcopy.mem<global>>
+// CHECK-NEXT:    %[[ROW:.*]] = arith.addi %row, %[[LANE]] : index
+// CHECK-NEXT:    %[[START:.*]] = arith.muli %[[ROW]], %[[E1]] : index
+// CHECK-NEXT:    %[[G:.*]] = regcopy.storage %A : memref<?x?xf32, #regcopy.mem<global>> -> memref<?xf32, #regcopy.mem<global>>
+// CHECK:         %[[E0:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32, #regcopy.mem<global>>
+// CHECK-NEXT:    %[[ROWOK:.*]] = arith.cmpi ult, %[[ROW]], %[[E0]] : index
+// CHECK:         %[[PAD:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK:         scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[COL:.*]] = arith.muli %[[F]], %{{.*}} : index
+// CHECK-NEXT:      %[[OFF:.*]] = arith.addi %[[START]], %[[COL]] : index
+// CHECK-NEXT:      %[[LAST:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// CHECK-NEXT:      %[[COLOK:.*]] = arith.cmpi ult, %[[LAST]], %[[E1]] : index
+// CHECK-NEXT:      %[[P:.*]] = arith.andi %[[ROWOK]], %[[COLOK]] : i1
+// CHECK-NEXT:      %[[V:.*]] = scf.if %[[P]] -> (vector<4xf32>) {
+// CHECK-NEXT:        %[[X:.*]] = vector.load %[[G]][%[[OFF]]] : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK-NEXT:        scf.yield %[[X]] : vector<4xf32>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[PAD]] : vector<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[COL]]] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NOT:     vector<2xf32>
+// CHECK-NOT:     vector<1xf32>
+// CHECK:         func.return
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div4]
+// REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK-NOT:  versioned
+
+// -----
+
+// The row length is a multiple of 2 only: a row starts 16-byte aligned when it is a multiple
+// of 4 at run time. Versioned: the 128-bit path under that test, else the proven 64-bit one.
+func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 2>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A[%row, 0] [32, 8] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK-LABEL: func.func @div2
+// CHECK:         %[[E1:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32, #regcopy.mem<global>>
+// CHECK:         %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         %[[REM:.*]] = arith.remsi %[[E1]], %[[C4]] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK:         scf.if %[[OK]] {
+// CHECK:           scf.for
+// CHECK:             vector.load {{.*}} vector<4xf32>
+// CHECK:         } else {
+// CHECK:           scf.for
+// CHECK:             vector.load {{.*}} vector<2xf32>
+// CHECK:             vector.store {{.*}} vector<2xf32>
+// CHECK:         func.return
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div2]
+// REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 2 × f32, 4 rounds (extent divisors [1, 2] prove 2)
+
+// -----
+
+// A 1-D buffer whose length is a multiple of 2: interior vectors stay 128-bit; a vector that
+// straddles the end is stored as 64-bit pieces, each under its own predicate (the last piece
+// ends where the vector does: outside whenever the vector is, so it is not emitted).
+func.func @tail(%A: memref<?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 2>}, %R: memref<128xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  regcopy.copy warp %R -> %A[0] [128] : memref<128xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>> -> memref<?xf32, #regcopy.mem<global>>
+  func.return
+}
+// CHECK-LABEL: func.func @tail
+// CHECK:         %[[T:.*]] = arith.muli %lane, %{{.*}} : index
+// CHECK:         %[[E0:.*]] = memref.dim %A, %{{.*}} : memref<?xf32, #regcopy.mem<global>>
+// CHECK:         %[[LAST:.*]] = arith.addi %[[T]], %{{.*}} : index
+// CHECK-NEXT:    %[[P:.*]] = arith.cmpi ult, %[[LAST]], %[[E0]] : index
+// CHECK:         %[[L0:.*]] = arith.addi %[[T]], %{{.*}} : index
+// CHECK-NEXT:    %[[P0:.*]] = arith.cmpi ult, %[[L0]], %[[E0]] : index
+// CHECK-NEXT:    scf.if %[[P]] {
+// CHECK-NEXT:      %[[V:.*]] = vector.load {{.*}} vector<4xf32>
+// CHECK-NEXT:      vector.store %[[V]], {{.*}}[%[[T]]] : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[V0:.*]] = vector.load {{.*}} vector<2xf32>
+// CHECK-NEXT:      scf.if %[[P0]] {
+// CHECK-NEXT:        vector.store %[[V0]], {{.*}}[%[[T]]] : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// REMARK: remark: vec 4 × f32 (128 bits), 1 round, 4 registers/thread [copy %R -> %A in @tail]
+// REMARK:      {{^  }}bounds-checked: one predicate per vector (extent 0 of %A)
+// REMARK-NEXT: {{^  }}ragged tail split to vec 2 (extent 0 divisible by 2)
+
+// -----
+
+// The padding value fills the registers of elements outside the extents.
+func.func @padding(%A: memref<?x?xi32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xi32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A[0, 0] [32, 8] -> %R {padding = -1 : i32} : memref<?x?xi32, #regcopy.mem<global>> -> memref<32x8xi32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK-LABEL: func.func @padding
+// CHECK:         %[[PAD:.*]] = arith.constant dense<-1> : vector<4xi32>
+// CHECK:           scf.yield %[[PAD]] : vector<4xi32>
+
+// -----
+
+// {in_bounds}: the region is promised inside, so no checks, only the runtime strides.
+func.func @promised(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %R -> %A[0, 8] [32, 8] {in_bounds} : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
+  func.return
+}
+// CHECK-LABEL: func.func @promised
+// CHECK-NOT:     arith.cmpi
+// CHECK-NOT:     scf.if
+// CHECK:         vector.store {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK:         func.return
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %R -> %A in @promised]
+// REMARK-NEXT: {{ *}}regcopy.copy
+// REMARK-NEXT: {{ *}}^
+// REMARK-NEXT: {{^  }}in bounds: {in_bounds} (no checks)
+
+// -----
+
+// A 2-D tile ragged in both dims, rows spread over lanes and rounds: each round checks its
+// row and its last column; the row check moves with the round.
+func.func @both(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}, %i: index, %j: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<16x16xf32, #regcopy.layout<(2,8,4,4):(4,4@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  %j16 = regcopy.multiple_of %j, 16 : index
+  regcopy.copy warp %A[%i, %j16] [16, 16] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<16x16xf32, #regcopy.layout<(2,8,4,4):(4,4@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK-LABEL: func.func @both
+// CHECK:         %[[COL:.*]] = arith.addi %j16, %{{.*}} : index
+// CHECK:         %[[E0:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32, #regcopy.mem<global>>
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.cmpi ult, %[[COL]], %e1 : index
+// CHECK:         %[[LAST:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// CHECK-NEXT:    %[[LASTOK:.*]] = arith.cmpi ult, %[[LAST]], %e1 : index
+// CHECK:         scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           %[[ROWOK:.*]] = arith.cmpi ult, %{{.*}}, %[[E0]] : index
+// CHECK-NEXT:      %[[P:.*]] = arith.andi %[[ROWOK]], %[[FIRST]] : i1
+// CHECK-NEXT:      %[[P2:.*]] = arith.andi %[[P]], %[[LASTOK]] : i1
+// CHECK-NEXT:      %{{.*}} = scf.if %[[P2]] -> (vector<4xf32>) {
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @both]
