@@ -32,6 +32,13 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
   add/sub/mul on i32 and f32 lanes);
 * ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
+* runtime extents: a dynamic global buffer parameter is its pointer followed by one ``index``
+  parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
+  ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
+  buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer is
+  one inline-PTX ``st.global.v4``/``v2`` (``ptx_store``);
+* ``scf.if`` with results: each used result is a variable declared before the ``if`` and
+  assigned by the ``scf.yield`` of each branch.
 
 Anything else raises ``CudaEmitError`` naming the op.
 """
