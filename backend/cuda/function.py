@@ -107,6 +107,7 @@ class CudaFunctionPrinter(BasePrinter):
     dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
     extents: dict[tuple[SSAValue, int], str] = field(
         default_factory=dict[tuple[SSAValue, int], str], init=False)
+    no_shared: bool = field(default=True, init=False)
 
     # ---- output helpers -----------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -177,6 +178,7 @@ class CudaFunctionPrinter(BasePrinter):
                        if v.name_hint is not None}
         self.index_type = index_ctype(f)
         self.live = live_ops(f)
+        self.no_shared = not shared_allocas(f)
         kernel = is_kernel(f)
         self.plan_shared(f, kernel)
         params = ", ".join(self.param(k, f, kernel) for k in range(len(f.args)))

@@ -35,8 +35,9 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
 * runtime extents: a dynamic global buffer parameter is its pointer followed by one ``index``
   parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
   ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
-  buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer is
-  one inline-PTX ``st.global.v4``/``v2`` (``ptx_store``);
+  buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer,
+  in a function without shared memory, is one inline-PTX ``st.global.v4``/``v2``
+  (``ptx_store``);
 * ``scf.if`` with results: each used result is a variable declared before the ``if`` and
   assigned by the ``scf.yield`` of each branch.
 
@@ -310,7 +311,7 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
-        if self.index_type == INDEX_64 and access in PTX_STORES and \
+        if self.index_type == INDEX_64 and access in PTX_STORES and self.no_shared and \
                 any(d < 0 for d in cast(MemRefType, root_buffer(op.base).type).get_shape()):
             return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
@@ -321,7 +322,11 @@ class CudaPrinter(CudaFunctionPrinter):
         ``st.global.v4.b32``/``v2.b32``: with 64-bit index math, NVVM splits the ``uint4``/
         ``uint2`` store of a value that went through the register tile into 32-bit stores
         (``STG.E`` x 4 where ``STG.E.128`` is meant). ``volatile`` and the ``memory`` clobber
-        keep it in order with the function's other memory accesses, as a C++ store is."""
+        keep it in order with the function's other memory accesses, as a C++ store is.
+
+        Only in functions without shared memory (global <-> register copies): in a kernel
+        with shared buffers and ``ldmatrix`` (the GEMM example) the inline PTX made ptxas
+        spill (3 ``LDL``/``STL``), while its C++ stores stay ``STG.E.128`` there."""
         words = PTX_STORES[access]
         value = self.val(op.vector)
         address = self.element(op, op.base, list(op.indices))
