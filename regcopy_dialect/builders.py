@@ -20,14 +20,19 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
+    FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     NoneAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -92,14 +97,20 @@ def element_type(dtype: str | Attribute) -> Attribute:
     return ELEMENT_TYPES[dtype]
 
 
-def buffer_type(shape: Sequence[int], dtype: str | Attribute, space: MemSpace | str,
+Extent = int | None
+"""A buffer size: an int, or ``None`` for a runtime extent (``?``, global buffers only)."""
+
+
+def buffer_type(shape: Sequence[Extent], dtype: str | Attribute, space: MemSpace | str,
                 layout: Layout | str | None = None) -> MemRefType:
     """``memref<shape x dtype[, #regcopy.layout<layout>], #regcopy.mem<space>>``; without a
-    layout the buffer is row-major. The type is checked as the verifier would check it."""
+    layout the buffer is row-major; a ``None`` size is a runtime extent (``?``). The type is
+    checked as the verifier would check it."""
     from regcopy_dialect.regcopy import verify_buffer
 
     lay = parse_layout(layout) if isinstance(layout, str) else layout
-    t = MemRefType(element_type(dtype), list(shape),
+    sizes = [DYNAMIC_INDEX if d is None else d for d in shape]
+    t = MemRefType(element_type(dtype), sizes,
                    LayoutAttr.from_layout(lay) if lay is not None else NoneAttr(),
                    MemSpaceAttr(MemSpace(space)))
     try:
@@ -141,17 +152,30 @@ def shared_buffer_type(shape: Sequence[int], dtype: str | Attribute,
     return buffer_type(shape, dtype, MemSpace.SHARED_DYN if dynamic else MemSpace.SHARED, layout)
 
 
-def global_buffer_type(shape: Sequence[int], dtype: str | Attribute,
+def global_buffer_type(shape: Sequence[Extent], dtype: str | Attribute,
                        layout: Layout | str | None = None) -> MemRefType:
-    """A ``global`` buffer (kernel arguments); row-major by default."""
+    """A ``global`` buffer (kernel arguments); row-major by default. ``None`` sizes are
+    runtime extents: ``global_buffer_type([None, None], "f32")`` is
+    ``memref<?x?xf32, #regcopy.mem<global>>`` (``KernelBuilder.dim`` reads them)."""
     return buffer_type(shape, dtype, MemSpace.GLOBAL, layout)
 
 
 def copy(scope: ExecScope | str, src: SSAValue | Operation, dst: SSAValue | Operation,
-         src_region: Region | None = None, dst_region: Region | None = None) -> CopyOp:
+         src_region: Region | None = None, dst_region: Region | None = None,
+         padding: int | float | None = None, in_bounds: bool = False) -> CopyOp:
     """``regcopy.copy <scope> %src[offs] [sizes] -> %dst[offs] [sizes]``; a side without a
-    region is the whole buffer. Inside a ``kernel`` block the op is appended to the kernel."""
-    return CopyOp(ExecScope(scope), src, dst, src_region, dst_region)
+    region is the whole buffer. Inside a ``kernel`` block the op is appended to the kernel.
+    On a buffer with runtime extents: ``padding`` is the ``{padding = V}`` the registers get
+    outside them (of the element type; zero by default), ``in_bounds`` adds ``{in_bounds}``
+    (the region is promised inside: no checks)."""
+    op = CopyOp(ExecScope(scope), src, dst, src_region, dst_region)
+    if padding is not None:
+        elem = op.src_type.element_type
+        op.attributes["padding"] = FloatAttr(float(padding), elem) \
+            if isinstance(elem, AnyFloat) else IntegerAttr(int(padding), elem)
+    if in_bounds:
+        op.attributes["in_bounds"] = UnitAttr()
+    return op
 
 
 class KernelBuilder:
@@ -161,7 +185,7 @@ class KernelBuilder:
 
     def __init__(self, name: str, params: Mapping[str, Attribute] | Sequence[Attribute],
                  block: int, grid: Sequence[int] = (1,),
-                 divisibility: Mapping[str, int] | None = None):
+                 divisibility: Mapping[str, int | Sequence[int]] | None = None):
         names = list(params) if isinstance(params, Mapping) else [f"arg{i}"
                                                                    for i in range(len(params))]
         types = list(params.values()) if isinstance(params, Mapping) else list(params)
@@ -172,8 +196,9 @@ class KernelBuilder:
             unknown = set(divisibility) - set(names)
             if unknown:
                 raise ValueError(f"divisibility names unknown parameters {sorted(unknown)}")
-            arg_attrs = ArrayAttr([DictionaryAttr({DIVISIBILITY: IntegerAttr(divisibility[n], i64)}
-                                        if n in divisibility else {}) for n in names])
+            arg_attrs = ArrayAttr([DictionaryAttr({DIVISIBILITY: _promise(divisibility[n])}
+                                                  if n in divisibility else {})
+                                   for n in names])
         self.func = func.FuncOp(name, (types, []), arg_attrs=arg_attrs)
         self.func.attributes["regcopy.launch"] = launch
         for arg, n in zip(self.func.body.block.args, names, strict=True):
@@ -201,6 +226,10 @@ class KernelBuilder:
     def constant(self, value: int) -> SSAValue:
         """An ``index`` constant."""
         return arith.ConstantOp(IntegerAttr(value, IndexType())).result
+
+    def dim(self, buffer: SSAValue, index: int) -> SSAValue:
+        """``memref.dim %buffer, %c<index>``: extent ``index`` of ``buffer`` (``index``)."""
+        return memref.DimOp(buffer, self.constant(index)).result
 
     def block_id(self, dim: str = "x") -> SSAValue:
         """``gpu.block_id`` along ``dim``."""
@@ -235,12 +264,20 @@ class KernelBuilder:
         return module(self)
 
 
+def _promise(value: int | Sequence[int]) -> Attribute:
+    """``N : i64`` for a scalar's promise, ``array<i64: d0, ...>`` for a buffer's extents."""
+    if isinstance(value, int):
+        return IntegerAttr(value, i64)
+    return DenseArrayBase.from_list(i64, [int(d) for d in value])
+
+
 def kernel(name: str, params: Mapping[str, Attribute] | Sequence[Attribute], block: int,
-           grid: Sequence[int] = (1,), divisibility: Mapping[str, int] | None = None
+           grid: Sequence[int] = (1,), divisibility: Mapping[str, int | Sequence[int]] | None = None
            ) -> KernelBuilder:
     """A kernel ``func.func @name`` with ``regcopy.launch<block = block, grid = grid>``;
     ``params`` maps parameter names to types (or is a list of types); ``divisibility`` maps
-    integer/index parameter names to the ``regcopy.divisibility`` they promise."""
+    integer/index parameter names to the ``regcopy.divisibility`` they promise (an int), and
+    dynamic buffer names to their extents' divisors (one int per dimension, 1: no promise)."""
     return KernelBuilder(name, params, block, grid, divisibility)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import MemRefType
+
 from regcopy_passes.banks import WARP, bank_groups, instruction_wavefronts, lane_groups
 from regcopy_passes.dispatch import Accepted, Rejected
 from regcopy_passes.lower_reg_copy import plan_for
@@ -117,6 +119,20 @@ def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, l
     return tile, [head, *summary]
 
 
+def runtime_extent_note(op: CopyOp) -> str | None:
+    """For a copy with a dynamic global side: the drawing's concrete shape is the copy's
+    region (as if wholly inside the runtime extents); None for static copies."""
+    for name, value in (("source", op.src), ("destination", op.dst)):
+        t = value.type
+        if isinstance(t, MemRefType) and any(d < 0 for d in t.get_shape()):
+            hint = f"%{value.name_hint}" if value.name_hint else name
+            return (f"runtime extents: {name} {hint} is {t}; drawn on the copy's region as if "
+                    "inside the extents (at run time, elements outside them are "
+                    + ("not read: the registers get the padding)" if name == "source"
+                       else "not written)"))
+    return None
+
+
 def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_: int = 0,
                  max_vector_bits: int = 128) -> CopyPicture:
     """Everything ``regcopy-viz`` shows for the ``index``-th copy of a file."""
@@ -140,6 +156,8 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
     if not isinstance(lp.transfer, VectorTransfer):
         lines.append("  (the pictures below show the per-thread plan the matrix transfer "
                      "replaces: the same elements in the same registers)")
+    if (note := runtime_extent_note(op)) is not None:
+        lines.append(f"  {note}")
     lines += ["  " + x for x in thread_lines(acc, plan, thread)]
     tiles = [round_tile(op, acc, plan, thread)]
     if s_space in (MemSpace.SHARED, MemSpace.SHARED_DYN) and element_bits(op.src_type.element_type):

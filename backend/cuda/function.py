@@ -10,11 +10,13 @@ which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
   ``extern "C" __global__ void __launch_bounds__(block)`` (``(block, min_blocks)`` when the
   launch gives ``min_blocks``), any other function
   ``extern "C" __device__ void``; one block, no results; its global memref arguments are
-  ``T* __restrict__`` parameters and its scalar arguments scalar parameters, in order;
+  ``T* __restrict__`` parameters (a dynamic one followed by one ``index`` parameter per
+  ``?`` dimension, ``<name>_dim<i>``: ``extent_params``) and its scalar arguments scalar
+  parameters, in order;
 * shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
   offsets into the kernel's ``extern __shared__ unsigned char rc_smem[]`` (``shared_memory``);
 * ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
-  more (``cuda_address.index_ctype``);
+  more, or a dynamic buffer (its runtime size may reach that) (``literals.index_ctype``);
 * names: values keep their MLIR names when those are plain, unreserved C identifiers and are
   mangled otherwise (``cuda_names``); constants print as literals at their uses;
 * liveness: a pure op (``PURE_OPS``) prints only when a printed op uses its result (NVRTC
@@ -108,6 +110,7 @@ class CudaFunctionPrinter(BasePrinter):
     dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
     extents: dict[tuple[SSAValue, int], str] = field(
         default_factory=dict[tuple[SSAValue, int], str], init=False)
+    no_shared: bool = field(default=True, init=False)
 
     # ---- output helpers -----------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -180,6 +183,7 @@ class CudaFunctionPrinter(BasePrinter):
                        if v.name_hint is not None}
         self.index_type = index_ctype(f)
         self.live = live_ops(f)
+        self.no_shared = not shared_allocas(f)
         kernel = is_kernel(f)
         self.plan_shared(f, kernel)
         params = ", ".join([self.param(k, f, kernel) for k in range(len(f.args))]

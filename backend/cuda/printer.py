@@ -32,6 +32,14 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
   add/sub/mul on i32 and f32 lanes);
 * ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
+* runtime extents: a dynamic global buffer parameter is its pointer followed by one ``index``
+  parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
+  ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
+  buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer,
+  in a function without shared memory, is one inline-PTX ``st.global.v4``/``v2``
+  (``ptx_store``);
+* ``scf.if`` with results: each used result is a variable declared before the ``if`` and
+  assigned by the ``scf.yield`` of each branch.
 
 Anything else raises ``CudaEmitError`` naming the op.
 """
@@ -61,6 +69,7 @@ from regcopy_backend.cuda.function import (
 )
 from regcopy_backend.cuda import tma
 from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
+from regcopy_backend.cuda.kernel_info import root_buffer
 from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.literals import int_literal
 from regcopy_backend.cuda.shared_memory import alloca_alignment
@@ -100,6 +109,9 @@ from regcopy_passes.lower_layout_access import (
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
            "UnsupportedOpError", "live_ops", "print_cuda"]
+
+PTX_STORES: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "uint2": (".x", ".y")}
+"""The vector stores into dynamic global buffers printed as inline PTX (``ptx_store``)."""
 
 GPU_SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx",
                gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
@@ -327,8 +339,29 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
+        if self.index_type == INDEX_64 and access in PTX_STORES and self.no_shared and \
+                any(d < 0 for d in cast(MemRefType, root_buffer(op.base).type).get_shape()):
+            return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
         self.line(f"{target} = {self.val(op.vector)};")
+
+    def ptx_store(self, op: vector.StoreOp, access: str) -> None:
+        """A 16- or 8-byte store into a dynamic global buffer as one inline-PTX
+        ``st.global.v4.b32``/``v2.b32``: with 64-bit index math, NVVM splits the ``uint4``/
+        ``uint2`` store of a value that went through the register tile into 32-bit stores
+        (``STG.E`` x 4 where ``STG.E.128`` is meant). ``volatile`` and the ``memory`` clobber
+        keep it in order with the function's other memory accesses, as a C++ store is.
+
+        Only in functions without shared memory (global <-> register copies): in a kernel
+        with shared buffers and ``ldmatrix`` (the GEMM example) the inline PTX made ptxas
+        spill (3 ``LDL``/``STL``), while its C++ stores stay ``STG.E.128`` there."""
+        words = PTX_STORES[access]
+        value = self.val(op.vector)
+        address = self.element(op, op.base, list(op.indices))
+        regs = ", ".join(f"%{k + 1}" for k in range(len(words)))
+        operands = ", ".join(f'"r"({value}{w})' for w in words)
+        self.line(f'asm volatile("st.global.v{len(words)}.b32 [%0], {{{regs}}};" :: '
+                  f'"l"(&{address}), {operands} : "memory");')
 
     @print_op.register
     def _(self, op: vector.BitcastOp) -> None:

@@ -20,6 +20,10 @@ adds what regcopy kernels need beyond that:
 * the *reference semantics* of an un-lowered ``regcopy.copy``: the executing thread moves
   every element of the region it owns (by R's thread axes), so an original module and its
   lowering can be compared element by element;
+* runtime extents (``extents``): a dynamic global buffer is typed by its array's shape,
+  ``memref.dim`` reads it, and an un-lowered copy on it is bounds-checked (out-of-extent
+  elements not read — the registers get the padding — and not written; ``{in_bounds}`` on a
+  region that is not inside is a runtime error);
 * the warp-collective ``regcopy.ldmatrix``/``regcopy.stmatrix`` (``ldmatrix``: the PTX
   ``.m8n8 .b16`` fragment rule), executed once per warp (see *Warp lockstep*).
 

@@ -2,12 +2,15 @@
 
 ``run_kernel(source, info, args)`` checks the arguments (``check_arguments``: one per parameter,
 arrays big enough, scalars in range and keeping their ``regcopy.divisibility`` promise; a
-one-line ``ArgumentError`` otherwise), compiles the CUDA source with ``cuda.core.Program``
+one-line ``ArgumentError`` otherwise; a dynamic buffer's array shape must fit its type and
+keep its ``regcopy.divisibility`` array, and is passed as its extents after its pointer),
+compiles the CUDA source with ``cuda.core.Program``
 (NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C name, copies every array
 to device memory (``Device.allocate``, staged through pinned host memory), checks that every
 pointer is aligned for the widest vector the kernel uses (``check_alignment``, a pure function:
 a clear ``AlignmentError``, never a misaligned-address fault), sets and passes the kernel's
-dynamic shared memory, launches with the grid/block of ``regcopy.launch`` and copies every
+dynamic shared memory, launches with the grid/block of ``regcopy.launch`` (or the ``grid``
+given) and copies every
 buffer back. Without a GPU or driver it raises ``NoGpuError`` with a one-line message.
 """
 

@@ -12,8 +12,10 @@
 # table (test/gpu/run_all.py, with compute-sanitizer
 # memcheck), the GPU-marked pytest tests, `regcopy-run --check` (GPU vs the CPU interpreter)
 # on the seed demo, the GEMM example, the 192 KiB shared.dyn kernel and the vector-arith example, `regcopy-run
-# --compile-only` on the GEMM example, and the benchmarks (regcopy_bench.bench_copy,
-# regcopy_bench.bench_shared with each consumer, regcopy_bench.bench_async).
+# --compile-only` on the GEMM example, the ragged (runtime-extent) kernels' --check and
+# compute-sanitizer memcheck, and the benchmarks (regcopy_bench.bench_copy,
+# regcopy_bench.bench_ragged, regcopy_bench.bench_shared with each consumer,
+# regcopy_bench.bench_async); `ncu` compares the bank model with Nsight Compute.
 # Exit status: 0 when every step passed, else 1 (each step's output is in $out, and the exit
 # status of each step in $out/summary.txt).
 set -uo pipefail
@@ -66,7 +68,7 @@ exit $status
 fi
 if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py test/python/test_gpu_ragged.py test/python/test_tma_runtime.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
@@ -83,12 +85,27 @@ step "regcopy-run --check examples/epilogue.mlir" check_epilogue.txt \
     run --check examples/epilogue.mlir
 step "regcopy-run --check test/gpu/kernels/im2col.mlir" check_im2col.txt \
     run --check test/gpu/kernels/im2col.mlir
+step "regcopy-run --check test/gpu/kernels/ragged_tile.mlir (37x1029)" check_ragged.txt \
+    run --check test/gpu/kernels/ragged_tile.mlir --arg X=37x1029 --arg Y=37x1029 --grid 5,2
+step "regcopy-run --check test/gpu/kernels/ragged_lowered.mlir (5x131)" check_ragged_lowered.txt \
+    run --check test/gpu/kernels/ragged_lowered.mlir --arg X=5x131 --arg Y=5x131 --grid 5,2
+if command -v compute-sanitizer >/dev/null; then
+    step "compute-sanitizer memcheck: ragged tile copy (1001x4003)" memcheck_ragged.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
+        test/gpu/kernels/ragged_tile.mlir --arg X=1001x4003 --arg Y=1001x4003 --grid 126,4
+    step "compute-sanitizer memcheck: ragged tile copy (3x5)" memcheck_ragged_small.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
+        test/gpu/kernels/ragged_tile.mlir --arg X=3x5 --arg Y=3x5 --grid 1,1
+fi
 python3 test/gpu/doc_block.py ir transpose.mlir >/tmp/transpose.mlir
 step "regcopy-run --check docs/ir.md's transpose.mlir" check_transpose.txt \
     run --check /tmp/transpose.mlir
 fi
 if [[ $part != tests ]]; then
 step "regcopy_bench.bench_copy" bench_copy.txt python3 -m regcopy_bench.bench_copy
+step "regcopy_bench.bench_ragged --sass" bench_ragged_sass.txt \
+    python3 -m regcopy_bench.bench_ragged --sass
+step "regcopy_bench.bench_ragged" bench_ragged.txt python3 -m regcopy_bench.bench_ragged
 step "regcopy_bench.bench_shared" bench_shared.txt python3 -m regcopy_bench.bench_shared
 step "regcopy_bench.bench_shared --consumer xor" bench_shared_xor.txt \
     python3 -m regcopy_bench.bench_shared --consumer xor

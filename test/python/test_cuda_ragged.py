@@ -91,3 +91,22 @@ func.func @k(%X: {G}, %d: index) attributes {{regcopy.launch = #regcopy.launch<b
 }}"""
     with pytest.raises(CudaEmitError, match="needs a constant dimension index"):
         print_cuda(parse_unverified(text))
+
+
+def test_promised_ragged_tile_is_all_128_bit() -> None:
+    """The benchmark's tile copy with extent divisibility 4, lowered by the pass and printed:
+    its global transfers are all 128-bit (one predicate per vector, none split), no local
+    memory; the stores into the dynamic buffer stay STG.E.128 under 64-bit index math."""
+    from regcopy_bench.bench_ragged import WIDE, lowered
+
+    source, info = lowered(WIDE, promised=True)
+    assert info.index64 and "asm volatile(\"st.global.v4.b32" in source
+    try:
+        sass = disassemble(compile_cuda(source).cubin)
+    except NvdisasmError:
+        pytest.skip("nvdisasm is not installed")
+    ops = sass_memory_ops(sass)
+    assert dict(ops) == {"LDG.E.128.CONSTANT": 8, "STG.E.128": 8}
+    # one predicate per vector: each is a few 64-bit compares (an ISETP pair each, fused
+    # with the and: ISETP .OR.EX), never one per element
+    assert len(re.findall(r"\bISETP\b", sass)) <= 4 * 16

@@ -110,3 +110,17 @@ def test_bad_grids(text: str) -> None:
     with pytest.raises(ArgumentSpecError, match=f"--grid {text}: expected X"):
         parse_grid(text)
     assert parse_grid("7,2") == (7, 2)
+
+
+def test_viz_draws_a_dynamic_copy_on_its_region(capsys) -> None:
+    """regcopy-viz on runtime extents: the copy's region is the drawn shape, and a note says
+    so and what happens outside the extents at run time."""
+    from regcopy_tools.viz_plan import copy_picture
+
+    copies = [op for op in parse_unverified(tile_copy()).walk()
+              if op.name == "regcopy.copy"]
+    lines = [copy_picture(op, k).lines for k, op in enumerate(copies)]
+    assert ("  runtime extents: source %X is memref<?x?xf32, #regcopy.mem<global>>; drawn on "
+            "the copy's region as if inside the extents (at run time, elements outside them "
+            "are not read: the registers get the padding)") in lines[0]
+    assert any(ln.endswith("are not written)") for ln in lines[1])

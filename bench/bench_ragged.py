@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Benchmark: one tile-copy kernel with runtime extents over every N of a range, as a ratio to
+the aligned N, same run, same GPU.
+
+    python -m regcopy_bench.bench_ragged [--iters K] [--sass]
+
+A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
+(``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
+checked: one predicate per vector, versioned on N % 4) and compiled ONCE; it is then launched
+for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tile 64 x 64), with M
+chosen so that each launch moves at least 64 MiB (read + written), and timed with CUDA events.
+The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same
+run; the summary gives the fraction of N at >= 0.95x, and, on aligned N, the versioned kernel
+(no divisibility promise) against the promised one (``{regcopy.divisibility = array<i64: 1,
+4>}``: only the 128-bit path is compiled).
+
+``--sass`` (no GPU needed) prints the SASS memory instructions of the benchmark kernels and
+checks that they hold ``LDG.E.128``/``STG.E.128`` for every row of the tile, and no local
+memory (exit 1 otherwise). Exit status 2 without a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.runtime.runner import (
+    NoGpuError,
+    compile_kernel,
+    cuda_core,
+    extent_values,
+    get_device,
+)
+from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+from regcopy_tools.run_report import sass_memory_ops
+from xdsl.parser import Parser
+
+from regcopy_bench.bench_copy import time_launches
+from regcopy_dialect.context import regcopy_context
+
+G = "memref<?x?xf32, #regcopy.mem<global>>"
+PROMISE = " {regcopy.divisibility = array<i64: 1, 4>}"
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A CTA's tile: ``rows`` x ``cols`` f32 over 256 threads, its register layout."""
+
+    rows: int
+    cols: int
+    layout: str
+
+
+WIDE = Tile(8, 1024, "(8,256,4):(4,1@tx,1)")
+"""8 rows of 1024: a warp moves 512 contiguous bytes of a row per vector."""
+NARROW = Tile(64, 64, "(4,16,16,4):(4,16@tx,1@tx,1)")
+"""64 x 64: 16 threads per row, 16 rows per round, for N of 1..256."""
+
+KERNEL = """
+func.func @ragged(%X: {g}{promise}, %Y: {g}{promise})
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>}} {{
+  %R = memref.alloca() : {r}
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %cr = arith.constant {rows} : index
+  %cc = arith.constant {cols} : index
+  %row = arith.muli %bx, %cr : index
+  %col = arith.muli %by, %cc : index
+  regcopy.copy cta %X[%row, %col] [{rows}, {cols}] -> %R : {g} -> {r}
+  regcopy.copy cta %R -> %Y[%row, %col] [{rows}, {cols}] : {r} -> {g}
+  func.return
+}}
+"""
+
+
+def kernel_text(tile: Tile, promised: bool) -> str:
+    r = (f"memref<{tile.rows}x{tile.cols}xf32, #regcopy.layout<{tile.layout}>, "
+         "#regcopy.mem<local>>")
+    return KERNEL.format(g=G, r=r, rows=tile.rows, cols=tile.cols,
+                         promise=PROMISE if promised else "")
+
+
+def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
+    """The CUDA source and launch facts of the benchmark kernel."""
+    ctx = regcopy_context()
+    module = Parser(ctx, kernel_text(tile, promised), "bench_ragged.mlir").parse_module()
+    LowerRegCopyPass().apply(ctx, module)
+    module.verify()
+    return print_cuda(module), kernel_info(kernels(module)[0])
+
+
+def rows_for(n: int, tile: Tile, min_bytes: int = 64 << 20) -> int:
+    """Rows M (a multiple of the tile's) such that an M x n launch moves >= ``min_bytes``."""
+    m = -(-min_bytes // (2 * 4 * n))
+    return -(-m // tile.rows) * tile.rows
+
+
+def aligned_of(n: int) -> int:
+    """The nearest N with N % 4 == 0 (the lower one on a tie), at least 4."""
+    return max(4, min((n - n % 4, n - n % 4 + 4), key=lambda a: (abs(a - n), a)))
+
+
+# ---- SASS ------------------------------------------------------------------------------------
+
+
+def sass_report(tile: Tile) -> tuple[list[str], bool]:
+    """One line per kernel (versioned, promised) with its SASS memory instructions, and
+    whether both hold >= one 128-bit load and store per vector of the tile and no LDL/STL."""
+    per_thread = tile.rows * tile.cols // (256 * 4)
+    lines, ok = [], True
+    for promised in (False, True):
+        source, _ = lowered(tile, promised)
+        ops = sass_memory_ops(disassemble(compile_cuda(source).cubin))
+        loads = sum(c for op, c in ops.items() if op.startswith("LDG.E.128"))
+        stores = sum(c for op, c in ops.items() if op.startswith("STG.E.128"))
+        local = sum(c for op, c in ops.items() if op.startswith(("LDL", "STL")))
+        good = loads >= per_thread and stores >= per_thread and local == 0
+        ok &= good
+        listed = " ".join(f"{op}*{c}" for op, c in sorted(ops.items()))
+        lines.append(f"{tile.rows}x{tile.cols} {'promised ' if promised else 'versioned'}: "
+                     f"{listed} ({'ok' if good else 'MISSING 128-bit transfers or spills'}; "
+                     f"{per_thread} vectors per thread)")
+    return lines, ok
+
+
+# ---- timing ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Bench:
+    """Device buffers big enough for every launch, and the compiled kernels."""
+
+    core: Any
+    dev: Any
+    stream: Any
+    x: Any
+    y: Any
+    kernels: dict[tuple[Tile, bool], tuple[Any, KernelInfo]]
+
+    def launch(self, tile: Tile, promised: bool, m: int, n: int, iters: int) -> float:
+        """Milliseconds per launch of the M x N copy."""
+        kernel, info = self.kernels[(tile, promised)]
+        x_dims = extent_values(info, info.buffers[0], (m, n))
+        y_dims = extent_values(info, info.buffers[1], (m, n))
+        args = [int(self.x.handle), *x_dims, int(self.y.handle), *y_dims]
+        config = self.core.LaunchConfig(grid=(m // tile.rows, -(-n // tile.cols), 1),
+                                        block=(256, 1, 1))
+        return time_launches(self.stream,
+                             lambda: self.core.launch(self.stream, config, kernel, *args), iters)
+
+
+def setup(tiles: Sequence[Tile], max_bytes: int) -> Bench:
+    core, dev = cuda_core(), get_device()
+    stream = dev.create_stream()
+    compiled = {}
+    for tile in tiles:
+        for promised in (False, True):
+            source, info = lowered(tile, promised)
+            compiled[(tile, promised)] = (compile_kernel(dev, source, info.symbol), info)
+    x, y = dev.allocate(max_bytes, stream=stream), dev.allocate(max_bytes, stream=stream)
+    return Bench(core, dev, stream, x, y, compiled)
+
+
+def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int
+          ) -> list[tuple[int, int, float, float]]:
+    """``(N, M, GB/s, ratio to the aligned N)`` for every N (versioned kernel)."""
+    bw: dict[int, float] = {}
+    rows: dict[int, int] = {}
+    for n in sorted(set(ns) | {aligned_of(n) for n in ns}):
+        m = rows_for(n, tile)
+        rows[n] = m
+        bw[n] = 2 * 4 * m * n / bench.launch(tile, False, m, n, iters) / 1e6
+    return [(n, rows[n], bw[n], bw[n] / bw[aligned_of(n)]) for n in ns]
+
+
+def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
+    """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
+    import ctypes
+
+    host = np.random.default_rng(n).standard_normal(m * n).astype(np.float32)
+    pinned = bench.core.LegacyPinnedMemoryResource()
+    staging = pinned.allocate(host.nbytes)
+    ctypes.memmove(int(staging.handle), host.ctypes.data, host.nbytes)
+    bench.x.copy_from(staging, stream=bench.stream) if host.nbytes == bench.x.size else \
+        _copy_prefix(bench, staging, host.nbytes)
+    bench.launch(tile, False, m, n, 1)
+    ctypes.memset(int(staging.handle), 0, host.nbytes)
+    _copy_prefix(bench, staging, host.nbytes, to_host=True)
+    out = np.empty_like(host)
+    ctypes.memmove(out.ctypes.data, int(staging.handle), host.nbytes)
+    staging.close()
+    return bool(np.array_equal(out.view(np.uint32), host.view(np.uint32)))
+
+
+def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False) -> None:
+    """Copy ``nbytes`` between the pinned ``staging`` and the start of X (or from Y)."""
+    from cuda.bindings import driver
+
+    if to_host:
+        (err,) = driver.cuMemcpyDtoH(int(staging.handle), int(bench.y.handle), nbytes)
+    else:
+        (err,) = driver.cuMemcpyHtoD(int(bench.x.handle), int(staging.handle), nbytes)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"copy failed: {err.name}")
+    bench.stream.sync()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--wide", default="4000:4161", help="N range of the 8x1024 tile (a:b)")
+    ap.add_argument("--narrow", default="1:257", help="N range of the 64x64 tile (a:b)")
+    ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
+    args = ap.parse_args(argv)
+    if args.sass:
+        ok = True
+        for tile in (WIDE, NARROW):
+            lines, good = sass_report(tile)
+            print("\n".join(lines))
+            ok &= good
+        return 0 if ok else 1
+    ranges = [(WIDE, range(*map(int, args.wide.split(":")))),
+              (NARROW, range(*map(int, args.narrow.split(":"))))]
+    max_bytes = max(4 * rows_for(n, t) * n for t, ns in ranges for n in
+                    (*ns, *(aligned_of(n) for n in ns))) + 4096
+    try:
+        bench = setup([t for t, _ in ranges], max_bytes)
+    except NoGpuError as e:
+        print(f"bench_ragged: {e}", file=sys.stderr)
+        return 2
+    status = 0
+    for tile, ns in ranges:
+        table = sweep(bench, tile, list(ns), args.iters)
+        print(f"\ntile {tile.rows} x {tile.cols} f32, one kernel for every N "
+              f"(>= 64 MiB moved per launch, {args.iters} launches each)")
+        print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
+        print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
+        for n, m, gbs, ratio in table:
+            print(f"| {n:5} | {m:8} | {gbs:7.0f} | {ratio:11.3f}x |")
+        good = sum(1 for *_, r in table if r >= 0.95)
+        print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
+              f"({100 * good / len(table):.1f}%)")
+        for n in [n for n in ns if n % 4 == 0][:4]:
+            m = rows_for(n, tile)
+            versioned = bench.launch(tile, False, m, n, args.iters)
+            promised = bench.launch(tile, True, m, n, args.iters)
+            print(f"aligned N = {n}: versioned {versioned:.4f} ms, promised {promised:.4f} ms "
+                  f"(versioned / promised = {versioned / promised:.3f})")
+        for n in (ns[0], ns[len(ns) // 2], ns[-1]):
+            m = rows_for(n, tile)
+            if not check_copy(bench, tile, m, n):
+                print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
+                status = 1
+    for b in (bench.x, bench.y):
+        b.close(bench.stream)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
