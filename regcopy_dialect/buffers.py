@@ -30,7 +30,7 @@ def memory_space(t: MemRefType) -> MemSpace:
 
 def buffer_layout(t: MemRefType) -> Layout:
     """The buffer's layout: its ``#regcopy.layout`` or row-major over its shape."""
-    if isinstance(t.layout, LayoutAttr):
+    if isinstance(t.layout, LayoutAttr) and not t.layout.is_auto:
         return t.layout.layout
     shape = t.get_shape()
     return Layout(tuple(Iter(e, s) for e, s in zip(shape, suffix_product(shape))))
@@ -61,6 +61,12 @@ def verify_buffer(t: MemRefType) -> None:
         raise VerifyException(f"layout {t.layout} is not a #regcopy.layout (buffers are "
                               "row-major or carry a #regcopy.layout)")
     if isinstance(t.layout, NoneAttr):
+        return
+    if t.layout.is_auto:
+        if memory_space(t) not in (MemSpace.SHARED, MemSpace.SHARED_DYN):
+            raise VerifyException(f"#regcopy.layout<auto> on a {memory_space(t)} buffer: the "
+                                  "compiler chooses layouts of shared and shared.dyn buffers "
+                                  "only; write this buffer's layout")
         return
     layout = t.layout.layout
     try:
