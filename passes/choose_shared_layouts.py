@@ -186,7 +186,8 @@ def choose_layouts(module: builtin.ModuleOp, remarks: bool = False) -> None:
 def _remark(op: memref.AllocaOp, choice: Choice, labels: list[str]) -> Diagnostic:
     notes = [choice.note]
     for label, score in zip(labels, choice.scores, strict=True):
-        notes.append(f"{label}: " + ("not lowered" if score is None else score.describe()))
+        notes.append(f"{label}: " + ("not counted (lower-reg-copy does not lower it)"
+                                     if score is None else score.describe()))
     name = op.memref.name_hint
     return Diagnostic("remark", f"layout chosen: #regcopy.layout<{choice.layout}>",
                       f"alloca %{name}" if name else "alloca", op_location(op), tuple(notes))
