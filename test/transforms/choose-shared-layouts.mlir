@@ -85,7 +85,7 @@ func.func @seed_f32_k8() attributes {regcopy.launch = #regcopy.launch<block = 32
 // CHECK: remark: layout chosen: #regcopy.layout<(16,16):(16,1)> [alloca %U]
 // CHECK: no copy reads or writes it: row-major
 // CHECK: %U = memref.alloca() : memref<16x16xf32, #regcopy.layout<(16,16):(16,1)>, #regcopy.mem<shared.dyn>>
-func.func @untouched() {
+func.func @untouched() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %U = memref.alloca() : memref<16x16xf32, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   func.return
 }

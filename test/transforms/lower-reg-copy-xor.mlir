@@ -13,7 +13,8 @@
 // CHECK-NEXT:    %[[SHL:.*]] = arith.shli %[[AND]], %[[C2]] : index
 // CHECK-NEXT:    arith.xori %[[T]], %[[SHL]] : index
 // REMARK: no bank conflict: 4 wavefronts per round, ideal 4
-func.func @bases(%S: memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:4, 6:8, 7:16>>, #regcopy.mem<shared>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+func.func @bases() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:4, 6:8, 7:16>>, #regcopy.mem<shared>>
   %R = memref.alloca() : memref<32x32xf32, #regcopy.layout<(32,32):(1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %S -> %R : memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:4, 6:8, 7:16>>, #regcopy.mem<shared>> -> memref<32x32xf32, #regcopy.layout<(32,32):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
@@ -22,7 +23,8 @@ func.func @bases(%S: memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:4, 
 // CHECK-LABEL: func.func @two_fields
 // CHECK-COUNT-3: arith.xori
 // CHECK:       func.return
-func.func @two_fields(%S: memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:3>>, #regcopy.mem<shared>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+func.func @two_fields() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:3>>, #regcopy.mem<shared>>
   %R = memref.alloca() : memref<32x32xf32, #regcopy.layout<(32,32):(1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %S -> %R : memref<32x32xf32, #regcopy.layout<(32,32):(32,1), xor<5:3>>, #regcopy.mem<shared>> -> memref<32x32xf32, #regcopy.layout<(32,32):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
