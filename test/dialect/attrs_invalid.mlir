@@ -74,13 +74,13 @@ func.func @f(%R: memref<32x8xf32, #regcopy.layout<(32,8):(1@threadIdx,1)>, #regc
 // Replicated layouts (TIRx's replica suffix) are not part of the notation.
 "test.op"() {l = #regcopy.layout<(32,8):(1@laneid,1), replica<2>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:55
-// CHECK: expected 'swizzle<M,B,S>' after the layout iters (replicated and other layout forms are not supported)
+// CHECK: expected 'swizzle<M,B,S>' or 'xor<bit:mask, ...>' after the layout iters (replicated and other layout forms are not supported)
 
 // -----
 
 "test.op"() {l = #regcopy.layout<(32,8):(8,1), offset<4>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:48
-// CHECK: expected 'swizzle<M,B,S>' after the layout iters (replicated and other layout forms are not supported)
+// CHECK: expected 'swizzle<M,B,S>' or 'xor<bit:mask, ...>' after the layout iters (replicated and other layout forms are not supported)
 
 // -----
 
