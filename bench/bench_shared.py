@@ -2,7 +2,11 @@
 """Benchmark: shared-memory copies of regcopy's lowering against the shared peak.
 
     python -m regcopy_bench.bench_shared [--ctas-per-sm 4] [--iters 4096] [--sass-only]
-                                         [--consumer fadd|xor] [--select-weight W]
+                                         [--consumer fadd|xor] [--select-weight W] [--auto]
+
+``--auto`` times, instead, the ``#regcopy.layout<auto>`` cases (``AUTO_CASES``: the seed f32
+k=8 tile, 128-byte f32 rows, GEMM A ldmatrix fragments, K x N B ldmatrix.trans fragments), each
+with S plain, S with the hand-chosen swizzle and S ``auto``, in every kernel (both directions).
 
 For each layout (256-thread CTAs, ``(8,32,k):(1@warpid,1@laneid,1)``: 32-bit k=8, 32-bit
 k=16, 16-bit k=16; a 128-thread warpgroup 16-bit ``(128,64):(1@tid_in_wg,1)`` tile through
@@ -518,6 +522,66 @@ def variants(weights: Sequence[float] = (), consumer: str = "fadd") -> list[Vari
     return out
 
 
+# ---- layouts the compiler chooses: #regcopy.layout<auto> against hand-chosen and plain -------
+
+MMA_BT = "(8,2,4,2,4,8):(1@warpid,2,1@laneid,1,4,4@laneid)"
+"""Per warp, the m16n8k16 B ("col") fragments of a 16 x 32 slice of a K x N tile (k =
+``2(lane%4) + p + 8h``, n = ``8 ni + lane/4``): ``ldmatrix.trans`` territory."""
+
+AUTO_CASES = (
+    (Shape("32-bit k=8 (seed)", "(8,32,8):(1@warpid,1@laneid,1)", (8, 32, 8), "i32", 256,
+           "cta"), "swizzle<2,1,3>"),
+    (Shape("32-bit k=32 rows", "(4,32,32):(1@warpid,1@laneid,1)", (4, 32, 32), "i32", 128,
+           "cta"), "swizzle<2,3,3>"),
+    (Shape("16-bit mma A, K=64", MMA_A64, (128, 64), "i16", 256, "cta", regs=32),
+     "swizzle<3,3,3>"),
+    (Shape("16-bit mma B K x N .trans", MMA_BT, (128, 32), "i16", 256, "cta", regs=16),
+     "swizzle<3,2,3>"),
+)
+"""The ``auto`` cases, each with the swizzle a user would pick by hand: the seed f32 k=8 round
+trip, the 32 x 32 f32 transpose's row side (rows 128 bytes apart), the GEMM A tile's ldmatrix
+fragments (64-column f16 rows), a K x N B tile's ldmatrix.trans fragments (32-column rows)."""
+
+
+def _s_layout_source(s: Shape, kind: str, layout: str, transfer: str, consumer: str) -> str:
+    """``lowered_source`` with S's layout replaced: ``auto`` or a swizzle over the
+    row-major tiles (``plain``: none)."""
+    c = CONSUMERS[consumer]
+    t = _types(s, kind, c)
+    rows, cols = slots(s, kind) * s.r_shape[0], s.r_shape[1:]
+    if layout == "auto":
+        lay = "#regcopy.layout<auto>, "
+    elif layout == "plain":
+        lay = ""
+    else:
+        dims = (rows, *cols)
+        strides = [1] * len(dims)
+        for k in range(len(dims) - 2, -1, -1):
+            strides[k] = strides[k + 1] * dims[k + 1]
+        lay = (f"#regcopy.layout<({','.join(map(str, dims))}):({','.join(map(str, strides))}),"
+               f" {layout}>, ")
+    new_s = t["S"].replace("x" + s.dtype + ", ", "x" + s.dtype + ", " + lay, 1) \
+        if "#regcopy.layout" not in t["S"] else t["S"]
+    ir = kernel_ir(s, kind, consumer).replace(t["S"], new_s)
+    ctx = regcopy_context()
+    module = Parser(ctx, ir, "bench_shared.mlir").parse_module()
+    LowerRegCopyPass(transfer=transfer).apply(ctx, module)
+    module.verify()
+    return print_cuda(module)
+
+
+def auto_variants(consumer: str = "fadd") -> list[Variant]:
+    """For each ``AUTO_CASES`` layout and kernel (both directions): S plain, S with the
+    hand-chosen swizzle, S ``#regcopy.layout<auto>`` (``transfer=auto``, lane rotation on)."""
+    out: list[Variant] = []
+    for s, hand in AUTO_CASES:
+        for kind in KINDS:
+            for layout in ("plain", hand, "auto"):
+                out.append(Variant(s, kind, f"S {layout}",
+                                   _s_layout_source(s, kind, layout, "auto", consumer)))
+    return out
+
+
 def time_kernel(core: Any, dev: Any, stream: Any, source: str, ctas: int, iters: int,
                 block: int, out: Any, reps: int = 5) -> float:
     """Best milliseconds of ``reps`` timed launches (after a warm-up)."""
@@ -560,8 +624,12 @@ def main() -> int:
     ap.add_argument("--consumer", choices=sorted(CONSUMERS), default="fadd",
                     help="what the single-direction loops do to each 32-bit word: fadd (FMA "
                     "pipe, default) or xor (the integer pipe the rotation blends share)")
+    ap.add_argument("--auto", action="store_true",
+                    help="time the #regcopy.layout<auto> cases (AUTO_CASES) against the "
+                    "hand-chosen swizzle and the plain layout instead")
     args = ap.parse_args()
-    vs = variants(args.select_weight, args.consumer)
+    vs = (auto_variants(args.consumer) if args.auto
+          else variants(args.select_weight, args.consumer))
     run: Callable[[Variant], float | None] = lambda v: None  # noqa: E731
     peak = 0.0
     header = "SASS only (no GPU timing)"

@@ -277,6 +277,9 @@ class LowerRegCopyPass(ModulePass):
             self._apply(op)
 
     def _apply(self, op: builtin.ModuleOp) -> None:
+        from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
+        if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
+            choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
                                       self.bank_rotation, self.warn_unlowered, registers,

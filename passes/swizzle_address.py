@@ -1,8 +1,9 @@
 """Cheap swizzled addressing: ``swizzle(base + d)`` with the per-thread part hoisted.
 
-``swizzle<M,B,S>`` reads the element-offset bits ``[M+S, M+S+B)`` and XORs them into
-``[M, M+B)``: ``sw(m) = m ^ ((m & R) >> S)``, ``R = (2^B - 1) << (M + S)``. It is linear over
-GF(2) (``sw(a ^ b) = sw(a) ^ sw(b)``). Split a round's delta ``d`` at ``T = M + S + B``:
+An XOR swizzle (``swizzle<M,B,S>`` or ``xor<...>``, ``regcopy_dialect.xor_map``) reads the
+element-offset bits below ``T = read_end`` (``M + S + B`` for ``swizzle<M,B,S>``) and XORs
+into lower bits only. It is linear over GF(2) (``sw(a ^ b) = sw(a) ^ sw(b)``). Split a
+round's delta ``d`` at ``T``:
 ``d = lo + hi``, ``lo = d mod 2^T``, ``hi`` a multiple of ``2^T``. Then
 
 * ``sw(x + hi) = sw(x) + hi``: adding ``hi`` changes only bits ``>= T``, which the swizzle
@@ -26,18 +27,19 @@ from regcopy_passes.planning import CopyPlan, round_deltas
 from xdsl.dialects import arith
 
 from regcopy_dialect.address import swizzle
-from regcopy_dialect.layout import Swizzle
+from regcopy_dialect.xor_map import XorMap
 
 
-def emit_swizzle(b: IndexBuilder, m: Value, sw: Swizzle) -> Value:
+def emit_swizzle(b: IndexBuilder, m: Value, sw: XorMap) -> Value:
     """``swizzle(m)`` in IR: ``regcopy_dialect.address.swizzle`` (the one definition, over
     ``IndexMath``) run on the builder; a constant folds to ``Swizzle.apply``."""
     return swizzle(b, m, sw)
 
 
-def read_end(sw: Swizzle) -> int:
-    """``T = M + S + B``: the swizzle reads and writes only element-offset bits below ``T``."""
-    return sw.m_base + sw.shift + sw.bits
+def read_end(sw: XorMap) -> int:
+    """``T``: the swizzle reads and writes only element-offset bits below ``T``
+    (``M + S + B`` for ``swizzle<M,B,S>``)."""
+    return sw.read_end
 
 
 def base_divisor(plan: CopyPlan) -> int:

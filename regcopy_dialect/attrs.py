@@ -26,7 +26,8 @@ from regcopy_dialect.layout import (
     is_injective,
     thread_map_injective,
 )
-from regcopy_dialect.swizzle_syntax import parse_swizzle, swizzle_problem
+from regcopy_dialect.swizzle_syntax import parse_swizzle, parse_xor, swizzle_problem
+from regcopy_dialect.xor_map import XorMap, XorSwizzle, bases_problem
 
 # --------------------------------------------------------------------------------------------
 # Enum attributes: #regcopy.mem<shared>, #regcopy.exec<warp>
@@ -129,7 +130,7 @@ def parse_layout_body(parser: AttrParser) -> Layout:
 
     start = parser.pos
     main = iters("layout")
-    swizzle = None
+    swizzle: XorMap | None = None
     replicas: tuple[Iter, ...] = ()
     if parser.parse_optional_punctuation(",") is not None:
         kw_start = parser.pos
@@ -140,9 +141,12 @@ def parse_layout_body(parser: AttrParser) -> Layout:
                                    "buffers, swizzles for shared ones", kw_start, parser.pos)
         elif parser.parse_optional_keyword("swizzle") is not None:
             swizzle = parse_swizzle(parser, kw_start)
+        elif parser.parse_optional_keyword("xor") is not None:
+            swizzle = parse_xor(parser, kw_start)
         else:
-            parser.raise_error("expected 'swizzle<M,B,S>' or 'replicate<extents:strides>' "
-                               "after the layout iters", kw_start, parser.pos + 1)
+            parser.raise_error("expected 'swizzle<M,B,S>', 'xor<bit:mask, ...>' or "
+                               "'replicate<extents:strides>' after the layout iters",
+                               kw_start, parser.pos + 1)
     layout = Layout(main, swizzle, replicas)
     if (problem := layout_problem(layout)) is not None:
         parser.raise_error(problem, start, parser.pos)
@@ -195,41 +199,74 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
     strides: ArrayAttr[IntAttr]
     axes: ArrayAttr[StringAttr]  # "" for the memory axis
     swizzle: ArrayAttr[IntAttr]  # empty or [M, B, S]
+    xor: ArrayAttr[IntAttr]  # xor<i:b, ...> as [i0, b0, i1, b1, ...]; empty otherwise
     replicate: ArrayAttr[ArrayAttr[Attribute]]  # [[extent, stride, axis], ...]
+    """``#regcopy.layout<auto>`` (a physical layout for ``choose-shared-layouts`` to choose)
+    has no iters: all arrays empty."""
 
     @staticmethod
     def from_layout(layout: Layout) -> LayoutAttr:
         sw = layout.swizzle
+        mbs = (sw.m_base, sw.bits, sw.shift) if isinstance(sw, Swizzle) else ()
+        xor = [v for pair in sw.bases for v in pair] if isinstance(sw, XorSwizzle) else []
         return LayoutAttr(
             ArrayAttr(IntAttr(i.extent) for i in layout.iters),
             ArrayAttr(IntAttr(i.stride) for i in layout.iters),
             ArrayAttr(StringAttr(i.axis or "") for i in layout.iters),
-            ArrayAttr(IntAttr(v) for v in ((sw.m_base, sw.bits, sw.shift) if sw else ())),
+            ArrayAttr(IntAttr(v) for v in mbs),
+            ArrayAttr(IntAttr(v) for v in xor),
             ArrayAttr(ArrayAttr((IntAttr(i.extent), IntAttr(i.stride), StringAttr(i.axis or "")))
                       for i in layout.replicas),
         )
+
+    @staticmethod
+    def auto() -> LayoutAttr:
+        """``#regcopy.layout<auto>``."""
+        return LayoutAttr(*(ArrayAttr(()) for _ in range(6)))
+
+    @property
+    def is_auto(self) -> bool:
+        return not self.extents.data
 
     @property
     def layout(self) -> Layout:
         iters = tuple(Iter(e.data, s.data, a.data or None)
                       for e, s, a in zip(self.extents, self.strides, self.axes))
-        sw = Swizzle(*(v.data for v in self.swizzle)) if self.swizzle.data else None
+        sw: XorMap | None = (Swizzle(*(v.data for v in self.swizzle)) if self.swizzle.data
+                             else XorSwizzle(self._xor_bases()) if self.xor.data else None)
         return Layout(iters, sw, tuple(_replica_iter(r) for r in self.replicate))
+
+    def _xor_bases(self) -> tuple[tuple[int, int], ...]:
+        flat = [v.data for v in self.xor]
+        return tuple(zip(flat[0::2], flat[1::2], strict=True))
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            attr = cls.from_layout(parse_layout_body(parser))
-        return (attr.extents, attr.strides, attr.axes, attr.swizzle, attr.replicate)
+            if parser.parse_optional_keyword("auto") is not None:
+                attr = cls.auto()
+            else:
+                attr = cls.from_layout(parse_layout_body(parser))
+        return (attr.extents, attr.strides, attr.axes, attr.swizzle, attr.xor, attr.replicate)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.layout}>")
+        printer.print_string("<auto>" if self.is_auto else f"<{self.layout}>")
 
     def verify(self) -> None:
         if not (len(self.extents) == len(self.strides) == len(self.axes)):
             raise VerifyException("layout extents, strides and axes differ in length")
         if len(self.swizzle) not in (0, 3):
             raise VerifyException("layout swizzle must be empty or [M, B, S]")
+        if self.swizzle.data and self.xor.data:
+            raise VerifyException("a layout has one swizzle: swizzle<M,B,S> or xor<...>")
+        if len(self.xor) % 2:
+            raise VerifyException("layout xor bases must be [bit, mask] pairs")
+        if self.is_auto:
+            if self.swizzle.data or self.xor.data:
+                raise VerifyException("#regcopy.layout<auto> has no swizzle")
+            return
+        if self.xor.data and (problem := bases_problem(self._xor_bases())) is not None:
+            raise VerifyException(problem)
         if self.swizzle.data:
             m, b, s = (v.data for v in self.swizzle)
             if (problem := swizzle_problem(m, b, s)) is not None:

@@ -38,7 +38,7 @@ def buffer_layout(t: MemRefType) -> Layout:
     buffer has no static layout (its strides are runtime extents): callers check
     ``is_dynamic`` first."""
     assert not is_dynamic(t), f"buffer_layout of the dynamic buffer {t}"
-    if isinstance(t.layout, LayoutAttr):
+    if isinstance(t.layout, LayoutAttr) and not t.layout.is_auto:
         return t.layout.layout
     shape = t.get_shape()
     return Layout(tuple(Iter(e, s) for e, s in zip(shape, suffix_product(shape))))
@@ -78,6 +78,12 @@ def verify_buffer(t: MemRefType) -> None:
         raise VerifyException(f"layout {t.layout} is not a #regcopy.layout (buffers are "
                               "row-major or carry a #regcopy.layout)")
     if isinstance(t.layout, NoneAttr):
+        return
+    if t.layout.is_auto:
+        if memory_space(t) not in (MemSpace.SHARED, MemSpace.SHARED_DYN):
+            raise VerifyException(f"#regcopy.layout<auto> on a {memory_space(t)} buffer: the "
+                                  "compiler chooses layouts of shared and shared.dyn buffers "
+                                  "only; write this buffer's layout")
         return
     layout = t.layout.layout
     try:

@@ -30,6 +30,7 @@ from typing import Generic, Protocol, TypeVar
 
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.radix import idx2crd, swizzle
+from regcopy_dialect.xor_map import XorMap
 
 
 class LayoutError(ValueError):
@@ -134,9 +135,10 @@ class Iter:
 
 
 @dataclass(frozen=True)
-class Swizzle:
+class Swizzle(XorMap):
     """``swizzle<M,B,S>``: ``phys(m) = (g(m >> M) << M) | (m & (2^M - 1))`` with
-    ``g(x) = x ^ ((x & ((2^B - 1) << S)) >> S)``. Chunks of ``2^M`` elements stay contiguous."""
+    ``g(x) = x ^ ((x & ((2^B - 1) << S)) >> S)``. Chunks of ``2^M`` elements stay contiguous.
+    One instance of the general XOR map (``xor_map``): offset bit ``M+S+j`` flips bit ``M+j``."""
 
     m_base: int
     bits: int
@@ -147,6 +149,17 @@ class Swizzle:
         ``[M, M+B)`` of ``m`` XORed with bits ``[M+S, M+S+B)`` (``radix.swizzle`` on
         integers, the one definition of the map)."""
         return swizzle(INT_MATH, m, self)
+
+    @property
+    def bases(self) -> tuple[tuple[int, int], ...]:
+        """``(M+S+j, 2^(M+j))`` for ``j < B``: the map's XOR bases."""
+        top = self.m_base + self.shift
+        return tuple((top + j, 1 << (self.m_base + j)) for j in range(self.bits))
+
+    @property
+    def read_end(self) -> int:
+        """``M + S + B``."""
+        return self.m_base + self.shift + self.bits
 
     @property
     def chunk(self) -> int:
@@ -191,7 +204,7 @@ class Layout:
     the replica iters (thread axes only, no logical extent: see the module doc)."""
 
     iters: tuple[Iter, ...]
-    swizzle: Swizzle | None = None
+    swizzle: XorMap | None = None
     replicas: tuple[Iter, ...] = ()
 
     # ---- shape and printing ----------------------------------------------------------------
@@ -250,7 +263,7 @@ class Layout:
         span = sum((i.extent - 1) * i.stride for i in self.memory_iters) + 1
         if self.swizzle is None:
             return span
-        period = 1 << (self.swizzle.m_base + self.swizzle.bits + self.swizzle.shift)
+        period = self.swizzle.period
         return -(-span // period) * period
 
     # ---- structural operations ------------------------------------------------------------

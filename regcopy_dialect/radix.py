@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 from regcopy_dialect.index_math import IndexMath
 
 if TYPE_CHECKING:
-    from regcopy_dialect.layout import Swizzle
+    from regcopy_dialect.xor_map import XorMap
 
 V = TypeVar("V")
 
@@ -97,12 +97,14 @@ def crd2idx(math: IndexMath[V], coords: Sequence[V | int], strides: Sequence[int
     return math.add(total, const)
 
 
-def swizzle(math: IndexMath[V], m: V | int, sw: Swizzle) -> V | int:
-    """``swizzle<M,B,S>`` of the offset ``m``: ``m ^ (((m >> (M + S)) & (2^B - 1)) << M)``.
-
-    Bits ``[M, M+B)`` of ``m`` are XORed with bits ``[M+S, M+S+B)``; every other bit is
-    kept, so chunks of ``2^M`` elements stay contiguous and the map is its own inverse."""
-    if sw.bits == 0:
-        return m
-    bits = math.and_(math.shr(m, sw.m_base + sw.shift), (1 << sw.bits) - 1)
-    return math.xor(m, math.shl(bits, sw.m_base))
+def swizzle(math: IndexMath[V], m: V | int, sw: XorMap) -> V | int:
+    """The XOR swizzle ``sw`` of the offset ``m``: ``m ^ XOR_f (((m >> src) & (2^w - 1)) << dst)``
+    over its fields (``xor_map.fields_of``). ``swizzle<M,B,S>`` is its one field
+    ``(M+S, B, M)``: ``m ^ (((m >> (M + S)) & (2^B - 1)) << M)``, bits ``[M, M+B)`` XORed
+    with bits ``[M+S, M+S+B)``; chunks of ``2^M`` elements stay contiguous and the map is its
+    own inverse."""
+    out = m
+    for f in sw.fields:
+        bits = math.and_(math.shr(m, f.src), (1 << f.width) - 1)
+        out = math.xor(out, math.shl(bits, f.dst))
+    return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 from xdsl.parser import AttrParser
 
 from regcopy_dialect.layout import Swizzle
+from regcopy_dialect.xor_map import XorMap, XorSwizzle, bases_problem
 
 KEYWORDS = {"bits": "B", "base": "M", "shift": "S"}
 """The keyword of each swizzle parameter, and the letter it has in ``swizzle<M,B,S>``."""
@@ -66,6 +67,24 @@ def parse_swizzle(parser: AttrParser, start: int) -> Swizzle:
     return Swizzle(m, b, s)
 
 
+def parse_xor(parser: AttrParser, start: int) -> XorSwizzle:
+    """Parse ``<i:b, ...>`` after the keyword ``xor`` (which begins at ``start``): offset bit
+    ``i`` XORs the mask ``b`` into the offset. Bases are kept sorted by bit; every error is a
+    one-line parse error (``xor_map.bases_problem``)."""
+    def base() -> tuple[int, int]:
+        bit = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":", " between an xor base's offset bit and its mask")
+        return bit, parser.parse_integer(allow_boolean=False)
+
+    bases = parser.parse_comma_separated_list(parser.Delimiter.ANGLE, base)
+    if not bases:
+        parser.raise_error("xor<...> needs at least one base 'bit:mask' (drop it for no "
+                           "swizzle)", start, parser.pos)
+    if (problem := bases_problem(tuple(bases))) is not None:
+        parser.raise_error(problem, start, parser.pos)
+    return XorSwizzle(tuple(sorted(bases)))
+
+
 def _parse_param(parser: AttrParser) -> tuple[str | None, int, int]:
     """One parameter: ``(keyword or None, value, position of the parameter)``."""
     at = parser.pos
@@ -75,10 +94,12 @@ def _parse_param(parser: AttrParser) -> tuple[str | None, int, int]:
     return name, parser.parse_integer(allow_boolean=False), at
 
 
-def cute_order_note(swz: Swizzle) -> str | None:
+def cute_order_note(swz: XorMap) -> str | None:
     """A one-line note when the positional text of ``swz``, read in CuTe's order
     ``Swizzle<B,M,S>``, is a valid but different swizzle; None when that reading is invalid
-    or the same (``M == B``)."""
+    or the same (``M == B``), and for an ``xor<...>`` swizzle."""
+    if not isinstance(swz, Swizzle):
+        return None
     m, b, s = swz.m_base, swz.bits, swz.shift
     cute = Swizzle(b, m, s)  # the text <m,b,s> read as CuTe's <B,M,S>: bits m, base b
     if m == b or swizzle_problem(b, m, s) is not None:

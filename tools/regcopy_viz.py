@@ -101,6 +101,9 @@ def load(path: str) -> ModuleOp:
         module = parse_located(build_context(), text, path)
     except ParseError as e:
         raise VizError(parse_error(e)) from None
+    if (bad := first_invalid_op(module)) is None:
+        from regcopy_passes.choose_shared_layouts import choose_layouts
+        choose_layouts(module)  # #regcopy.layout<auto> buffers: draw the layout chosen
     if (bad := first_invalid_op(module)) is not None:
         op, err = bad
         raise VizError(op_error(op, f"does not verify: {err}"))

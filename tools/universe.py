@@ -30,6 +30,11 @@ def get_lower_reg_copy() -> type[ModulePass]:
     return LowerRegCopyPass
 
 
+def get_choose_shared_layouts() -> type[ModulePass]:
+    from regcopy_passes.choose_shared_layouts import ChooseSharedLayoutsPass
+    return ChooseSharedLayoutsPass
+
+
 def get_lower_layout_access() -> type[ModulePass]:
     from regcopy_passes.lower_layout_access import LowerLayoutAccessPass
 
@@ -57,7 +62,8 @@ def get_sass_target() -> type[Target]:
 REGCOPY_UNIVERSE = Universe(
     all_dialects={"regcopy": get_regcopy_dialect},
     all_passes={"lower-reg-copy": get_lower_reg_copy,
-                "lower-layout-access": get_lower_layout_access},
+                "lower-layout-access": get_lower_layout_access,
+                "choose-shared-layouts": get_choose_shared_layouts},
     all_targets={"cuda": get_cuda_target, "ptx": get_ptx_target, "sass": get_sass_target},
 )
 

@@ -74,13 +74,13 @@ func.func @f(%R: memref<32x8xf32, #regcopy.layout<(32,8):(1@threadIdx,1)>, #regc
 // TIRx's replica suffix is not the notation: replicas are written replicate<extents:strides>.
 "test.op"() {l = #regcopy.layout<(32,8):(1@laneid,1), replica<2>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:55
-// CHECK: expected 'swizzle<M,B,S>' or 'replicate<extents:strides>' after the layout iters
+// CHECK: expected 'swizzle<M,B,S>', 'xor<bit:mask, ...>' or 'replicate<extents:strides>' after the layout iters
 
 // -----
 
 "test.op"() {l = #regcopy.layout<(32,8):(8,1), offset<4>>} : () -> ()
 // CHECK: attrs_invalid.mlir:[[# @LINE - 1]]:48
-// CHECK: expected 'swizzle<M,B,S>' or 'replicate<extents:strides>' after the layout iters
+// CHECK: expected 'swizzle<M,B,S>', 'xor<bit:mask, ...>' or 'replicate<extents:strides>' after the layout iters
 
 // -----
 

@@ -1,0 +1,29 @@
+// The seed demonstration with both shared tiles' layouts left to the compiler:
+// #regcopy.layout<auto> (choose-shared-layouts picks an XOR swizzle; see docs/layouts.md).
+// The seed demonstration: one warp round-trips a 32x8 f32 tile
+// global -> shared -> registers -> shared -> global.
+// Lane i owns row i of the register tile; column j is register slot j.
+func.func @seed_auto(%in: memref<32x8xf32, #regcopy.mem<global>>,
+                     %out: memref<32x8xf32, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %A = memref.alloca() : memref<32x8xf32, #regcopy.layout<auto>, #regcopy.mem<shared>>
+  %B = memref.alloca() : memref<32x8xf32, #regcopy.layout<auto>, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %lane = "gpu.lane_id"() : () -> index
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c1 = arith.constant 1 : index
+  scf.for %j = %c0 to %c8 step %c1 {
+    %v = memref.load %in[%lane, %j] : memref<32x8xf32, #regcopy.mem<global>>
+    memref.store %v, %A[%lane, %j] : memref<32x8xf32, #regcopy.layout<auto>, #regcopy.mem<shared>>
+  }
+  "gpu.barrier"() : () -> ()
+  regcopy.copy warp %A[0, 0] [32, 8] -> %R[0, 0] [32, 8] : memref<32x8xf32, #regcopy.layout<auto>, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %R -> %B : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<32x8xf32, #regcopy.layout<auto>, #regcopy.mem<shared>>
+  "gpu.barrier"() : () -> ()
+  scf.for %j = %c0 to %c8 step %c1 {
+    %v = memref.load %B[%lane, %j] : memref<32x8xf32, #regcopy.layout<auto>, #regcopy.mem<shared>>
+    memref.store %v, %out[%lane, %j] : memref<32x8xf32, #regcopy.mem<global>>
+  }
+  func.return
+}
