@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     MemRefType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import (
@@ -142,6 +143,26 @@ class CopyAsyncOp(IRDLOperation):
     def region(self, side: str) -> tuple[list[int | SSAValue], list[int]]:
         """``(offsets, sizes)`` of ``side`` ("src"/"dst"), as ``regcopy.copy``'s."""
         return _copy_op().region(self, side)
+
+    @property
+    def in_bounds(self) -> bool:
+        """Whether the copy carries ``{in_bounds}`` (its region is promised inside)."""
+        return "in_bounds" in self.attributes
+
+    @property
+    def padding(self) -> None:
+        """Elements outside the source's extents always arrive as zero."""
+        return None
+
+    def _verify_bounds_attrs(self) -> None:
+        """``{in_bounds}`` as on ``regcopy.copy``; no ``padding``: the zero fill is fixed."""
+        flag = self.attributes.get("in_bounds")
+        if flag is not None and not isinstance(flag, UnitAttr):
+            raise VerifyException(f"in_bounds is a unit attribute (write {{in_bounds}}), got "
+                                  f"in_bounds = {flag}")
+        if "padding" in self.attributes:
+            raise VerifyException("copy_async fills elements outside the source's extents with "
+                                  "zero; it takes no padding (drop it)")
 
     @classmethod
     def parse(cls, parser: Parser) -> CopyAsyncOp:
