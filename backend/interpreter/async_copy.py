@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from regcopy_backend.interpreter.buffers import Buffer, check_region
+from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from xdsl.dialects import memref, vector
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
@@ -191,6 +192,7 @@ class AsyncCopyFunctions(InterpreterFunctions):
 
     def __init__(self) -> None:
         self._base = RegcopyFunctions()
+        self._copy = ExtentFunctions()  # the reference copy, bounds-checked where it must be
 
     # ---- reference semantics ----
     @impl(CopyAsyncOp)
@@ -288,4 +290,4 @@ class AsyncCopyFunctions(InterpreterFunctions):
             start = [next(it) if isinstance(o, SSAValue) else o for o in offsets]
             idx = itertools.product(*(range(o, o + z) for o, z in zip(start, sizes)))
             check_landed(interp, op, src, [src.offset(list(i)) for i in idx])
-        return self._base.run_copy(interp, op, args).values
+        return self._copy.run_copy(interp, op, args).values
