@@ -22,8 +22,15 @@ counters
 
 give the wavefronts of each copy, which the script compares with the model's prediction
 (``Transfer.bank_report``: the one bank model of ``regcopy_passes.banks``, for the transfer and
-lane rotation the pass chose). It prints one agreement table (by family and direction) and
-every disagreeing case. ``ncu`` needs access to the GPU's performance counters; where it
+lane rotation the pass chose). The all-ops counter's excess over ``op_ld + op_st`` in kernels
+without matrix ops is a per-kernel baseline (``baseline_rest``), taken off before a matrix
+side is read from that counter. Hand-written control kernels (``ncu_controls.py``: none, a
+barrier, one 32-bit access, ldmatrix/stmatrix ``.x1/.x2/.x4``, twice, 8-way) are profiled
+with the cases, and a second, smaller ncu run collects more counters (``op_ldsm``, the
+per-SASS-instruction ``smsp__sass_*`` ones) for the controls and a few cases. It prints one
+agreement table (by family and direction; model disagreements apart from kernels whose SASS
+is not as planned), every disagreeing case with its raw counters and shared SASS, what the
+controls say, and writes every kernel's counters to ``--raw`` (``$OUT/ncu_banks_raw.tsv``). ``ncu`` needs access to the GPU's performance counters; where it
 cannot run (``ERR_NVGPUCTRPERM``), ``--timing`` (taken by itself when ncu fails) times each
 kernel's two copies in a loop with ``clock64()`` and reports how well the predicted wavefronts
 explain the clocks (a least-squares fit, cases far off it listed).
@@ -47,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,9 +66,36 @@ from regcopy_passes.dispatch import Rejected
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
 from xdsl.parser import Parser
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_controls import PREFIX as CTL_PREFIX  # noqa: E402 - the sibling module
+from ncu_controls import controls, findings  # noqa: E402
+
 METRICS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
+EXTRA_METRICS = (
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+    "smsp__sass_inst_executed_op_ldsm.sum",
+    "smsp__sass_inst_executed_op_stsm.sum",
+)
+"""Counters asked for in the second, smaller ncu run (controls, disagreeing cases and a few
+agreeing ones), those of them this ncu knows (``ncu --query-metrics``): the ldmatrix /
+stmatrix wavefronts apart, and the ``smsp__sass_*`` ones, counted per SASS instruction (so
+not what the hardware does besides the kernel's instructions)."""
+LDSM = EXTRA_METRICS[0]
+EXTRA_RUN_SECONDS = 200
+"""The second ncu run is given up after this long (the whole script must stay under 8 min)."""
 NCU = "/usr/local/cuda/bin/ncu"
 PREFIX = "bank_"
 
@@ -206,6 +241,8 @@ class Planned:
     measured: dict[str, float] = field(default_factory=dict[str, float])
     sass: tuple[int, int] | None = None
     """(shared loads, shared stores) in the compiled kernel's SASS, where known."""
+    sass_ops: str = ""
+    """The kernel's shared and barrier SASS instructions (``sass_shared_ops``), where known."""
 
     @property
     def sass_differs(self) -> bool:
@@ -276,13 +313,27 @@ def sass_shared(sass: str) -> tuple[int, int]:
     return loads, stores
 
 
+SASS_SHARED_ANY = re.compile(
+    r"\b((?:LDS|STS|LDSM|STSM|ATOMS|BAR|MEMBAR|LDGSTS|SYNCS|UBLKCP|UTMA\w*)(?:\.[A-Z0-9_.]+)?)\b")
+
+
+def sass_shared_ops(sass: str) -> str:
+    """Every shared-memory (or barrier) instruction of a kernel's SASS with its count, in
+    order of first use: ``STS.U16 x16, BAR.SYNC.DEFER_BLOCKING x1, LDS.U16 x16``."""
+    counts: dict[str, int] = {}
+    for m in SASS_SHARED_ANY.finditer(sass):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "none"
+
+
 def cpu_check(planned: Sequence[Planned]) -> int:
     """Compile every kernel with NVRTC; compare its SASS's shared instructions with the plan."""
     from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
     bad = 0
     for p in planned:
-        p.sass = got = sass_shared(disassemble(compile_cuda(p.source).cubin))
+        sass = disassemble(compile_cuda(p.source).cubin)
+        p.sass, p.sass_ops = got, _ = sass_shared(sass), sass_shared_ops(sass)
         want = (p.load.instructions, p.store.instructions)
         if got != want:
             bad += 1
@@ -290,22 +341,38 @@ def cpu_check(planned: Sequence[Planned]) -> int:
                   f"{want[0]} / {want[1]}: {p.case.describe()}")
     print(f"{len(planned) - bad}/{len(planned)} kernels compile with the planned shared "
           "instruction counts")
+    for c in controls():
+        sass = disassemble(compile_cuda(c.source()).cubin)
+        if sass_shared(sass) != c.instructions:
+            bad += 1
+            print(f"{c.name}: SASS {sass_shared_ops(sass)}, wanted {c.instructions[0]} "
+                  f"shared loads / {c.instructions[1]} stores")
+    print(f"{len(controls())} control kernels compiled")
     return 0 if bad == 0 else 1
 
 
 # ---- ncu: launching and parsing -------------------------------------------------------------
 
 
-def launch_all(planned: Sequence[Planned]) -> None:
-    """Compile and launch every kernel once (what ncu profiles)."""
+def kernel_sources(planned: Sequence[Planned]) -> dict[str, str]:
+    """Every kernel ncu profiles by name: the cases' and the controls' (``ncu_controls``)."""
+    return {**{p.name: p.source for p in planned},
+            **{c.name: c.source() for c in controls()}}
+
+
+def launch_all(planned: Sequence[Planned], only: Sequence[str] | None = None) -> None:
+    """Compile and launch every kernel (or those named in ``only``) once: what ncu
+    profiles."""
     from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 
     core, dev = cuda_core(), get_device()
     stream = dev.create_stream()
     buf_in, buf_out = dev.allocate(1 << 16, stream=stream), dev.allocate(1 << 16, stream=stream)
     config = core.LaunchConfig(grid=(1, 1, 1), block=(32, 1, 1))
-    for p in planned:
-        kernel = compile_kernel(dev, p.source, p.name)
+    for name, source in kernel_sources(planned).items():
+        if only is not None and name not in only:
+            continue
+        kernel = compile_kernel(dev, source, name)
         core.launch(stream, config, kernel, int(buf_in.handle), int(buf_out.handle))
     stream.sync()
 
@@ -338,40 +405,86 @@ def parse_ncu_csv(text: str) -> dict[str, dict[str, float]]:
             if value is not None:
                 out.setdefault(name, {})[row["Metric Name"]] = value
             continue
-        for metric in METRICS:
+        for metric in METRICS + EXTRA_METRICS:
             if metric in row and (value := number(row[metric] or "")) is not None:
                 out.setdefault(name, {})[metric] = value
     return out
 
 
-def attribute(p: Planned) -> tuple[float, float] | None:
-    """(load, store) wavefronts measured for ``p``: ``op_ld`` and ``op_st``, plus what the
-    all-ops counter has beyond them (ldmatrix/stmatrix where the op counters leave them out)
-    given to the matrix side; None if the counters are missing."""
-    m = p.measured
+def rest_of(m: dict[str, float]) -> float | None:
+    """All-ops shared wavefronts beyond ``op_ld + op_st`` (None: counters missing)."""
     if not all(k in m for k in METRICS):
         return None
-    ld, st, total = (m[k] for k in METRICS)
-    rest = total - ld - st
-    if rest > 0:
-        if p.load.kind == "ldmatrix" and p.store.kind != "stmatrix":
-            ld += rest
-        elif p.store.kind == "stmatrix" and p.load.kind != "ldmatrix":
-            st += rest
-        elif p.load.kind == "ldmatrix":  # both matrix: split in the model's proportion
-            share = p.load.wavefronts / max(1, p.load.wavefronts + p.store.wavefronts)
-            ld, st = ld + rest * share, st + rest * (1 - share)
+    return m[METRICS[2]] - m[METRICS[0]] - m[METRICS[1]]
+
+
+def baseline_rest(planned: Sequence[Planned]) -> float:
+    """The per-kernel excess of the all-ops counter where no matrix op can explain it: the
+    median ``rest_of`` over the kernels whose two copies are per-thread accesses issued as
+    planned (their loads and stores are all in ``op_ld``/``op_st``). 0 without such kernels."""
+    rests = sorted(r for p in planned
+                   if p.load.kind == p.store.kind == "vector" and not p.sass_differs
+                   and (r := rest_of(p.measured)) is not None)
+    return rests[len(rests) // 2] if rests else 0.0
+
+
+def attribute(p: Planned, baseline: float = 0.0) -> tuple[float, float] | None:
+    """(load, store) wavefronts measured for ``p``: ``op_ld`` and ``op_st``; a matrix side
+    the op counters leave at 0 gets ``op_ldsm`` (the ldmatrix wavefronts, where counted) or
+    what the all-ops counter has beyond them and beyond the per-kernel ``baseline``
+    (``baseline_rest``); split in the model's proportion when both sides are matrix ops and
+    ``op_ldsm`` is not counted (such a case can only disagree in its sum). None if the
+    counters are missing."""
+    m = p.measured
+    rest = rest_of(m)
+    if rest is None:
+        return None
+    ld, st = m[METRICS[0]], m[METRICS[1]]
+    rest -= baseline
+    load_m = p.load.kind == "ldmatrix" and ld == 0
+    store_m = p.store.kind == "stmatrix" and st == 0
+    if load_m and LDSM in m:
+        ld, rest, load_m = m[LDSM], rest - m[LDSM], False
+    if load_m and store_m:
+        share = p.load.wavefronts / max(1, p.load.wavefronts + p.store.wavefronts)
+        return ld + rest * share, st + rest * (1 - share)
+    if load_m:
+        ld += rest
+    elif store_m:
+        st += rest
     return ld, st
 
 
-def run_ncu(planned: Sequence[Planned], ncu: str, args: argparse.Namespace) -> str | None:
-    """Run this script's ``--launch`` mode under ncu; its CSV log, or None if ncu failed."""
+def known_metrics(ncu: str, wanted: Sequence[str]) -> list[str]:
+    """Those of ``wanted`` this ncu can collect on this GPU (``ncu --query-metrics``, by base
+    name); none if the query fails (the core ``METRICS`` are asked for regardless)."""
+    try:
+        proc = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True,
+                              timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    names = set(re.findall(r"^\s*([a-z0-9_]+__[a-z0-9_]+)", proc.stdout, re.MULTILINE))
+    return [m for m in wanted if m.rsplit(".", 1)[0] in names]
+
+
+def run_ncu(ncu: str, args: argparse.Namespace, metrics: Sequence[str],
+            only: Sequence[str] | None = None, timeout: float | None = None) -> str | None:
+    """Run this script's ``--launch`` mode under ncu (every case and control, or those in
+    ``only``) collecting ``metrics``; its CSV log, or None if ncu failed or took longer than
+    ``timeout`` seconds."""
+    names = f"({'|'.join(only)})$" if only else f"({PREFIX}|{CTL_PREFIX})"
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "ncu.csv")
-        cmd = [ncu, "--csv", "--log-file", log, "--metrics", ",".join(METRICS),
-               "--kernel-name", f"regex:^{PREFIX}", sys.executable, os.path.abspath(__file__),
+        cmd = [ncu, "--csv", "--log-file", log, "--metrics", ",".join(metrics),
+               "--kernel-name", f"regex:^{names}", sys.executable, os.path.abspath(__file__),
                "--launch", "--cases", str(args.cases), "--seed", str(args.seed)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if only:
+            cmd += ["--only", ",".join(only)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            print(f"ncu took longer than {timeout:g} s: left out", file=sys.stderr)
+            return None
         text = open(log).read() if os.path.exists(log) else ""
         if proc.returncode != 0 or "ERR_NVGPUCTRPERM" in text + proc.stdout + proc.stderr:
             print(f"ncu failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-2000:]}"
@@ -380,37 +493,81 @@ def run_ncu(planned: Sequence[Planned], ncu: str, args: argparse.Namespace) -> s
         return text
 
 
-def report(planned: Sequence[Planned]) -> int:
-    """The agreement table and the disagreeing cases; exit status."""
+def _counters(m: dict[str, float]) -> str:
+    """Every counter of a kernel, short names (``op_ld=8 … total=16``)."""
+    short = {METRICS[2]: "total"}
+    return " ".join(f"{short.get(k, k.replace('l1tex__data_pipe_lsu_wavefronts_mem_shared_', '').replace('.sum', ''))}={v:g}"
+                    for k, v in sorted(m.items())) or "none"
+
+
+def report(planned: Sequence[Planned], measured: dict[str, dict[str, float]] | None = None,
+           raw: str | None = None) -> int:
+    """The agreement table (model disagreements apart from kernels whose SASS is not as
+    planned), the per-kernel baseline it subtracts, every disagreeing case with its raw
+    counters and shared SASS, what the control kernels say; with ``raw``, every kernel's
+    counters and shared SASS to that file. Exit status: 0 when the model agrees everywhere
+    the SASS is as planned."""
+    base = baseline_rest(planned)
+    rests = [r for p in planned if p.load.kind == p.store.kind == "vector"
+             and (r := rest_of(p.measured)) is not None]
     table: dict[tuple[str, str], list[int]] = {}
     wrong: list[str] = []
+    raw_agree = model_wrong = 0
     for p in planned:
-        got = attribute(p)
-        if got is None:
+        got, got_raw = attribute(p, base), attribute(p)
+        if got is None or got_raw is None:
             wrong.append(f"{p.name}: no counters")
+            model_wrong += 1
             continue
-        for direction, side, value in (("load", p.load, got[0]), ("store", p.store, got[1])):
+        for i, (direction, side) in enumerate((("load", p.load), ("store", p.store))):
             key = (f"{p.case.family} {side.kind}{' rotated' if side.rotated else ''}", direction)
-            row = table.setdefault(key, [0, 0])
+            row = table.setdefault(key, [0, 0, 0, 0])
             row[0] += 1
-            if round(value) == side.wavefronts:
+            raw_agree += round(got_raw[i]) == side.wavefronts
+            if round(got[i]) == side.wavefronts:
                 row[1] += 1
-            else:
-                sass = (f" [SASS: {p.sass[0]} shared loads / {p.sass[1]} stores, not as "
-                        "planned]" if p.sass_differs and p.sass else "")
-                wrong.append(f"{p.name} {direction}: predicted {side.wavefronts} (ideal "
-                             f"{side.ideal}, {side.instructions} instr), measured {value:g}: "
-                             f"{p.case.describe()}{sass}")
+                continue
+            row[3 if p.sass_differs else 2] += 1
+            model_wrong += not p.sass_differs
+            sass = (f" [SASS not as planned: {p.sass[0]} shared loads / {p.sass[1]} stores]"
+                    if p.sass_differs and p.sass else "")
+            wrong.append(f"{p.name} {direction}: predicted {side.wavefronts} (ideal "
+                         f"{side.ideal}, {side.instructions} instr), measured {got[i]:g}: "
+                         f"{p.case.describe()}{sass}\n    counters: {_counters(p.measured)}"
+                         f"\n    SASS: {p.sass_ops or '?'}")
     cases = sum(r[0] for r in table.values())
     agree = sum(r[1] for r in table.values())
-    print(f"\n| family / transfer | copy | cases | agree |\n|---|---|---|---|")
-    for (fam, direction), (n, ok) in sorted(table.items()):
-        print(f"| {fam} | {direction} | {n} | {ok} |")
-    print(f"| all | both | {cases} | {agree} ({100 * agree / max(1, cases):.1f}%) |")
+    print(f"\nbaseline: the all-ops counter exceeds op_ld + op_st by {base:g} wavefronts a "
+          f"kernel (median over the per-thread kernels issued as planned; all of them: "
+          f"{dict(sorted(Counter(rests).items()))}); a matrix side gets the excess minus it")
+    print("\n| family / transfer | copy | cases | agree | model differs | SASS not as planned |"
+          "\n|---|---|---|---|---|---|")
+    for (fam, direction), (n, ok, bad, sass_bad) in sorted(table.items()):
+        print(f"| {fam} | {direction} | {n} | {ok} | {bad} | {sass_bad} |")
+    print(f"| all | both | {cases} | {agree} ({100 * agree / max(1, cases):.1f}%) | "
+          f"{sum(r[2] for r in table.values())} | {sum(r[3] for r in table.values())} |")
+    print(f"(without the baseline: {raw_agree} of {cases} agree)")
     if wrong:
         print("\ndisagreeing:")
         print("\n".join(wrong))
-    return 0 if not wrong and cases else (2 if not cases else 1)
+    ctl = {n: m for n, m in (measured or {}).items() if n.startswith(CTL_PREFIX)}
+    if ctl:
+        print("\ncontrol kernels (model: op_ld/op_st/ldmatrix/stmatrix wavefronts):")
+        for c in controls():
+            print(f"  {c.name}: model {c.ld}/{c.st}/{c.ldsm}/{c.stsm}; "
+                  f"{_counters(ctl.get(c.name, {}))}")
+        print("\n".join(findings(ctl, *METRICS)))
+    if raw is not None:
+        with open(raw, "w") as f:
+            f.write("kernel\tpredicted load\tpredicted store\tshared SASS\tcounters\n")
+            for p in planned:
+                f.write(f"{p.name}\t{p.load.kind} {p.load.wavefronts}\t{p.store.kind} "
+                        f"{p.store.wavefronts}\t{p.sass_ops}\t{_counters(p.measured)}\n")
+            for c in controls():
+                f.write(f"{c.name}\tld {c.ld} ldsm {c.ldsm}\tst {c.st} stsm {c.stsm}\t\t"
+                        f"{_counters(ctl.get(c.name, {}))}\n")
+        print(f"\nraw counters of every kernel: {raw}")
+    return 0 if not model_wrong and cases else (2 if not cases else 1)
 
 
 # ---- fallback: clock64 timing ---------------------------------------------------------------
@@ -484,11 +641,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cpu", action="store_true", help="no GPU: lower, compile, predict")
     ap.add_argument("--timing", action="store_true", help="clock64 timing instead of ncu")
     ap.add_argument("--launch", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--csv", help="parse this ncu CSV instead of running ncu")
+    ap.add_argument("--only", help=argparse.SUPPRESS)
+    ap.add_argument("--csv", action="append",
+                    help="parse this ncu CSV instead of running ncu (repeatable)")
+    ap.add_argument("--raw", default=(os.path.join(os.environ["OUT"], "ncu_banks_raw.tsv")
+                                      if os.environ.get("OUT") else None),
+                    help="write every kernel's counters and shared SASS here "
+                         "(default: $OUT/ncu_banks_raw.tsv when $OUT is set)")
+    ap.add_argument("--no-extra", action="store_true",
+                    help="skip the second ncu run (the extra counters of a few kernels)")
     args = ap.parse_args(argv)
     planned = list(generate(args.cases, args.seed))
     if args.launch:
-        launch_all(planned)
+        launch_all(planned, args.only.split(",") if args.only else None)
         return 0
     print(f"{len(planned)} cases (seed {args.seed})")
     if args.cpu:
@@ -498,25 +663,60 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cpu_check(planned)
     if args.timing:
         return timing(planned)
-    if args.csv is not None:
-        text: str | None = open(args.csv).read()
+    texts: list[str] = []
+    if args.csv:
+        texts = [open(path).read() for path in args.csv]
     else:
         ncu = args.ncu if os.path.exists(args.ncu) else shutil.which("ncu")
-        text = run_ncu(planned, ncu, args) if ncu else None
+        text = run_ncu(ncu, args, METRICS) if ncu else None
         if text is None:
             print("ncu could not count wavefronts: falling back to clock64 timing")
             return timing(planned)
-    counters = parse_ncu_csv(text or "")
-    for p in planned:
-        p.measured = counters.get(p.name, {})
+        texts.append(text)
     try:
         from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
         for p in planned:
-            p.sass = sass_shared(disassemble(compile_cuda(p.source).cubin))
+            sass = disassemble(compile_cuda(p.source).cubin)
+            p.sass, p.sass_ops = sass_shared(sass), sass_shared_ops(sass)
     except Exception as e:  # noqa: BLE001 - no nvdisasm: the table without SASS counts
         print(f"(no SASS counts: {e})")
-    return report(planned)
+    measured = parse_ncu_csv(texts[0])
+    for p in planned:
+        p.measured = measured.get(p.name, {})
+    if not args.csv and not args.no_extra:
+        extra = known_metrics(ncu, EXTRA_METRICS)
+        names = extra_run_kernels(planned)
+        print(f"second ncu run: {len(extra)} more counters ({', '.join(extra) or 'none known'})"
+              f" on {len(names)} kernels")
+        if extra and (text := run_ncu(ncu, args, METRICS + tuple(extra), names,
+                                              timeout=EXTRA_RUN_SECONDS)):
+            texts.append(text)
+    if os.environ.get("OUT") and not args.csv:
+        for i, text in enumerate(texts):
+            with open(os.path.join(os.environ["OUT"], f"ncu_banks_run{i + 1}.csv"), "w") as f:
+                f.write(text)
+    for text in texts[1:]:
+        for name, m in parse_ncu_csv(text).items():
+            measured.setdefault(name, {}).update(m)
+    for p in planned:
+        p.measured = measured.get(p.name, {})
+    return report(planned, measured, args.raw)
+
+
+def extra_run_kernels(planned: Sequence[Planned], matrix: int = 12, vector: int = 8,
+                      off: int = 12) -> list[str]:
+    """The kernels of the second ncu run: every control, the first ``matrix`` cases with an
+    ldmatrix/stmatrix side, ``vector`` per-thread cases issued as planned and the first
+    ``off`` others that disagree (after the baseline) — kept few, the extra counters cost
+    replay passes."""
+    base = baseline_rest(planned)
+    mat = [p.name for p in planned if "vector" not in (p.load.kind, p.store.kind)][:matrix]
+    vec = [p.name for p in planned
+           if p.load.kind == p.store.kind == "vector" and not p.sass_differs][:vector]
+    odd = [p.name for p in planned if p.name not in mat and (got := attribute(p, base))
+           and (round(got[0]), round(got[1])) != (p.load.wavefronts, p.store.wavefronts)][:off]
+    return [c.name for c in controls()] + mat + vec + odd
 
 
 if __name__ == "__main__":
