@@ -30,7 +30,8 @@ with the cases, and a second, smaller ncu run collects more counters (``op_ldsm`
 per-SASS-instruction ``smsp__sass_*`` ones) for the controls and a few cases. It prints one
 agreement table (by family and direction; model disagreements apart from kernels whose SASS
 is not as planned), every disagreeing case with its raw counters and shared SASS, what the
-controls say, and writes every kernel's counters to ``--raw`` (``$OUT/ncu_banks_raw.tsv``). ``ncu`` needs access to the GPU's performance counters; where it
+controls say, and writes every kernel's counters to ``--raw`` (``$OUT/ncu_banks_raw.tsv``).
+``ncu`` needs access to the GPU's performance counters; where it
 cannot run (``ERR_NVGPUCTRPERM``), ``--timing`` (taken by itself when ncu fails) times each
 kernel's two copies in a loop with ``clock64()`` and reports how well the predicted wavefronts
 explain the clocks (a least-squares fit, cases far off it listed).
@@ -495,9 +496,12 @@ def run_ncu(ncu: str, args: argparse.Namespace, metrics: Sequence[str],
 
 def _counters(m: dict[str, float]) -> str:
     """Every counter of a kernel, short names (``op_ld=8 … total=16``)."""
-    short = {METRICS[2]: "total"}
-    return " ".join(f"{short.get(k, k.replace('l1tex__data_pipe_lsu_wavefronts_mem_shared_', '').replace('.sum', ''))}={v:g}"
-                    for k, v in sorted(m.items())) or "none"
+    def short(k: str) -> str:
+        if k == METRICS[2]:
+            return "total"
+        return k.replace("l1tex__data_pipe_lsu_wavefronts_mem_shared_", "").replace(".sum", "")
+
+    return " ".join(f"{short(k)}={v:g}" for k, v in sorted(m.items())) or "none"
 
 
 def report(planned: Sequence[Planned], measured: dict[str, dict[str, float]] | None = None,

@@ -46,7 +46,8 @@ class Control:
     def instructions(self) -> tuple[int, int]:
         """(shared loads, shared stores) the body issues: one SASS instruction per PTX one."""
         b = self.body
-        return b.count("ldmatrix") + b.count("ld.shared"), b.count("stmatrix") + b.count("st.shared")
+        loads = b.count("ldmatrix") + b.count("ld.shared")
+        return loads, b.count("stmatrix") + b.count("st.shared")
 
     def source(self) -> str:
         return (
@@ -57,7 +58,8 @@ class Control:
             "  unsigned r0 = __float_as_uint(G[t]), r1 = r0 + 1, r2 = r0 + 2, r3 = r0 + 3;\n"
             "  unsigned q0 = 0, q1 = 0, q2 = 0, q3 = 0;\n"
             f"{self.body}"
-            "  O[t] = __uint_as_float(r0 ^ r1 ^ r2 ^ r3 ^ q0 ^ q1 ^ q2 ^ q3) + (float)s * 0.0f;\n"
+            "  O[t] = __uint_as_float(r0 ^ r1 ^ r2 ^ r3 ^ q0 ^ q1 ^ q2 ^ q3)"
+            " + (float)s * 0.0f;\n"
             "}\n")
 
 
@@ -135,7 +137,7 @@ def findings(measured: dict[str, dict[str, float]], ld: str, st: str, total: str
     ex = {n: m[total] - by[n].total for n, m in measured.items() if n in by and total in m}
     if not ex:
         return []
-    out = [f"excess over the model (all-ops counter - model) per control: "
+    out = ["excess over the model (all-ops counter - model) per control: "
            + ", ".join(f"{n} {v:+g}" for n, v in sorted(ex.items()))]
     if "ctl_none" in ex:
         base = ex["ctl_none"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import ncu_banks
 import ncu_controls
 from ncu_banks import METRICS, BankCase, Planned, attribute, parse_ncu_csv, plan_case, report
@@ -127,7 +129,8 @@ def test_control_findings_tell_the_hypotheses_apart() -> None:
     assert "ldsm extra wavefronts: x1 +1, x4 +1, two x4 +1: +1 per kernel using it" in per_kernel
 
 
-def test_report_prints_controls_and_raw_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_report_prints_controls_and_raw_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = plan_case(SEED, "bank_000")
     assert isinstance(p, Planned)
     p.measured = {METRICS[0]: 16, METRICS[1]: 16, METRICS[2]: 32}
