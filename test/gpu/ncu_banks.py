@@ -22,8 +22,16 @@ counters
 
 give the wavefronts of each copy, which the script compares with the model's prediction
 (``Transfer.bank_report``: the one bank model of ``regcopy_passes.banks``, for the transfer and
-lane rotation the pass chose). It prints one agreement table (by family and direction) and
-every disagreeing case. ``ncu`` needs access to the GPU's performance counters; where it
+lane rotation the pass chose). The all-ops counter's excess over ``op_ld + op_st`` in kernels
+without matrix ops is a per-kernel baseline (``baseline_rest``), taken off before a matrix
+side is read from that counter. Hand-written control kernels (``ncu_controls.py``: none, a
+barrier, one 32-bit access, ldmatrix/stmatrix ``.x1/.x2/.x4``, twice, 8-way) are profiled
+with the cases, and a second, smaller ncu run collects more counters (``op_ldsm``, the
+per-SASS-instruction ``smsp__sass_*`` ones) for the controls and a few cases. It prints one
+agreement table (by family and direction; model disagreements apart from kernels whose SASS
+is not as planned), every disagreeing case with its raw counters and shared SASS, what the
+controls say, and writes every kernel's counters to ``--raw`` (``$OUT/ncu_banks_raw.tsv``).
+``ncu`` needs access to the GPU's performance counters; where it
 cannot run (``ERR_NVGPUCTRPERM``), ``--timing`` (taken by itself when ncu fails) times each
 kernel's two copies in a loop with ``clock64()`` and reports how well the predicted wavefronts
 explain the clocks (a least-squares fit, cases far off it listed).
@@ -58,9 +66,15 @@ from regcopy_passes.dispatch import Rejected
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
 from xdsl.parser import Parser
 
-METRICS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-           "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_controls import PREFIX as CTL_PREFIX  # noqa: E402 - the sibling module
+from ncu_controls import controls  # noqa: E402
+from ncu_report import (  # noqa: E402, F401 - re-exported
+    EXTRA_METRICS, LDSM, METRICS, attribute, baseline_rest, report, rest_of)
+from ncu_timing import timed_source, timing  # noqa: E402, F401 - re-exported
+
+EXTRA_RUN_SECONDS = 150
+"""The second ncu run is given up after this long (the whole script must stay under 8 min)."""
 NCU = "/usr/local/cuda/bin/ncu"
 PREFIX = "bank_"
 
@@ -206,6 +220,8 @@ class Planned:
     measured: dict[str, float] = field(default_factory=dict[str, float])
     sass: tuple[int, int] | None = None
     """(shared loads, shared stores) in the compiled kernel's SASS, where known."""
+    sass_ops: str = ""
+    """The kernel's shared and barrier SASS instructions (``sass_shared_ops``), where known."""
 
     @property
     def sass_differs(self) -> bool:
@@ -276,13 +292,27 @@ def sass_shared(sass: str) -> tuple[int, int]:
     return loads, stores
 
 
+SASS_SHARED_ANY = re.compile(
+    r"\b((?:LDS|STS|LDSM|STSM|ATOMS|BAR|MEMBAR|LDGSTS|SYNCS|UBLKCP|UTMA\w*)(?:\.[A-Z0-9_.]+)?)\b")
+
+
+def sass_shared_ops(sass: str) -> str:
+    """Every shared-memory (or barrier) instruction of a kernel's SASS with its count, in
+    order of first use: ``STS.U16 x16, BAR.SYNC.DEFER_BLOCKING x1, LDS.U16 x16``."""
+    counts: dict[str, int] = {}
+    for m in SASS_SHARED_ANY.finditer(sass):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "none"
+
+
 def cpu_check(planned: Sequence[Planned]) -> int:
     """Compile every kernel with NVRTC; compare its SASS's shared instructions with the plan."""
     from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
     bad = 0
     for p in planned:
-        p.sass = got = sass_shared(disassemble(compile_cuda(p.source).cubin))
+        sass = disassemble(compile_cuda(p.source).cubin)
+        p.sass, p.sass_ops = got, _ = sass_shared(sass), sass_shared_ops(sass)
         want = (p.load.instructions, p.store.instructions)
         if got != want:
             bad += 1
@@ -290,22 +320,38 @@ def cpu_check(planned: Sequence[Planned]) -> int:
                   f"{want[0]} / {want[1]}: {p.case.describe()}")
     print(f"{len(planned) - bad}/{len(planned)} kernels compile with the planned shared "
           "instruction counts")
+    for c in controls():
+        sass = disassemble(compile_cuda(c.source()).cubin)
+        if sass_shared(sass) != c.instructions:
+            bad += 1
+            print(f"{c.name}: SASS {sass_shared_ops(sass)}, wanted {c.instructions[0]} "
+                  f"shared loads / {c.instructions[1]} stores")
+    print(f"{len(controls())} control kernels compiled")
     return 0 if bad == 0 else 1
 
 
 # ---- ncu: launching and parsing -------------------------------------------------------------
 
 
-def launch_all(planned: Sequence[Planned]) -> None:
-    """Compile and launch every kernel once (what ncu profiles)."""
+def kernel_sources(planned: Sequence[Planned]) -> dict[str, str]:
+    """Every kernel ncu profiles by name: the cases' and the controls' (``ncu_controls``)."""
+    return {**{p.name: p.source for p in planned},
+            **{c.name: c.source() for c in controls()}}
+
+
+def launch_all(planned: Sequence[Planned], only: Sequence[str] | None = None) -> None:
+    """Compile and launch every kernel (or those named in ``only``) once: what ncu
+    profiles."""
     from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 
     core, dev = cuda_core(), get_device()
     stream = dev.create_stream()
     buf_in, buf_out = dev.allocate(1 << 16, stream=stream), dev.allocate(1 << 16, stream=stream)
     config = core.LaunchConfig(grid=(1, 1, 1), block=(32, 1, 1))
-    for p in planned:
-        kernel = compile_kernel(dev, p.source, p.name)
+    for name, source in kernel_sources(planned).items():
+        if only is not None and name not in only:
+            continue
+        kernel = compile_kernel(dev, source, name)
         core.launch(stream, config, kernel, int(buf_in.handle), int(buf_out.handle))
     stream.sync()
 
@@ -338,139 +384,48 @@ def parse_ncu_csv(text: str) -> dict[str, dict[str, float]]:
             if value is not None:
                 out.setdefault(name, {})[row["Metric Name"]] = value
             continue
-        for metric in METRICS:
+        for metric in METRICS + EXTRA_METRICS:
             if metric in row and (value := number(row[metric] or "")) is not None:
                 out.setdefault(name, {})[metric] = value
     return out
 
 
-def attribute(p: Planned) -> tuple[float, float] | None:
-    """(load, store) wavefronts measured for ``p``: ``op_ld`` and ``op_st``, plus what the
-    all-ops counter has beyond them (ldmatrix/stmatrix where the op counters leave them out)
-    given to the matrix side; None if the counters are missing."""
-    m = p.measured
-    if not all(k in m for k in METRICS):
-        return None
-    ld, st, total = (m[k] for k in METRICS)
-    rest = total - ld - st
-    if rest > 0:
-        if p.load.kind == "ldmatrix" and p.store.kind != "stmatrix":
-            ld += rest
-        elif p.store.kind == "stmatrix" and p.load.kind != "ldmatrix":
-            st += rest
-        elif p.load.kind == "ldmatrix":  # both matrix: split in the model's proportion
-            share = p.load.wavefronts / max(1, p.load.wavefronts + p.store.wavefronts)
-            ld, st = ld + rest * share, st + rest * (1 - share)
-    return ld, st
+def known_metrics(ncu: str, wanted: Sequence[str]) -> list[str]:
+    """Those of ``wanted`` this ncu can collect on this GPU (``ncu --query-metrics``, by base
+    name); none if the query fails (the core ``METRICS`` are asked for regardless)."""
+    try:
+        proc = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True,
+                              timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    names = set(re.findall(r"^\s*([a-z0-9_]+__[a-z0-9_]+)", proc.stdout, re.MULTILINE))
+    return [m for m in wanted if m.rsplit(".", 1)[0] in names]
 
 
-def run_ncu(planned: Sequence[Planned], ncu: str, args: argparse.Namespace) -> str | None:
-    """Run this script's ``--launch`` mode under ncu; its CSV log, or None if ncu failed."""
+def run_ncu(ncu: str, args: argparse.Namespace, metrics: Sequence[str],
+            only: Sequence[str] | None = None, timeout: float | None = None) -> str | None:
+    """Run this script's ``--launch`` mode under ncu (every case and control, or those in
+    ``only``) collecting ``metrics``; its CSV log, or None if ncu failed or took longer than
+    ``timeout`` seconds."""
+    names = f"({'|'.join(only)})$" if only else f"({PREFIX}|{CTL_PREFIX})"
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "ncu.csv")
-        cmd = [ncu, "--csv", "--log-file", log, "--metrics", ",".join(METRICS),
-               "--kernel-name", f"regex:^{PREFIX}", sys.executable, os.path.abspath(__file__),
+        cmd = [ncu, "--csv", "--log-file", log, "--metrics", ",".join(metrics),
+               "--kernel-name", f"regex:^{names}", sys.executable, os.path.abspath(__file__),
                "--launch", "--cases", str(args.cases), "--seed", str(args.seed)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if only:
+            cmd += ["--only", ",".join(only)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            print(f"ncu took longer than {timeout:g} s: left out", file=sys.stderr)
+            return None
         text = open(log).read() if os.path.exists(log) else ""
         if proc.returncode != 0 or "ERR_NVGPUCTRPERM" in text + proc.stdout + proc.stderr:
             print(f"ncu failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-2000:]}"
                   f"\n{text[-1000:]}", file=sys.stderr)
             return None
         return text
-
-
-def report(planned: Sequence[Planned]) -> int:
-    """The agreement table and the disagreeing cases; exit status."""
-    table: dict[tuple[str, str], list[int]] = {}
-    wrong: list[str] = []
-    for p in planned:
-        got = attribute(p)
-        if got is None:
-            wrong.append(f"{p.name}: no counters")
-            continue
-        for direction, side, value in (("load", p.load, got[0]), ("store", p.store, got[1])):
-            key = (f"{p.case.family} {side.kind}{' rotated' if side.rotated else ''}", direction)
-            row = table.setdefault(key, [0, 0])
-            row[0] += 1
-            if round(value) == side.wavefronts:
-                row[1] += 1
-            else:
-                sass = (f" [SASS: {p.sass[0]} shared loads / {p.sass[1]} stores, not as "
-                        "planned]" if p.sass_differs and p.sass else "")
-                wrong.append(f"{p.name} {direction}: predicted {side.wavefronts} (ideal "
-                             f"{side.ideal}, {side.instructions} instr), measured {value:g}: "
-                             f"{p.case.describe()}{sass}")
-    cases = sum(r[0] for r in table.values())
-    agree = sum(r[1] for r in table.values())
-    print(f"\n| family / transfer | copy | cases | agree |\n|---|---|---|---|")
-    for (fam, direction), (n, ok) in sorted(table.items()):
-        print(f"| {fam} | {direction} | {n} | {ok} |")
-    print(f"| all | both | {cases} | {agree} ({100 * agree / max(1, cases):.1f}%) |")
-    if wrong:
-        print("\ndisagreeing:")
-        print("\n".join(wrong))
-    return 0 if not wrong and cases else (2 if not cases else 1)
-
-
-# ---- fallback: clock64 timing ---------------------------------------------------------------
-
-TIMED_ITERS = 64
-
-
-def timed_source(p: Planned) -> str:
-    """``p``'s case as a kernel whose two shared copies run ``TIMED_ITERS`` times in a loop
-    between two ``clock64()`` reads (at the barriers around the loop: the first and the last
-    ``__syncthreads()``), lane 0 writing the clocks to the output's first 8 bytes at the end."""
-    ctx = regcopy_context()
-    module = Parser(ctx, p.case.kernel_text(p.name, TIMED_ITERS), "timed.mlir").parse_module()
-    LowerRegCopyPass(strict=True, **dict(p.case.options)).apply(ctx, module)
-    src = print_cuda(module)
-    sync = "__syncthreads();"
-    first, last = src.index(sync), src.rindex(sync)
-    end = src.rindex("}")
-    return (src[:first] + sync + " long long rc_t0 = clock64();"
-            + src[first + len(sync):last] + "long long rc_t1 = clock64(); " + sync
-            + src[last + len(sync):end]
-            + "  if (threadIdx.x == 0) *reinterpret_cast<long long*>(O) = rc_t1 - rc_t0;\n"
-            + src[end:])
-
-
-def timing(planned: Sequence[Planned]) -> int:
-    """Clocks per iteration of each kernel against the predicted wavefronts of its copies:
-    a least-squares line, and the cases more than 25% off it."""
-    import numpy as np
-
-    from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
-
-    core, dev = cuda_core(), get_device()
-    stream = dev.create_stream()
-    buf_in, buf_out = dev.allocate(1 << 16, stream=stream), dev.allocate(1 << 16, stream=stream)
-    config = core.LaunchConfig(grid=(1, 1, 1), block=(32, 1, 1))
-    xs, ys = [], []
-    for p in planned:
-        kernel = compile_kernel(dev, timed_source(p), p.name)
-        best = None
-        for _ in range(3):
-            core.launch(stream, config, kernel, int(buf_in.handle), int(buf_out.handle))
-            host = np.zeros(1, dtype=np.int64)
-            stream.sync()
-            from cuda.bindings import driver
-
-            driver.cuMemcpyDtoH(host.ctypes.data, int(buf_out.handle), 8)
-            clocks = float(host[0]) / TIMED_ITERS
-            best = clocks if best is None else min(best, clocks)
-        xs.append(p.load.wavefronts + p.store.wavefronts)
-        ys.append(best)
-    a, b = np.polyfit(np.array(xs, float), np.array(ys, float), 1)
-    r = np.corrcoef(xs, ys)[0, 1]
-    print(f"clocks per iteration = {a:.2f} x predicted wavefronts + {b:.1f} "
-          f"(r = {r:.3f}, {len(xs)} cases)")
-    off = [(p, x, y) for p, x, y in zip(planned, xs, ys) if abs(y - (a * x + b)) > 0.25 * y]
-    for p, x, y in off:
-        print(f"{p.name}: {x} wavefronts predicted, {y:.0f} clocks (fit {a * x + b:.0f}): "
-              f"{p.case.describe()}")
-    return 0 if r > 0.9 else 1
 
 
 # ---- main -----------------------------------------------------------------------------------
@@ -484,11 +439,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cpu", action="store_true", help="no GPU: lower, compile, predict")
     ap.add_argument("--timing", action="store_true", help="clock64 timing instead of ncu")
     ap.add_argument("--launch", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--csv", help="parse this ncu CSV instead of running ncu")
+    ap.add_argument("--only", help=argparse.SUPPRESS)
+    ap.add_argument("--csv", action="append",
+                    help="parse this ncu CSV instead of running ncu (repeatable)")
+    ap.add_argument("--raw", default=(os.path.join(os.environ["OUT"], "ncu_banks_raw.tsv")
+                                      if os.environ.get("OUT") else None),
+                    help="write every kernel's counters and shared SASS here "
+                         "(default: $OUT/ncu_banks_raw.tsv when $OUT is set)")
+    ap.add_argument("--no-extra", action="store_true",
+                    help="skip the second ncu run (the extra counters of a few kernels)")
     args = ap.parse_args(argv)
     planned = list(generate(args.cases, args.seed))
     if args.launch:
-        launch_all(planned)
+        launch_all(planned, args.only.split(",") if args.only else None)
         return 0
     print(f"{len(planned)} cases (seed {args.seed})")
     if args.cpu:
@@ -498,25 +461,60 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cpu_check(planned)
     if args.timing:
         return timing(planned)
-    if args.csv is not None:
-        text: str | None = open(args.csv).read()
+    texts: list[str] = []
+    if args.csv:
+        texts = [open(path).read() for path in args.csv]
     else:
         ncu = args.ncu if os.path.exists(args.ncu) else shutil.which("ncu")
-        text = run_ncu(planned, ncu, args) if ncu else None
+        text = run_ncu(ncu, args, METRICS) if ncu else None
         if text is None:
             print("ncu could not count wavefronts: falling back to clock64 timing")
             return timing(planned)
-    counters = parse_ncu_csv(text or "")
-    for p in planned:
-        p.measured = counters.get(p.name, {})
+        texts.append(text)
     try:
         from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
 
         for p in planned:
-            p.sass = sass_shared(disassemble(compile_cuda(p.source).cubin))
+            sass = disassemble(compile_cuda(p.source).cubin)
+            p.sass, p.sass_ops = sass_shared(sass), sass_shared_ops(sass)
     except Exception as e:  # noqa: BLE001 - no nvdisasm: the table without SASS counts
         print(f"(no SASS counts: {e})")
-    return report(planned)
+    measured = parse_ncu_csv(texts[0])
+    for p in planned:
+        p.measured = measured.get(p.name, {})
+    if not args.csv and not args.no_extra:
+        extra = known_metrics(ncu, EXTRA_METRICS)
+        names = extra_run_kernels(planned)
+        print(f"second ncu run: {len(extra)} more counters ({', '.join(extra) or 'none known'})"
+              f" on {len(names)} kernels")
+        if extra and (text := run_ncu(ncu, args, METRICS + tuple(extra), names,
+                                              timeout=EXTRA_RUN_SECONDS)):
+            texts.append(text)
+    if os.environ.get("OUT") and not args.csv:
+        for i, text in enumerate(texts):
+            with open(os.path.join(os.environ["OUT"], f"ncu_banks_run{i + 1}.csv"), "w") as f:
+                f.write(text)
+    for text in texts[1:]:
+        for name, m in parse_ncu_csv(text).items():
+            measured.setdefault(name, {}).update(m)
+    for p in planned:
+        p.measured = measured.get(p.name, {})
+    return report(planned, measured, args.raw)
+
+
+def extra_run_kernels(planned: Sequence[Planned], matrix: int = 12, vector: int = 8,
+                      off: int = 12) -> list[str]:
+    """The kernels of the second ncu run: every control, the first ``matrix`` cases with an
+    ldmatrix/stmatrix side, ``vector`` per-thread cases issued as planned and the first
+    ``off`` others that disagree (after the baseline) — kept few, the extra counters cost
+    replay passes."""
+    base = baseline_rest(planned)
+    mat = [p.name for p in planned if "vector" not in (p.load.kind, p.store.kind)][:matrix]
+    vec = [p.name for p in planned
+           if p.load.kind == p.store.kind == "vector" and not p.sass_differs][:vector]
+    odd = [p.name for p in planned if p.name not in mat and (got := attribute(p, base))
+           and (round(got[0]), round(got[1])) != (p.load.wavefronts, p.store.wavefronts)][:off]
+    return [c.name for c in controls()] + mat + vec + odd
 
 
 if __name__ == "__main__":
