@@ -7,26 +7,27 @@ all of its copies, so when one copy is refused every async op stays (the refusal
 like a register copy's). The chunk plan is ``lower_async.plan_async``'s.
 
 Each ``cp_async`` carries its source size (``src_bytes``): the full width for a chunk known to
-be inside the buffer (every chunk of a static shape). Ragged edges of runtime-sized buffers
-plug in here (``emit_copy_async``'s ``src_bytes`` hook, not used yet: ``plan_async`` refuses a
-global buffer with runtime extents): a chunk that straddles an extent gets ``src_bytes <
-bytes`` (the hardware zero-fills the rest) and one wholly outside gets 0 (with its address
-clamped into the buffer).
+be inside the buffer (every chunk of a static shape, or under ``{in_bounds}``). On a global
+buffer with runtime extents (``emit_async_bounds``) a chunk that straddles the last extent
+gets ``src_bytes < bytes`` (the hardware zero-fills the rest) and one wholly outside gets 0
+(with its address clamped to the buffer's base).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from regcopy_passes.async_bounds import bounds_notes, stride_name
 from regcopy_passes.async_tokens import drop_tokens, token_placeholder
 from regcopy_passes.dispatch import Rejected
+from regcopy_passes.emit_async_bounds import DynamicSource
 from regcopy_passes.emit_thread import thread_index
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.lower_async import AsyncPlan, plan_async
 from regcopy_passes.swizzle_address import emit_swizzle
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from regcopy_dialect.async_ops import (
@@ -58,38 +59,77 @@ def chunk_offset(b: IndexBuilder, chunks: Layout, c: Value) -> Value:
     return out
 
 
-def emit_copy_async(op: CopyAsyncOp, plan: AsyncPlan,
-                    src_bytes: Callable[[IndexBuilder, Value], Value] | None = None
-                    ) -> list[Operation]:
+def emit_copy_async(op: CopyAsyncOp, plan: AsyncPlan) -> list[Operation]:
     """The per-thread ``cp_async`` ops of ``op``: round ``r`` moves chunk
-    ``c = t + r * T``; the last round is guarded by ``c < C`` when ``C mod T != 0``.
-    ``src_bytes(b, c)`` gives the source size of chunk ``c`` (default: the full width)."""
+    ``c = t + r * T``; the last round is guarded by ``c < C`` when ``C mod T != 0``. A
+    dynamic source (``plan.bounds``) takes its chunk offsets and source sizes from
+    ``emit_async_bounds``; a versioned plan runs under ``scf.if`` on its row-pitch tests,
+    the proven plan (``plan.fallback``) in the else branch."""
     b = IndexBuilder()
     g_view, s_view = StorageOp(op.src), StorageOp(op.dst)
     b.ops += [g_view, s_view]
     t = thread_index(b, plan.scope)
+    views = (g_view.result, s_view.result)
+    if plan.bounds is None or plan.fallback is None:
+        dyn = None if plan.bounds is None else DynamicSource(b, op, plan.bounds.checked)
+        rounds = _rounds(b, plan, views, t, dyn)
+        return [*b.ops, *rounds]
+    dyn = DynamicSource(b, op, plan.bounds.checked)
+    tests = [b.emit(arith.CmpiOp(b.value(b.rem(dyn.strides[i], plan.chunk)), b.value(0), "eq"))
+             for i in plan.bounds.tests]
+    ok = tests[0]
+    for p in tests[1:]:
+        ok = b.emit(arith.AndIOp(ok, p))
+    ok.name_hint = "aligned"
+    wide = _rounds(IndexBuilder(hoist_to=b), plan, views, t, dyn)
+    proven = _rounds(IndexBuilder(hoist_to=b), plan.fallback, views, t, dyn)
+    return [*b.ops, scf.IfOp(ok, [], [*wide, scf.YieldOp()], [*proven, scf.YieldOp()])]
+
+
+def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], t: Value,
+            dyn: DynamicSource | None) -> list[Operation]:
+    """The rounds of ``plan``: the ops they add to ``b`` (taken out of ``b.ops``)."""
+    first = len(b.ops)
+    g_view, s_view = views
     g_base, s_base = b.affine(plan.g.base), b.affine(plan.s.base)
     for r in range(plan.rounds):
         c = b.add(t, r * plan.threads)
         guard = plan.guarded and r == plan.rounds - 1
         body = IndexBuilder(hoist_to=b) if guard else b
-        g_off = body.add(g_base, chunk_offset(body, plan.g_chunks, c))
         s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
         if (sw := plan.s.layout.swizzle) is not None:
             s_off = emit_swizzle(body, s_off, sw)
-        size = plan.nbytes if src_bytes is None else src_bytes(body, c)
-        body.ops.append(CpAsyncOp(s_view.result, body.value(s_off), g_view.result,
-                                  body.value(g_off), plan.nbytes, body.value(size)))
+        if dyn is None:
+            g_off: Value = body.add(g_base, chunk_offset(body, plan.g_chunks, c))
+            size: Value = plan.nbytes
+        else:
+            g_off, size = dyn.chunk(body, plan.g_chunks, c, plan.chunk, plan.element_bytes)
+        body.ops.append(CpAsyncOp(s_view, body.value(s_off), g_view, body.value(g_off),
+                                  plan.nbytes, body.value(size)))
         if guard:
             cond = arith.CmpiOp(b.value(c), b.value(plan.chunks), "ult")
             b.ops += [cond, scf.IfOp(cond.result, [], [*body.ops, scf.YieldOp()])]
-    return b.ops
+    out = b.ops[first:]
+    del b.ops[first:]
+    return out
 
 
 def remark(op: CopyAsyncOp, plan: AsyncPlan) -> Diagnostic:
     """``cp.async.cg 16 bytes (...), k chunks/thread``, then why not wider and the fill."""
     notes = [f"narrowed: {plan.narrowed_by}"] if plan.narrowed_by else []
-    notes.append("no zero-fill: every chunk is inside the buffer (static shapes)")
+    if plan.bounds is None:
+        notes.append("no zero-fill: every chunk is inside the buffer (static shapes)")
+    else:
+        notes += bounds_notes(plan.bounds, plan.element_bytes)
+    if plan.fallback is not None and plan.bounds is not None:
+        ext, fb = plan.bounds.ext, plan.fallback
+        test = " and ".join(f"{stride_name(ext, i)} % {plan.chunk} == 0"
+                            for i in plan.bounds.tests)
+        notes.append(f"versioned on {test}: {plan.nbytes} bytes else {fb.describe()} "
+                     f"(extent divisors {list(ext.divisors)} prove {fb.chunk} × "
+                     f"{fb.element_type})")
+        if fb.narrowed_by:
+            notes.append(f"proven path narrowed: {fb.narrowed_by}")
     return Diagnostic("remark", plan.describe(), async_label(op), op_location(op), tuple(notes))
 
 

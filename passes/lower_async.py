@@ -21,14 +21,23 @@ iters with the inner ``w`` elements divided out).
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from regcopy_passes.async_bounds import (
+    AsyncBounds,
+    async_bounds,
+    optimistic,
+    start_problem,
+    version_tests,
+)
+from regcopy_passes.bounds import standin_slice
 from regcopy_passes.dispatch import Rejected, check_all_threads_active
 from regcopy_passes.divisibility import divisibility
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.async_ops import CP_ASYNC_BYTES, CopyAsyncOp
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.layout import (
     Iter,
     Layout,
@@ -60,6 +69,10 @@ class AsyncPlan:
     s_chunks: Layout
     narrowed_by: str | None
     element_type: str = ""
+    bounds: AsyncBounds | None = None
+    """A global side with runtime extents (``async_bounds``); None: static."""
+    fallback: AsyncPlan | None = None
+    """Versioned: the proven plan, run when ``bounds.tests`` fail at run time."""
 
     @property
     def rounds(self) -> int:
@@ -107,7 +120,11 @@ def _alignment(sliced: Sliced, chunks: Layout, divisors: dict[Hashable, int]) ->
 
 
 def _width_problem(g: Sliced, s: Sliced, w: int, total: int,
-                   divisors: dict[Hashable, int]) -> tuple[str | None, Layout, Layout]:
+                   divisors: dict[Hashable, int], bounds: AsyncBounds | None = None,
+                   assume: frozenset[int] = frozenset()
+                   ) -> tuple[str | None, Layout, Layout]:
+    if bounds is not None and (problem := start_problem(bounds.ext, w, assume)):
+        return problem, Layout(()), Layout(())
     if total % w:
         return f"the region's {total} elements are not a multiple of {w}", Layout(()), Layout(())
     layouts = []
@@ -133,13 +150,6 @@ def plan_async(op: CopyAsyncOp) -> AsyncPlan:
         op.verify_()
     except VerifyException as e:
         raise Rejected(f"the copy does not verify: {e}") from None
-    if any(d < 0 for d in op.src_type.get_shape()):
-        # TODO(integrator, runtime shapes): bounds-checked chunks -- per chunk, src_bytes =
-        # clamp((extent - first column) * bytes(T), 0, width) when its row is inside, else 0,
-        # given to emit_async.emit_copy_async's src_bytes hook; the global side's chunk offsets
-        # then use the runtime row stride (memref.dim), as lower-layout-access does.
-        raise Rejected("the global buffer has runtime extents; copy_async lowers static "
-                       "global buffers only for now (ragged edges are not zero-filled yet)")
     scope = op.scope.data.scope
     block = check_all_threads_active(op, scope)
     bits = element_bits(op.src_type.element_type) or 0
@@ -151,6 +161,9 @@ def plan_async(op: CopyAsyncOp) -> AsyncPlan:
         for side in ("src", "dst"):
             t = op.src_type if side == "src" else op.dst_type
             offsets, sizes = op.region(side)
+            if side == "src" and is_dynamic(t):  # the stand-in (async_bounds)
+                sides.append(standin_slice(sizes))
+                continue
             sides.append(slice_region(buffer_layout(t), t.get_shape(), offsets, sizes))
     except LayoutError as e:
         raise Rejected(f"a side does not slice cleanly to its region: {e}") from None
@@ -161,16 +174,36 @@ def plan_async(op: CopyAsyncOp) -> AsyncPlan:
     syms = [sym for side in (g, s) for sym, _ in side.base.terms]
     divisors = {sym: divisibility(sym) for sym in syms if isinstance(sym, SSAValue)}
     total = g.layout.size
+    bounds = async_bounds(op) if is_dynamic(op.src_type) else None
+    head = (scope, scope.threads(block), eb, g, s, divisors, str(op.src_type.element_type))
+    proven = _widest(head, total, bounds, frozenset())
+    if bounds is None or isinstance(proven, str):
+        if isinstance(proven, str):
+            raise Rejected("no cp.async width fits (4, 8 or 16 bytes, contiguous and aligned "
+                           f"on both sides): {proven}")
+        return proven
+    wide = _widest(head, total, bounds, optimistic(bounds.ext))
+    if isinstance(wide, str) or wide.chunk <= proven.chunk:
+        return proven
+    tests = version_tests(bounds.ext, wide.chunk)
+    assert tests, (bounds, wide.chunk)
+    return replace(wide, bounds=replace(bounds, tests=tests), fallback=proven)
+
+
+def _widest(head: tuple, total: int, bounds: AsyncBounds | None,
+            assume: frozenset[int]) -> AsyncPlan | str:
+    """The widest legal width's plan (``assume``: the row pitches assumed aligned), or why
+    none is legal."""
+    scope, threads, eb, g, s, divisors, element_type = head
     why_not: list[str] = []
     for nbytes in CP_ASYNC_BYTES[::-1]:
         if nbytes % eb:
             continue
         w = nbytes // eb
-        problem, gc, sc = _width_problem(g, s, w, total, divisors)
+        problem, gc, sc = _width_problem(g, s, w, total, divisors, bounds, assume)
         if problem is None:
             narrowed = None if not why_not else "; ".join(why_not)
-            return AsyncPlan(scope, scope.threads(block), eb, w, nbytes, total // w, g, s, gc,
-                             sc, narrowed, str(op.src_type.element_type))
+            return AsyncPlan(scope, threads, eb, w, nbytes, total // w, g, s, gc, sc, narrowed,
+                             element_type, bounds)
         why_not.append(f"not {nbytes} bytes: {problem}")
-    raise Rejected("no cp.async width fits (4, 8 or 16 bytes, contiguous and aligned on both "
-                   f"sides): {'; '.join(why_not)}")
+    return "; ".join(why_not)

@@ -1,8 +1,10 @@
 """The asynchronous copies on the CPU interpreter, with their semantics made observable.
 
 * ``regcopy.copy_async`` (reference semantics) and ``regcopy.cp_async`` (lowered) read their
-  source when they are issued and put the data *in flight*: the destination elements are
-  marked, and written only when a wait completes the copy's group;
+  source when they are issued (outside a runtime-sized source's extents, the reference reads
+  nothing and lands zero, unless ``{in_bounds}``, where that is an error; the lowered op lands
+  its ``src_bytes`` and zero-fills the rest of its width) and put the data *in flight*: the
+  destination elements are marked, and written only when a wait completes the copy's group;
 * ``regcopy.async_group`` / ``regcopy.cp_async_commit`` close every copy the thread issued
   and has not yet closed into a new group (``cp.async.commit_group``); ``async_group`` also
   checks that the copies it names are among them;
@@ -41,6 +43,7 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.layout import Scope
 from regcopy_dialect.regcopy import CopyOp, element_bits
 
@@ -179,6 +182,14 @@ def _index(region: tuple[tuple[int, ...], tuple[int, ...]], e: int) -> list[int]
     return out
 
 
+def _read_or_zero(src: Buffer, index: list[int]) -> Any:
+    """``src[index]``, or zero outside its (runtime) extents: a bounds-checked copy_async
+    reads nothing there and zero-fills."""
+    if all(0 <= i < n for i, n in zip(index, src.shape)):
+        return src.read(index)
+    return 0
+
+
 def _scope_thread(interp: Interpreter, scope: Scope) -> tuple[int, int]:
     th = gpu_state(interp).thread
     block = th.block_dim[0] * th.block_dim[1] * th.block_dim[2]
@@ -200,17 +211,21 @@ class AsyncCopyFunctions(InterpreterFunctions):
         src, dst, *dyn = args
         n_src = len(op.src_offsets)
         regions = []
+        bounded = is_dynamic(op.src_type) and not op.in_bounds
         for side, values, buf in (("src", dyn[:n_src], src), ("dst", dyn[n_src:], dst)):
             offsets, sizes = op.region(side)
             it = iter(values)
             region = (tuple(next(it) if isinstance(o, SSAValue) else o for o in offsets),
                       tuple(sizes))
-            check_region(region, buf.shape, f"{side} of copy_async")
+            if not (bounded and side == "src"):
+                promise = " (the copy promises {in_bounds})" if op.in_bounds and \
+                    side == "src" else ""
+                check_region(region, buf.shape, f"{side} of copy_async{promise}")
             regions.append(region)
         t, threads = _scope_thread(interp, op.scope.data.scope)
         mine = range(t, prod(regions[0][1]), threads)
         landing = Landing(dst.storage, [dst.offset(_index(regions[1], e)) for e in mine],
-                          [src.read(_index(regions[0], e)) for e in mine])
+                          [_read_or_zero(src, _index(regions[0], e)) for e in mine])
         _issue(interp, landing, f"copy_async {_name(op.dst)}")
         return (CopyToken(landing),)
 

@@ -1,0 +1,100 @@
+// copy_async from global buffers with runtime extents: full-width cp.async chunks to the edge,
+// one predicate per chunk; a chunk straddling the row length keeps its width and is zero-filled
+// through the source size, one outside reads 0 bytes from the buffer's base (clamped address);
+// a row length promised only a multiple of 2 f32 versions the copy on a runtime test (16
+// bytes, else the proven 8); {in_bounds} removes the checks; without any promise on f16 rows
+// no width is provable (refused with the reason).
+// RUN: regcopy-opt %s -p 'lower-reg-copy{remarks}' 2>%t.remarks | filecheck %s
+// RUN: filecheck %s --check-prefix=REMARK < %t.remarks
+// RUN: regcopy-opt %s -p lower-reg-copy -t cuda 2>/dev/null | filecheck %s --check-prefix=CUDA
+// RUN: regcopy-opt %s -p lower-reg-copy -t sass 2>/dev/null | filecheck %s --check-prefix=SASS
+
+func.func @ragged(%X: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>}, %i: index {regcopy.divisibility = 32}, %k: index {regcopy.divisibility = 64}) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
+  %S = memref.alloca() : memref<32x64xf16, #regcopy.mem<shared>>
+  %t = regcopy.copy_async cta %X[%i, %k] [32, 64] -> %S : memref<?x?xf16, #regcopy.mem<global>> -> memref<32x64xf16, #regcopy.mem<shared>>
+  %g = regcopy.async_group %t
+  regcopy.async_wait %g {pending = 0 : i64}
+  func.return
+}
+func.func @versioned(%X: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 2>}) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<8x16xf32, #regcopy.mem<shared>>
+  %t = regcopy.copy_async warp %X[0, 0] [8, 16] -> %S : memref<?x?xf32, #regcopy.mem<global>> -> memref<8x16xf32, #regcopy.mem<shared>>
+  %g = regcopy.async_group %t
+  regcopy.async_wait %g {pending = 0 : i64}
+  func.return
+}
+func.func @promised(%X: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<8x16xf32, #regcopy.mem<shared>>
+  %t = regcopy.copy_async warp %X[0, 0] [8, 16] -> %S {in_bounds} : memref<?x?xf32, #regcopy.mem<global>> -> memref<8x16xf32, #regcopy.mem<shared>>
+  %g = regcopy.async_group %t
+  regcopy.async_wait %g {pending = 0 : i64}
+  func.return
+}
+func.func @unpromised(%X: memref<?x?xf16, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %S = memref.alloca() : memref<8x16xf16, #regcopy.mem<shared>>
+  %t = regcopy.copy_async warp %X[0, 0] [8, 16] -> %S : memref<?x?xf16, #regcopy.mem<global>> -> memref<8x16xf16, #regcopy.mem<shared>>
+  %g = regcopy.async_group %t
+  regcopy.async_wait %g {pending = 0 : i64}
+  func.return
+}
+
+// CHECK-LABEL: func.func @ragged(
+// CHECK:         %e1 = memref.dim %X, %{{.*}}
+// CHECK:         %e0 = memref.dim %X, %{{.*}}
+// CHECK:         %[[ROW:.*]] = arith.addi %i, %{{.*}} : index
+// CHECK-NEXT:    %[[COL:.*]] = arith.addi %k, %{{.*}} : index
+// CHECK-NEXT:    %[[RS:.*]] = arith.muli %[[ROW]], %e1 : index
+// CHECK-NEXT:    %[[OFF:.*]] = arith.addi %[[RS]], %[[COL]] : index
+// CHECK-NEXT:    %[[R:.*]] = arith.cmpi ult, %[[ROW]], %e0 : index
+// CHECK-NEXT:    %[[C:.*]] = arith.cmpi ult, %[[COL]], %e1 : index
+// CHECK-NEXT:    %inside = arith.andi %[[R]], %[[C]] : i1
+// CHECK:         %[[LASTCOL:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// CHECK-NEXT:    %[[WHOLE:.*]] = arith.cmpi ult, %[[LASTCOL]], %e1 : index
+// CHECK-NEXT:    %[[LEFT:.*]] = arith.subi %e1, %[[COL]] : index
+// CHECK:         %[[PART:.*]] = arith.muli %[[LEFT]], %{{.*}} : index
+// CHECK:         %[[SIZE:.*]] = arith.select %[[WHOLE]], %{{.*}}, %[[PART]] : index
+// CHECK-NEXT:    %src_bytes = arith.select %inside, %[[SIZE]], %[[ZERO:.*]] : index
+// CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %inside, %[[OFF]], %[[ZERO]] : index
+// CHECK-NEXT:    regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<2048xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
+// CHECK:         regcopy.cp_async %{{.*}}, 16, %src_bytes_1
+// CHECK-NEXT:    regcopy.cp_async_commit
+
+// CHECK-LABEL: func.func @versioned(
+// CHECK:         %[[REM:.*]] = arith.remsi %e1, %{{.*}} : index
+// CHECK-NEXT:    %aligned = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK:         scf.if %aligned {
+// CHECK:           regcopy.cp_async %{{.*}}, 16, %src_bytes : memref<128xf32, #regcopy.mem<shared>> -> memref<?xf32, #regcopy.mem<global>>
+// CHECK-NEXT:    } else {
+// CHECK:           regcopy.cp_async %{{.*}}, 8, %src_bytes_1
+// CHECK:           regcopy.cp_async %{{.*}}, 8, %src_bytes_2
+// CHECK-NEXT:    }
+
+// CHECK-LABEL: func.func @promised(
+// CHECK-NOT:     arith.select
+// CHECK:         regcopy.cp_async %{{.*}}, 16, %{{.*}} : memref<128xf32, #regcopy.mem<shared>> -> memref<?xf32, #regcopy.mem<global>>
+// CHECK-NEXT:    regcopy.cp_async_commit
+
+// CHECK-LABEL: func.func @unpromised(
+// CHECK:         regcopy.copy_async warp %X
+
+// REMARK:      lower-async-ragged.mlir:14:3: remark: cp.async.cg 16 bytes (8 × f16), 2 chunks/thread [copy_async %X -> %S]
+// REMARK:        bounds-checked: one predicate per chunk (extents 0, 1 of %X), never per element
+// REMARK-NEXT:   a chunk straddling extent 1 keeps its width: the source size (elements inside × 2 bytes) zero-fills the rest
+// REMARK-NEXT:   a chunk outside reads 0 bytes, its address clamped to %X's base
+// REMARK:      lower-async-ragged.mlir:21:3: remark: cp.async.cg 16 bytes (4 × f32), 1 chunk/thread [copy_async %X -> %S]
+// REMARK:        versioned on %X extent 1 % 4 == 0: 16 bytes else cp.async.ca 8 bytes (2 × f32), 2 chunks/thread (extent divisors [1, 2] prove 2 × f32)
+// REMARK-NEXT:   proven path narrowed: not 16 bytes: global side: chunk starts in %X are provably multiples of 2 elements only, not of 4
+// REMARK:      lower-async-ragged.mlir:28:3: remark: cp.async.cg 16 bytes (4 × f32), 1 chunk/thread [copy_async %X -> %S]
+// REMARK-NEXT:   %t = regcopy.copy_async
+// REMARK-NEXT:   ^
+// REMARK-NEXT:   in bounds: {in_bounds} (no checks, full source size)
+// REMARK:      lower-async-ragged.mlir:35:3: remark: not lowered: no cp.async width fits
+// REMARK:        not 4 bytes: global side: chunk starts in %X are provably multiples of 1 element only, not of 2 (extent divisors [1, 1]: a regcopy.divisibility promise on the row length lifts this)
+
+// CUDA-LABEL: void __launch_bounds__(128) ragged(rc_f16* __restrict__ X, long long X_dim0, long long X_dim1, long long i, long long k) {
+// CUDA:         const long long src_bytes = inside ? v{{[0-9]+}} : 0LL;
+// CUDA-NEXT:    const long long [[A:v[0-9]+]] = inside ? v{{[0-9]+}} : 0LL;
+// CUDA-NEXT:    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
+
+// SASS: LDGSTS.E.BYPASS.128.ZFILL
+// SASS: LDGSTS.E.64.ZFILL
