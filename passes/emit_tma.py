@@ -36,6 +36,7 @@ from typing import cast
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     IndexType,
     IntegerAttr,
@@ -106,7 +107,7 @@ def plan_copy(op: CopyAsyncOp) -> TmaPlan | str:
     src_t, dst_t = op.src_type, op.dst_type
     src_offsets, box = op.region("src")
     dst_offsets, dst_sizes = op.region("dst")
-    shape = tuple(None if d == -1 else d for d in src_t.get_shape())
+    shape = tuple(None if d == DYNAMIC_INDEX else d for d in src_t.get_shape())
     try:
         sliced = slice_region(buffer_layout(dst_t), dst_t.get_shape(), dst_offsets, dst_sizes)
     except LayoutError as e:
