@@ -14,7 +14,8 @@ the wide plan, else the proven one.
 
 A chunk is ``w`` consecutive elements of the innermost dim starting at a multiple of ``w``,
 so it is wholly inside, straddles the innermost extent ``E`` (``col < E < col + w``), or is
-wholly outside. One predicate per chunk: the row coordinates ``<u`` their extents and
+wholly outside (it cannot straddle when ``E`` is provably a multiple of ``w``: the size is
+then ``bytes`` or 0). One predicate per chunk: the row coordinates ``<u`` their extents and
 ``col <u E``; inside, the source size is ``min(E - col, w) * bytes(T)`` (the hardware
 zero-fills the rest of the ``w`` elements); outside, it is 0 and the global address is the
 buffer's base (a valid address; nothing is read).
@@ -80,8 +81,15 @@ def stride_name(ext: Extents, i: int) -> str:
     return f"{ext.name} {word} {' * '.join(map(str, dims))}"
 
 
-def bounds_notes(b: AsyncBounds, element_bytes: int) -> tuple[str, ...]:
-    """The remark notes of the checks and the zero fill."""
+def may_straddle(ext: Extents, w: int, tests: tuple[int, ...] = ()) -> bool:
+    """Whether a chunk of ``w`` elements may straddle the innermost extent ``E``: it cannot
+    when ``E`` is provably a multiple of ``w`` (chunks start at multiples of ``w``), or is
+    tested so (the row pitch of dim ``rank - 2`` is ``E``)."""
+    return ext.divisors[-1] % w != 0 and (ext.rank - 2) not in tests
+
+
+def bounds_notes(b: AsyncBounds, element_bytes: int, w: int) -> tuple[str, ...]:
+    """The remark notes of the checks and the zero fill (chunks of ``w`` elements)."""
     if not b.checked:
         return ("in bounds: {in_bounds} (no checks, full source size)",)
     dims = ", ".join(str(i) for i in b.checked)
@@ -89,8 +97,13 @@ def bounds_notes(b: AsyncBounds, element_bytes: int) -> tuple[str, ...]:
     notes = [f"bounds-checked: one predicate per chunk (extent{s} {dims} of {b.ext.name}), "
              "never per element"]
     last = b.ext.rank - 1
-    if last in b.checked:
+    if last in b.checked and may_straddle(b.ext, w, b.tests):
         notes.append(f"a chunk straddling extent {last} keeps its width: the source size "
                      f"(elements inside × {element_bytes} bytes) zero-fills the rest")
+    elif last in b.checked:
+        why = (f"divisible by {b.ext.divisors[-1]}" if b.ext.divisors[-1] % w == 0
+               else f"tested a multiple of {w}")
+        notes.append(f"no chunk straddles extent {last} ({why}): each is wholly inside or "
+                     "outside")
     notes.append(f"a chunk outside reads 0 bytes, its address clamped to {b.ext.name}'s base")
     return tuple(notes)

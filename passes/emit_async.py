@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from regcopy_passes.async_bounds import bounds_notes, stride_name
+from regcopy_passes.async_bounds import bounds_notes, may_straddle, stride_name
 from regcopy_passes.async_tokens import drop_tokens, token_placeholder
 from regcopy_passes.dispatch import Rejected
 from regcopy_passes.emit_async_bounds import DynamicSource
@@ -103,7 +103,10 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
             g_off: Value = body.add(g_base, chunk_offset(body, plan.g_chunks, c))
             size: Value = plan.nbytes
         else:
-            g_off, size = dyn.chunk(body, plan.g_chunks, c, plan.chunk, plan.element_bytes)
+            assert plan.bounds is not None
+            straddle = may_straddle(plan.bounds.ext, plan.chunk, plan.bounds.tests)
+            g_off, size = dyn.chunk(body, plan.g_chunks, c, plan.chunk, plan.element_bytes,
+                                    straddle)
         body.ops.append(CpAsyncOp(s_view, body.value(s_off), g_view, body.value(g_off),
                                   plan.nbytes, body.value(size)))
         if guard:
@@ -120,7 +123,7 @@ def remark(op: CopyAsyncOp, plan: AsyncPlan) -> Diagnostic:
     if plan.bounds is None:
         notes.append("no zero-fill: every chunk is inside the buffer (static shapes)")
     else:
-        notes += bounds_notes(plan.bounds, plan.element_bytes)
+        notes += bounds_notes(plan.bounds, plan.element_bytes, plan.chunk)
     if plan.fallback is not None and plan.bounds is not None:
         ext, fb = plan.bounds.ext, plan.fallback
         test = " and ".join(f"{stride_name(ext, i)} % {plan.chunk} == 0"

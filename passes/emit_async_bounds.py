@@ -9,6 +9,7 @@ their step), the row ``o_i + coord_i`` of each dim and the offset
 
     ok    = and(o_i + coord_i <u E_i for each checked dim)     (the column's too)
     size  = select(ok, select(col + w - 1 <u E, bytes, (E - col) * bytes(T)), 0)
+            (select(ok, bytes, 0) where no chunk straddles ``E``: ``async_bounds.may_straddle``)
     off   = select(ok, off, 0)                                   (the buffer's base)
 """
 
@@ -76,9 +77,10 @@ class DynamicSource:
             q *= it.extent
         return out
 
-    def chunk(self, body: IndexBuilder, chunks: Layout, c: Value, w: int, eb: int
-              ) -> tuple[Value, Value]:
-        """``(global offset, source bytes)`` of chunk ``c`` of ``w`` elements."""
+    def chunk(self, body: IndexBuilder, chunks: Layout, c: Value, w: int, eb: int,
+              straddle: bool) -> tuple[Value, Value]:
+        """``(global offset, source bytes)`` of chunk ``c`` of ``w`` elements (``straddle``:
+        whether it may straddle the last extent, ``async_bounds.may_straddle``)."""
         rows = [body.add(o, k) for o, k in zip(self.offsets, self.coords(body, chunks, c))]
         off: Value = 0
         for i in range(self.rank):
@@ -93,7 +95,7 @@ class DynamicSource:
             ok = body.emit(arith.AndIOp(ok, p))
         ok.name_hint = "inside"
         size: Value = nbytes
-        if last in self.checked:
+        if last in self.checked and straddle:
             e, col = self.extent(last), rows[last]
             whole = _cmp(body, body.add(col, w - 1), e)
             left = body.binary(arith.SubiOp, e, col)
