@@ -103,5 +103,7 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 // CUDA-NEXT:    const long long [[A:v[0-9]+]] = inside ? v{{[0-9]+}} : 0LL;
 // CUDA-NEXT:    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
 
-// SASS-DAG: LDGSTS.E.BYPASS.128.ZFILL
-// SASS-DAG: LDGSTS.E.64.ZFILL
+// SASS (a source size of 0 or 16 is a predicated LDGSTS, P: zero-fill; a partial size ZFILL):
+// SASS-DAG: LDGSTS.E.BYPASS.128.ZFILL [{{.*}}], P{{[0-9]}} ;
+// SASS-DAG: LDGSTS.E.64 [{{.*}}], P{{[0-9]}} ;
+// SASS-DAG: LDGSTS.E.BYPASS.128 [{{.*}}], P{{[0-9]}} ;
