@@ -1,5 +1,6 @@
-"""The async copies on the GPU (bit-exact): examples/gemm_async.mlir on its full 2 x 2 grid
-against the PTX ISA's fragment tables, and a small run of bench/bench_async.py (every variant
+"""The async copies on the GPU (bit-exact): examples/gemm_async.mlir on a 2 x 2 grid at ragged
+M, N, K (200 x 136 x 200: every CTA meets an edge) against the PTX ISA's fragment tables of the
+zero-padded operands, and a small run of bench/bench_async.py (every variant
 and baseline). Skipped, with the reason, without a GPU."""
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ GEMM_ASYNC = Path(__file__).resolve().parents[2] / "examples" / "gemm_async.mlir
 def test_gemm_async_fragments_are_bit_exact() -> None:
     module = parse_and_lower(GEMM_ASYNC.read_text(), str(GEMM_ASYNC))
     rng = np.random.default_rng(3)
-    a = random_values(f16, 256 * 256, rng).reshape(256, 256)
-    b = random_values(f16, 256 * 256, rng).reshape(256, 256)
-    frag_a = np.zeros((2, 2, 4, 256, 128), np.float16)
-    frag_b = np.zeros((2, 2, 4, 256, 64), np.float16)
+    m, n, k = 200, 136, 200
+    a = random_values(f16, m * k, rng).reshape(m, k)
+    b = random_values(f16, n * k, rng).reshape(n, k)
+    frag_a = np.full((2, 2, 4, 256, 128), 7, np.float16)
+    frag_b = np.full((2, 2, 4, 256, 64), 7, np.float16)
     result = run_kernel(print_cuda(module), kernel_info(kernels(module)[0]),
-                        [a, b, frag_a, frag_b])
+                        [a, b, frag_a, frag_b], grid=[2, 2])
     got_a, got_b = result.arrays[2], result.arrays[3]
-    want_a, want_b = mma_fragments(a, b, 2, 2, 4)
+    pad_a, pad_b = np.zeros((256, 256), np.float16), np.zeros((256, 256), np.float16)
+    pad_a[:m, :k], pad_b[:n, :k] = a, b
+    want_a, want_b = mma_fragments(pad_a, pad_b, 2, 2, 4)
     assert np.array_equal(got_a.view(np.uint16), want_a.view(np.uint16))
     assert np.array_equal(got_b.view(np.uint16), want_b.view(np.uint16))
 
