@@ -96,9 +96,6 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
         c = b.add(t, r * plan.threads)
         guard = plan.guarded and r == plan.rounds - 1
         body = IndexBuilder(hoist_to=b) if guard else b
-        s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
-        if (sw := plan.s.layout.swizzle) is not None:
-            s_off = emit_swizzle(body, s_off, sw)
         if dyn is None:
             g_off: Value = body.add(g_base, chunk_offset(body, plan.g_chunks, c))
             size: Value = plan.nbytes
@@ -107,6 +104,9 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
             straddle = may_straddle(plan.bounds.ext, plan.chunk, plan.bounds.tests)
             g_off, size = dyn.chunk(body, plan.g_chunks, c, plan.chunk, plan.element_bytes,
                                     straddle)
+        s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
+        if (sw := plan.s.layout.swizzle) is not None:
+            s_off = emit_swizzle(body, s_off, sw)
         body.ops.append(CpAsyncOp(s_view, body.value(s_off), g_view, body.value(g_off),
                                   plan.nbytes, body.value(size)))
         if guard:
