@@ -11,8 +11,10 @@
 // the induction variable %k is the tile's column offset. Each iteration
 //   1. copies the 128 x 64 A and B tiles global -> registers (cta scope, 16 bytes per thread
 //      and row: thread t owns columns 8*(t%8).. of rows t/8 + 32*r) -> shared, into stage
-//      (k/64) % 3 of a 3-stage ring of swizzled tiles in dynamic shared memory
-//      (2 x 3 x 128 x 64 x 2 B = 96 KiB: more than the 48 KiB of static __shared__);
+//      (k/64) % 3 of a 3-stage ring of tiles in dynamic shared memory
+//      (2 x 3 x 128 x 64 x 2 B = 96 KiB: more than the 48 KiB of static __shared__) whose
+//      physical layout the compiler chooses (#regcopy.layout<auto>): swizzle<3,3,3>, with which
+//      both the 128-bit row writes and the ldmatrix.x4 fragment reads are free of bank conflicts;
 //   2. waits at a barrier (the ring needs no second one: a stage is rewritten three
 //      iterations later, after two more barriers);
 //   3. copies shared -> registers, per warp, the m16n8k16 fragments of its 64 x 64 slice of A
@@ -35,8 +37,8 @@ func.func @gemm_tiles(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisib
                       %fragA: memref<?x?x?x256x128xf16, #regcopy.mem<global>>,
                       %fragB: memref<?x?x?x256x64xf16, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [2, 2]>} {
-  %SA = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
-  %SB = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
+  %SA = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SB = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %RA = memref.alloca() : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
   %RB = memref.alloca() : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,4,2,4,2):(32,2,4@laneid,8,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -70,13 +72,13 @@ func.func @gemm_tiles(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisib
     // 1. global -> registers -> shared (stage %stage of the ring)
     regcopy.copy cta %A[%m0, %k] [128, 64] -> %RA : memref<?x?xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
     regcopy.copy cta %B[%n0, %k] [128, 64] -> %RB : memref<?x?xf16, #regcopy.mem<global>> -> memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %RA -> %SA[%stage, 0, 0] [1, 128, 64] : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
-    regcopy.copy cta %RB -> %SB[%stage, 0, 0] [1, 128, 64] : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>>
+    regcopy.copy cta %RA -> %SA[%stage, 0, 0] [1, 128, 64] : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    regcopy.copy cta %RB -> %SB[%stage, 0, 0] [1, 128, 64] : memref<128x64xf16, #regcopy.layout<(4,32,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
     // 2. every thread's part of the stage is in shared memory
     "gpu.barrier"() : () -> ()
     // 3. shared -> the warp's mma fragments
-    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 64] -> %FA : memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>> -> memref<64x64xf16, #regcopy.layout<(4,2,8,4,2,4,2):(32,2,4@laneid,8,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 0] [1, 32, 64] -> %FB : memref<3x128x64xf16, #regcopy.layout<(3,128,64):(8192,64,1), swizzle<3,3,3>>, #regcopy.mem<shared.dyn>> -> memref<32x64xf16, #regcopy.layout<(4,8,4,2,4,2):(16,4@laneid,4,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 64] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x64xf16, #regcopy.layout<(4,2,8,4,2,4,2):(32,2,4@laneid,8,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 0] [1, 32, 64] -> %FB : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<32x64xf16, #regcopy.layout<(4,8,4,2,4,2):(16,4@laneid,4,2,1@laneid,1)>, #regcopy.mem<local>>
     // 4. write the fragment registers out, 8 per 128-bit store
     scf.for %i = %c0 to %c128 step %c8 {
       %v = vector.load %fa[%i] : memref<128xf16, #regcopy.mem<local>>, vector<8xf16>

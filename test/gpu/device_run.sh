@@ -110,6 +110,29 @@ if command -v compute-sanitizer >/dev/null; then
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
         test/gpu/kernels/ragged_tile.mlir --arg X=3x5 --arg Y=3x5 --grid 1,1
 fi
+step "regcopy-run --check examples/rowwise.mlir (1001x4001, versioned narrow path)" check_rowwise_odd.txt \
+    run --check --arg X=1001x4001 --arg Y=1001x4001 --grid 251 examples/rowwise.mlir
+step "regcopy-run --check examples/rowwise.mlir (1000x4000, wide path)" check_rowwise.txt \
+    run --check --arg X=1000x4000 --arg Y=1000x4000 --grid 250 examples/rowwise.mlir
+step "regcopy-run --check examples/transpose.mlir (auto shared layout)" check_transpose_auto.txt \
+    run --check examples/transpose.mlir
+step "regcopy-run --check test/gpu/kernels/replicated.mlir" check_replicated.txt \
+    run --check test/gpu/kernels/replicated.mlir
+for k in tma_swizzle128 tma_ragged tma_ring; do
+    step "regcopy-run --check test/gpu/kernels/$k.mlir (transfer=tma)" check_$k.txt \
+        run --check -p 'lower-reg-copy{transfer=tma}' test/gpu/kernels/$k.mlir
+done
+if command -v compute-sanitizer >/dev/null; then
+    step "compute-sanitizer memcheck: rowwise (1001x4001)" memcheck_rowwise.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
+        --arg X=1001x4001 --arg Y=1001x4001 --grid 251 examples/rowwise.mlir
+    step "compute-sanitizer memcheck: TMA ragged boxes" memcheck_tma_ragged.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
+        -p 'lower-reg-copy{transfer=tma}' test/gpu/kernels/tma_ragged.mlir
+    step "compute-sanitizer memcheck: gemm_async" memcheck_gemm_async.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
+        examples/gemm_async.mlir
+fi
 python3 test/gpu/doc_block.py ir transpose.mlir >/tmp/transpose.mlir
 step "regcopy-run --check docs/ir.md's transpose.mlir" check_transpose.txt \
     run --check /tmp/transpose.mlir
@@ -122,6 +145,8 @@ step "regcopy_bench.bench_ragged" bench_ragged.txt python3 -m regcopy_bench.benc
 step "regcopy_bench.bench_shared" bench_shared.txt python3 -m regcopy_bench.bench_shared
 step "regcopy_bench.bench_shared --consumer xor" bench_shared_xor.txt \
     python3 -m regcopy_bench.bench_shared --consumer xor
+step "regcopy_bench.bench_shared --auto" bench_shared_auto.txt \
+    python3 -m regcopy_bench.bench_shared --auto
 step "regcopy_bench.bench_async" bench_async.txt python3 -m regcopy_bench.bench_async
 fi
 if [[ $part != bench ]]; then

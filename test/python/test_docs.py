@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tool_runner import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -124,7 +124,7 @@ def test_readme_is_self_contained_and_its_python_runs(monkeypatch: pytest.Monkey
     Python snippet runs as written from the repository root (and prints the CUDA)."""
     text = _assert_self_contained(ROOT / "README.md",
                                   ("../shared", "SPEC", "algorithm.md", "/work/"))
-    snippets = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    snippets = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
     assert snippets
     monkeypatch.chdir(ROOT)
     for code in snippets:
@@ -162,7 +162,7 @@ def _run_mlir(b: Block) -> None:
         bad = first_invalid_op(module)
         if bad is not None:
             raise ValueError(f"{bad[0].name}: {bad[1]}")
-    except Exception as e:  # noqa: BLE001 - the block's expectation decides
+    except Exception as e:
         if "error" in b.directives:
             assert b.directives["error"] in str(e), str(e)
             return
@@ -223,8 +223,7 @@ def _execute_sh(b: Block, where: Path, gpu: bool) -> list[tuple[str, int, int, s
         else:
             m = re.search(r"exit (\d+)", note)
             want = int(m.group(1)) if m else 0
-        out = subprocess.run(["bash", "-c", cmd], cwd=where, env=env, capture_output=True,
-                             text=True, timeout=300)
+        out = run_tool(cmd, where, env)
         runs.append((cmd, want, out.returncode, out.stdout + out.stderr, expected))
     return runs
 

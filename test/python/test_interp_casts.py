@@ -6,7 +6,6 @@ verifies these casts on scalars only); ``test/gpu/kernels/casts.mlir`` runs them
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from copy_harness import parse
 from regcopy_backend.cuda.arith import expression
 from regcopy_backend.cuda.types import ctype
 from regcopy_backend.interpreter.driver import make_interpreter
+from tool_runner import run_tool
 
 REPO = Path(__file__).resolve().parents[2]
 CASTS = REPO / "test" / "gpu" / "kernels" / "casts.mlir"
@@ -87,7 +87,6 @@ def test_printer_sign_extends_i1_and_converts_to_unsigned_results() -> None:
 def test_casts_kernel_checks_on_the_cpu() -> None:
     """``regcopy-run --check`` (no GPU here: the lowered kernel on the CPU against the
     reference) runs every cast of the kernel."""
-    proc = subprocess.run([str(BIN / "regcopy-run"), str(CASTS), "--check", "--seed", "1"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_tool(["regcopy-run", str(CASTS), "--check", "--seed", "1"], Path.cwd(), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert sum(" equal (" in ln for ln in proc.stdout.splitlines()) == 4, proc.stdout

@@ -5,7 +5,6 @@ exits 1. Also: a reference copy's table is built once, not once per thread."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from regcopy_backend.interpreter import buffers
 from regcopy_backend.interpreter.driver import Buffer, KernelError, launch, make_interpreter
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.source import parse_located
+from tool_runner import run_tool
 
 BIN = Path(sys.executable).parent
 
@@ -85,8 +85,7 @@ def test_a_load_out_of_bounds_and_a_division_by_zero_are_located() -> None:
 def test_regcopy_run_check_reports_a_runtime_error_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "oob.mlir"
     path.write_text(WINDOW)
-    proc = subprocess.run([str(BIN / "regcopy-run"), str(path), "--check"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_tool(["regcopy-run", str(path), "--check"], Path.cwd(), timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     last = proc.stderr.splitlines()[-1]

@@ -7,7 +7,6 @@ offsets; the reference run gives exactly ``out[3*ky + kx, y, x] = img[y + ky, x 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.source import parse_located
+from tool_runner import run_tool
 
 REPO = Path(__file__).resolve().parents[2]
 IM2COL = REPO / "test" / "gpu" / "kernels" / "im2col.mlir"
@@ -42,8 +42,7 @@ PERF_INPUTS = [IM2COL, *sorted((REPO / "examples").glob("*.mlir"))]
 @pytest.mark.parametrize("path", PERF_INPUTS, ids=lambda p: p.name)
 def test_check_takes_under_a_minute(path: Path) -> None:
     start = time.monotonic()
-    proc = subprocess.run([str(BIN / "regcopy-run"), str(path), "--check"],
-                          capture_output=True, text=True, timeout=600)
+    proc = run_tool(["regcopy-run", str(path), "--check"], Path.cwd(), timeout=600)
     elapsed = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr
     assert elapsed < 60, f"{path.name}: {elapsed:.1f} s"

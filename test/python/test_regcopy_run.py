@@ -18,6 +18,7 @@ from regcopy_tools.run_report import (
     host_arguments,
     parse_arg_specs,
 )
+from tool_runner import run_tool
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -26,8 +27,7 @@ HAS_GPU, WHY = gpu_available()
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(BIN / "regcopy-run"), *args], capture_output=True, text=True,
-                          timeout=300)
+    return run_tool(["regcopy-run", *args], Path.cwd(), timeout=300)
 
 
 def test_compile_only_reports_resources_without_a_gpu() -> None:

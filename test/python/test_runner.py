@@ -35,6 +35,7 @@ from regcopy_backend.runtime.runner import (
     run_kernel,
 )
 from regcopy_tools.regcopy_run import checksum_lines, parse_and_lower, random_inputs
+from tool_runner import run_tool
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "examples" / "seed_demo.mlir"
@@ -192,8 +193,7 @@ def test_checksum_lines() -> None:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(BIN / "regcopy-run"), *args], capture_output=True, text=True,
-                          timeout=300)
+    return run_tool(["regcopy-run", *args], Path.cwd(), timeout=300)
 
 
 def test_regcopy_run_without_or_with_a_gpu() -> None:

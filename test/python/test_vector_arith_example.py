@@ -6,7 +6,6 @@ on the same kernel."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 from cases import VECTOR_ARITH, _bits, vector_arith_expected  # noqa: E402
+from tool_runner import run_tool
 
 BIN = Path(sys.executable).parent
 
@@ -39,16 +39,15 @@ def test_cpu_runs_match_numpy_bit_for_bit() -> None:
 
 
 def test_regcopy_run_check_passes() -> None:
-    proc = subprocess.run([str(BIN / "regcopy-run"), str(VECTOR_ARITH), "--check", "--seed",
-                           "4"], capture_output=True, text=True, timeout=300)
+    proc = run_tool(["regcopy-run", str(VECTOR_ARITH), "--check", "--seed",
+                           "4"], Path.cwd(), timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 7 and all(" equal (" in ln for ln in lines), proc.stdout
 
 
 def test_compile_only_uses_vector_accesses_and_no_local_memory() -> None:
-    proc = subprocess.run([str(BIN / "regcopy-run"), str(VECTOR_ARITH), "--compile-only"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_tool(["regcopy-run", str(VECTOR_ARITH), "--compile-only"], Path.cwd(), timeout=300)
     assert proc.returncode == 0, proc.stderr
     (line,) = proc.stdout.splitlines()
     assert "spills 0/0 bytes" in line and "(0 LDL/STL)" in line
