@@ -129,9 +129,10 @@ if command -v compute-sanitizer >/dev/null; then
     step "compute-sanitizer memcheck: TMA ragged boxes" memcheck_tma_ragged.txt \
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
         -p 'lower-reg-copy{transfer=tma}' test/gpu/kernels/tma_ragged.mlir
-    step "compute-sanitizer memcheck: gemm_async" memcheck_gemm_async.txt \
+    step "compute-sanitizer memcheck: gemm_async (ragged 200x136x200)" memcheck_gemm_async.txt \
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
-        examples/gemm_async.mlir
+        --arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 --arg fragB=2x2x4x256x64 \
+        --grid 2,2 examples/gemm_async.mlir
 fi
 python3 test/gpu/doc_block.py ir transpose.mlir >/tmp/transpose.mlir
 step "regcopy-run --check docs/ir.md's transpose.mlir" check_transpose.txt \
