@@ -114,3 +114,17 @@ def test_async_ragged_kernel_is_bit_exact_on_the_gpu(transfer: str) -> None:
         out = run_kernel(source, info, [x, y, z], grid=[want.shape[1], want.shape[0]]).arrays
         assert np.array_equal(out[1].view(np.uint16), x.view(np.uint16)), (m, n)
         assert np.array_equal(out[2].view(np.uint16), want.view(np.uint16)), (m, n)
+
+
+def test_in_bounds_promise_broken_is_one_line() -> None:
+    """``{in_bounds}`` on a region past the runtime extents: the interpreter says so in one
+    line (the reference semantics; the lowered copy would read past the buffer)."""
+    from xdsl.utils.exceptions import InterpretationError
+
+    text = SWEEP.replace("-> %S : memref<?x?xf32", "-> %S {in_bounds} : memref<?x?xf32")
+    x = np.ones((5, 6), np.float32)
+    with pytest.raises(InterpretationError) as info:
+        run_on_cpu(parse_module(text), "sweep", [x, np.zeros((1, 1, 8, 16), np.float32)])
+    message = str(info.value).strip()
+    assert "\n" not in message
+    assert "src of copy_async (the copy promises {in_bounds}): region [0, 0] .. [7, 15]" in message
