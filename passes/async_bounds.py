@@ -23,7 +23,6 @@ buffer's base (a valid address; nothing is read).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass
 
 from regcopy_passes.bounds import Extents, alignment, pow2_part, stride_tests
@@ -40,9 +39,6 @@ class AsyncBounds:
     ext: Extents
     checked: tuple[int, ...]
     tests: tuple[int, ...] = ()
-
-    def key(self) -> Hashable:
-        return (self.ext, self.checked, self.tests)
 
 
 def async_bounds(op: CopyAsyncOp) -> AsyncBounds:

@@ -16,12 +16,19 @@ The widest legal width wins. Chunk ``c`` (``0 <= c < C``, ``C = N / w``) goes to
 consecutive chunks: coalesced reads). Chunk ``c``'s element offset on a side is
 ``base + sum_i ((c div q_i) mod e_i) * s_i`` over that side's *chunk layout* (the region's
 iters with the inner ``w`` elements divided out).
+
+A global buffer with runtime extents is planned on ``bounds``'s stand-in (``async_bounds``):
+a width must also keep every chunk start in the real buffer a multiple of ``w`` (the offsets'
+and row pitches' divisors); where only the runtime row pitches keep a wider width from being
+proven, the plan is versioned (``AsyncPlan.fallback``: the proven plan, run when the
+row-pitch tests fail).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from regcopy_passes.async_bounds import (
     AsyncBounds,
@@ -177,10 +184,10 @@ def plan_async(op: CopyAsyncOp) -> AsyncPlan:
     bounds = async_bounds(op) if is_dynamic(op.src_type) else None
     head = (scope, scope.threads(block), eb, g, s, divisors, str(op.src_type.element_type))
     proven = _widest(head, total, bounds, frozenset())
-    if bounds is None or isinstance(proven, str):
-        if isinstance(proven, str):
-            raise Rejected("no cp.async width fits (4, 8 or 16 bytes, contiguous and aligned "
-                           f"on both sides): {proven}")
+    if isinstance(proven, str):
+        raise Rejected("no cp.async width fits (4, 8 or 16 bytes, contiguous and aligned on "
+                       f"both sides): {proven}")
+    if bounds is None:
         return proven
     wide = _widest(head, total, bounds, optimistic(bounds.ext))
     if isinstance(wide, str) or wide.chunk <= proven.chunk:
@@ -190,7 +197,7 @@ def plan_async(op: CopyAsyncOp) -> AsyncPlan:
     return replace(wide, bounds=replace(bounds, tests=tests), fallback=proven)
 
 
-def _widest(head: tuple, total: int, bounds: AsyncBounds | None,
+def _widest(head: tuple[Any, ...], total: int, bounds: AsyncBounds | None,
             assume: frozenset[int]) -> AsyncPlan | str:
     """The widest legal width's plan (``assume``: the row pitches assumed aligned), or why
     none is legal."""

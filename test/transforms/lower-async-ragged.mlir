@@ -50,7 +50,7 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 // CHECK-NEXT:    %[[C16:.*]] = arith.constant 16 : index
 // CHECK-NEXT:    %src_bytes = arith.select %inside, %[[C16]], %[[ZERO]] : index
 // CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %inside, %[[OFF]], %[[ZERO]] : index
-// CHECK-NEXT:    regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<2048xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
+// CHECK:         regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<2048xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
 // CHECK:         regcopy.cp_async %{{.*}}, 16, %src_bytes_1
 // CHECK-NEXT:    regcopy.cp_async_commit
 
@@ -80,7 +80,7 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 // CHECK:         %[[SIZE:.*]] = arith.select %[[WHOLE]], %{{.*}}, %[[PART]] : index
 // CHECK-NEXT:    %src_bytes = arith.select %inside, %[[SIZE]], %[[ZERO]] : index
 // CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %inside, %[[COL]], %[[ZERO]] : index
-// CHECK-NEXT:    regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<256xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
+// CHECK:         regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<256xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
 
 // REMARK:      lower-async-ragged.mlir:14:3: remark: cp.async.cg 16 bytes (8 × f16), 2 chunks/thread [copy_async %X -> %S]
 // REMARK:        bounds-checked: one predicate per chunk (extents 0, 1 of %X), never per element
@@ -101,7 +101,7 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 // CUDA-LABEL: void __launch_bounds__(128) ragged(rc_f16* __restrict__ X, long long X_dim0, long long X_dim1, long long i, long long k) {
 // CUDA:         const long long src_bytes = inside ? 16LL : 0LL;
 // CUDA-NEXT:    const long long [[A:v[0-9]+]] = inside ? v{{[0-9]+}} : 0LL;
-// CUDA-NEXT:    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
+// CUDA:         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
 
 // SASS (a source size of 0 or 16 is a predicated LDGSTS, P: zero-fill; a partial size ZFILL):
 // SASS-DAG: LDGSTS.E.BYPASS.128.ZFILL [{{.*}}], P{{[0-9]}} ;
