@@ -502,6 +502,9 @@ def plan_decode(thread_atoms: Sequence[ThreadAtom], origin: int,
     atoms = [a for a in thread_atoms if a.extent > 1]
     if len(atoms) != len(thread_atoms):
         raise ValueError("plan_decode expects thread atoms of extent > 1")
+    count = prod(a.extent for a in atoms)
+    if count > threads:  # (before listing them: a replicate<2^31> would not fit in memory)
+        return f"{count} thread coordinates for the scope's {threads} threads"
     owners = owner_threads(atoms, origin)
     if len(set(owners)) != len(owners):
         return "two thread coordinates map to one thread"

@@ -156,3 +156,11 @@ def test_decode_refuses_owners_outside_the_scope_and_repeats() -> None:
     assert "outside the scope" in str(plan_decode((ThreadAtom(32, 1, 0),), 8, 32))
     assert "map to one thread" in str(plan_decode((ThreadAtom(2, 1, 0), ThreadAtom(2, 1, 0)),
                                                   0, 32))
+
+
+def test_decode_refuses_more_coordinates_than_threads_without_listing_them() -> None:
+    """A fuzzed ``replicate<2147483648:...>``: 2^31 thread coordinates are refused at once
+    (listing the owners first took minutes and gigabytes)."""
+    huge = (ThreadAtom(32, 1, 0), ThreadAtom(1 << 31, 1, 0))
+    assert str(plan_decode(huge, 0, 256)) == \
+        "68719476736 thread coordinates for the scope's 256 threads"
