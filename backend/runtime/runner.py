@@ -314,7 +314,7 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
         maps = tensor_maps(info, args, ptrs)
         start = time.perf_counter()
         if maps:
-            launch_raw(kernel, stream, info.grid3, info.block, info.dynamic_shared_bytes,
+            launch_raw(kernel, stream, grid3, info.block, info.dynamic_shared_bytes,
                        launch_args + maps)
         else:
             core.launch(stream, config, kernel, *launch_args)
