@@ -66,12 +66,13 @@ from regcopy_passes.dispatch import Rejected
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
 from xdsl.parser import Parser
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ncu_controls import PREFIX as CTL_PREFIX  # noqa: E402 - the sibling module
-from ncu_controls import controls  # noqa: E402
-from ncu_report import (  # noqa: E402, F401 - re-exported
+# Sibling modules by name: test/gpu is on sys.path as the script's own directory when this
+# runs as `python3 test/gpu/ncu_banks.py`, and through pytest's `pythonpath` under the tests.
+from ncu_controls import PREFIX as CTL_PREFIX
+from ncu_controls import controls
+from ncu_report import (  # noqa: F401 - re-exported
     EXTRA_METRICS, LDSM, METRICS, attribute, baseline_rest, report, rest_of)
-from ncu_timing import timed_source, timing  # noqa: E402, F401 - re-exported
+from ncu_timing import timed_source, timing  # noqa: F401 - re-exported
 
 EXTRA_RUN_SECONDS = 150
 """The second ncu run is given up after this long (the whole script must stay under 8 min)."""
