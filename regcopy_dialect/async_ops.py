@@ -87,16 +87,6 @@ def _copy_op():  # noqa: ANN202 (regcopy imports this module: look CopyOp up at 
     return CopyOp
 
 
-def _copy_verifier():  # noqa: ANN202
-    """``regcopy.copy``'s own verifier (xDSL wraps it, with the op-definition checks, in a
-    closure; those checks are the other op's, so call the hand-written part alone)."""
-    for cell in _copy_op().verify_.__closure__ or ():
-        fn = cell.cell_contents
-        if callable(fn) and getattr(fn, "__qualname__", "") == "CopyOp.verify_":
-            return fn
-    raise AssertionError("regcopy.copy's verifier not found")  # pragma: no cover
-
-
 # --------------------------------------------------------------------------------------------
 # regcopy.copy_async: regions, syntax and verifier are regcopy.copy's
 # --------------------------------------------------------------------------------------------
@@ -179,7 +169,9 @@ class CopyAsyncOp(IRDLOperation):
         if dst not in (MemSpace.SHARED, MemSpace.SHARED_DYN):
             raise VerifyException(f"copy_async writes a shared or shared.dyn buffer, got a {dst}"
                                   " one; copy into registers with regcopy.copy")
-        _copy_verifier()(self)
+        from regcopy_dialect.regcopy import verify_copy  # regcopy imports this module
+
+        verify_copy(self)
         for use in self.token.uses:
             if not isinstance(use.operation, AsyncGroupOp):
                 raise VerifyException("a copy_async token may only be closed by "

@@ -41,7 +41,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.async_ops import ASYNC_OPS, ASYNC_TYPES
+from regcopy_dialect.async_ops import ASYNC_OPS, ASYNC_TYPES, CopyAsyncOp
 from regcopy_dialect.attrs import (  # noqa: F401 (re-exported)
     AXIS_NAMES,
     ExecScope,
@@ -315,50 +315,7 @@ class CopyOp(IRDLOperation):
 
     # ---- verifier ----
     def verify_(self) -> None:
-        for side, t in (("src", self.src_type), ("dst", self.dst_type)):
-            try:
-                verify_buffer(t)
-            except VerifyException as e:
-                raise VerifyException(f"{side}: {e}") from None
-        src_t, dst_t = self.src_type.element_type, self.dst_type.element_type
-        if src_t != dst_t:
-            raise VerifyException(f"src and dst element types differ: {src_t} vs {dst_t}; "
-                                  f"both sides must have element type {src_t} (or both "
-                                  f"{dst_t}): a copy moves bits, so convert with an arith "
-                                  "cast before or after the copy")
-        regions = {}
-        for side, t in (("src", self.src_type), ("dst", self.dst_type)):
-            statics, sizes = getattr(self, f"{side}_static_offsets"), getattr(self, f"{side}_sizes")
-            if (statics is None) != (sizes is None):
-                raise VerifyException(f"{side} region needs both offsets and sizes")
-            n_dyn = 0 if statics is None else sum(1 for v in statics.get_values() if v == DYNAMIC)
-            n_operands = len(getattr(self, f"{side}_offsets"))
-            if n_dyn != n_operands:
-                raise VerifyException(f"{side} has {n_dyn} dynamic offsets in its static list "
-                                      f"but {n_operands} offset operands")
-            offsets, sz = self.region(side)
-            shape = t.get_shape()
-            if not (len(offsets) == len(sz) == len(shape)):
-                raise VerifyException(f"{side} region has {len(offsets)} offsets and {len(sz)} "
-                                      f"sizes for a rank-{len(shape)} buffer; give one offset "
-                                      f"and one size per dim ({len(shape)} of each)")
-            for d, (o, z, n) in enumerate(zip(offsets, sz, shape)):
-                if (problem := region_problem(o, z, n)) is not None:
-                    raise VerifyException(f"{side} region {problem.format(d=d)}")
-            regions[side] = (offsets, sz)
-            if is_dynamic(t):
-                continue  # row-major and contiguous: any region slices cleanly
-            try:
-                slice_region(buffer_layout(t), shape, offsets, sz)
-            except LayoutError as e:
-                raise VerifyException(f"{side} layout does not slice cleanly to its region: {e}"
-                                      ) from None
-        src_sizes = [z for z in regions["src"][1] if z != 1]
-        dst_sizes = [z for z in regions["dst"][1] if z != 1]
-        if src_sizes != dst_sizes:
-            raise VerifyException(f"region sizes differ: src {regions['src'][1]} vs dst "
-                                  f"{regions['dst'][1]} (non-unit sizes must agree in order)")
-        self._verify_bounds_attrs()
+        verify_copy(self)
 
     # ---- bounds: {padding = V} and {in_bounds} ----
     @property
@@ -395,6 +352,57 @@ class CopyOp(IRDLOperation):
             raise VerifyException("padding applies to a copy into registers (a local "
                                   "destination); a copy to memory writes nothing outside the "
                                   "buffer, so drop the padding")
+
+
+def verify_copy(op: CopyOp | CopyAsyncOp) -> None:
+    """The verifier of ``regcopy.copy``, shared with ``regcopy.copy_async`` (same regions):
+    both buffers valid, one element type, each region well-formed and inside its buffer's
+    static extents, sliced cleanly by its layout, the non-unit sizes equal in order, and the
+    bounds attributes (``op._verify_bounds_attrs``)."""
+    for side, t in (("src", op.src_type), ("dst", op.dst_type)):
+        try:
+            verify_buffer(t)
+        except VerifyException as e:
+            raise VerifyException(f"{side}: {e}") from None
+    src_t, dst_t = op.src_type.element_type, op.dst_type.element_type
+    if src_t != dst_t:
+        raise VerifyException(f"src and dst element types differ: {src_t} vs {dst_t}; "
+                              f"both sides must have element type {src_t} (or both "
+                              f"{dst_t}): a copy moves bits, so convert with an arith "
+                              "cast before or after the copy")
+    regions = {}
+    for side, t in (("src", op.src_type), ("dst", op.dst_type)):
+        statics, sizes = getattr(op, f"{side}_static_offsets"), getattr(op, f"{side}_sizes")
+        if (statics is None) != (sizes is None):
+            raise VerifyException(f"{side} region needs both offsets and sizes")
+        n_dyn = 0 if statics is None else sum(1 for v in statics.get_values() if v == DYNAMIC)
+        n_operands = len(getattr(op, f"{side}_offsets"))
+        if n_dyn != n_operands:
+            raise VerifyException(f"{side} has {n_dyn} dynamic offsets in its static list "
+                                  f"but {n_operands} offset operands")
+        offsets, sz = op.region(side)
+        shape = t.get_shape()
+        if not (len(offsets) == len(sz) == len(shape)):
+            raise VerifyException(f"{side} region has {len(offsets)} offsets and {len(sz)} "
+                                  f"sizes for a rank-{len(shape)} buffer; give one offset "
+                                  f"and one size per dim ({len(shape)} of each)")
+        for d, (o, z, n) in enumerate(zip(offsets, sz, shape)):
+            if (problem := region_problem(o, z, n)) is not None:
+                raise VerifyException(f"{side} region {problem.format(d=d)}")
+        regions[side] = (offsets, sz)
+        if is_dynamic(t):
+            continue  # row-major and contiguous: any region slices cleanly
+        try:
+            slice_region(buffer_layout(t), shape, offsets, sz)
+        except LayoutError as e:
+            raise VerifyException(f"{side} layout does not slice cleanly to its region: {e}"
+                                  ) from None
+    src_sizes = [z for z in regions["src"][1] if z != 1]
+    dst_sizes = [z for z in regions["dst"][1] if z != 1]
+    if src_sizes != dst_sizes:
+        raise VerifyException(f"region sizes differ: src {regions['src'][1]} vs dst "
+                              f"{regions['dst'][1]} (non-unit sizes must agree in order)")
+    op._verify_bounds_attrs()
 
 
 def _example(elem: Attribute) -> str:
