@@ -220,7 +220,7 @@ def sass_report(tiles: int, ctas: int) -> list[str]:
             lines.append(f"{label:16} SASS unavailable: {e}")
             continue
         ops = [o for _, o, _ in sass_ops(sass) if o != ":"]
-        loop = main_loop(sass_ops(sass)) or _longest_loop(sass_ops(sass))
+        loop = main_loop(sass_ops(sass)) or main_loop(sass_ops(sass), rank=len)
         ldgsts = sum(1 for o in ops if o.startswith("LDGSTS"))
         widths = sorted({o for o in ops if o.startswith("LDGSTS")})
         tma = sum(1 for o in ops if o.startswith("UTMALDG"))
@@ -231,21 +231,6 @@ def sass_report(tiles: int, ctas: int) -> list[str]:
                      f"({sum(o.startswith('LDGSTS') for o in loop)} LDGSTS, "
                      f"{sum(o.startswith('LDS') for o in loop)} LDS)")
     return lines
-
-
-def _longest_loop(ops: list[tuple[int, str, str]]) -> list[str]:
-    """Opcodes of the longest loop (a backward ``BRA``), for kernels without shared reads."""
-    import re
-
-    labels = {name: i for i, (_, op, name) in enumerate(ops) if op == ":"}
-    best: list[str] = []
-    for i, (_, op, args) in enumerate(ops):
-        target = re.search(r"\((\.L_x_\d+)\)", args) if op == "BRA" else None
-        if target is None or labels.get(target.group(1), i) >= i:
-            continue
-        body = [o for _, o, _ in ops[labels[target.group(1)]:i + 1] if o != ":"]
-        best = body if len(body) > len(best) else best
-    return best
 
 
 def expected_sums(a: np.ndarray, tiles: int, ctas: int) -> np.ndarray:

@@ -4,6 +4,8 @@ or spilled) and whether it is bound by instruction issue rather than by the memo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re
 from collections import Counter
 from typing import Any
@@ -31,8 +33,11 @@ def sass_ops(sass: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def main_loop(ops: list[tuple[int, str, str]]) -> list[str]:
-    """Opcodes of the loop (a backward ``BRA`` to a label) with the most shared accesses."""
+def main_loop(ops: list[tuple[int, str, str]],
+              rank: Callable[[list[str]], int] | None = None) -> list[str]:
+    """Opcodes of the loop (a backward ``BRA`` to a label) that ``rank`` scores highest: by
+    default the one with the most shared accesses (``len`` picks the longest)."""
+    score = _shared if rank is None else rank
     labels = {name: i for i, (_, op, name) in enumerate(ops) if op == ":"}
     best: list[str] = []
     for i, (_, op, args) in enumerate(ops):
@@ -40,7 +45,7 @@ def main_loop(ops: list[tuple[int, str, str]]) -> list[str]:
         if target is None or labels.get(target.group(1), i) >= i:
             continue
         body = [o for _, o, _ in ops[labels[target.group(1)]:i + 1] if o != ":"]
-        if _shared(body) > _shared(best):
+        if score(body) > score(best):
             best = body
     return best
 
