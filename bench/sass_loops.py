@@ -4,10 +4,9 @@ or spilled) and whether it is bound by instruction issue rather than by the memo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
