@@ -17,7 +17,12 @@ runtime strides and the region offsets allow is ``alignment``: the gcd of
 ``d(stride_i)``, with ``d`` the provable divisor (0 for the constant 0, a multiple of
 anything). The width is capped to its power-of-two part. Where assuming ``stride_i % n == 0``
 for the strides that fall short would allow a wider ``n``, the copy is **versioned**: the
-runtime test picks the wide plan, else the proven one.
+runtime test picks the wide plan, else the proven one, **realigned**: the same ``n``-wide
+vectors, each of whose start is a multiple of the proven width ``g`` only. A vector at
+element offset ``e``, ``k = e mod n`` (``0 <= k < n``, a multiple of ``g``), is read as the two
+aligned ``n``-chunks ``[e - k, e - k + 2n)`` that cover it (both inside the buffer, else as
+``aligned_pieces``), and written as ``aligned_pieces(k, n)``: runs of ``w`` elements (``w`` a
+power of two, ``g <= w <= n``) each starting at a multiple of ``w``.
 
 A vector covers ``n`` consecutive elements of the innermost dim, starting at a multiple of
 ``n`` (the tile's plan and the cap make it so). It is in bounds iff its first and last
@@ -133,15 +138,35 @@ def cap_bits(d: int, element_bits: int, max_vector_bits: int) -> int:
     return min(max_vector_bits, pow2_part(d) * element_bits)
 
 
+def aligned_pieces(k: int, n: int) -> tuple[tuple[int, int], ...]:
+    """``((p, w), ...)``: ``[0, n)`` cut into runs that are aligned in memory when element 0
+    lies at ``k`` past a multiple of ``n`` (``n`` a power of two, ``0 <= k < n``): from
+    ``p = 0``, each ``w`` is the largest power of two that divides ``k + p`` (``n`` when
+    ``n`` does) and fits in ``n - p``. ``aligned_pieces(1, 4) == ((0, 1), (1, 2), (3, 1))``."""
+    out: list[tuple[int, int]] = []
+    p = 0
+    while p < n:
+        a = (k + p) % n
+        w = pow2_part(a) if a else n
+        while w > n - p:
+            w //= 2
+        out.append((p, w))
+        p += w
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class BoundedPath:
     """One way to run the copy: its plan (on the stand-in), the width ``w`` of a straddling
-    vector's pieces (``w == plan.n``: no vector straddles), and the stride tests that select
-    it (empty: the proven path)."""
+    vector's pieces (``w == plan.n``: no vector straddles), the stride tests that select it
+    (empty: the fallback), and ``realign``: 0 when every vector start is a multiple of
+    ``plan.n``, else the granule ``g`` its starts are proven multiples of (the vectors are
+    realigned at run time, see the module docstring)."""
 
     plan: CopyPlan
     tail: int
     tests: tuple[int, ...] = ()
+    realign: int = 0
 
 
 @dataclass(frozen=True)
@@ -197,12 +222,20 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
                    else f"extent {last} has no divisibility promise")
             notes.append(f"ragged tail split to vec {p.tail} ({why})")
     if len(t.paths) == 2:
-        wide, proven = t.paths
-        test = " and ".join(f"{_stride_name(ext, i)} % {wide.plan.n} == 0" for i in wide.tests)
-        notes.append(f"versioned on {test}: vec {wide.plan.n} × {et} else vec {proven.plan.n} "
-                     f"× {et}, {proven.plan.rounds} rounds (extent divisors "
-                     f"{list(ext.divisors)} prove {proven.plan.n})")
+        wide, other = t.paths
+        n, g = wide.plan.n, other.realign
+        test = " and ".join(f"{_stride_name(ext, i)} % {n} == 0" for i in wide.tests)
+        notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} realigned at "
+                     f"run time (extent divisors {list(ext.divisors)} prove vec {g}: a vector "
+                     f"off {_an(n * t.element_bits // 8)}-byte boundary is loaded as the two "
+                     f"aligned vec {n} around it and stored as aligned pieces of vec {g} to "
+                     f"vec {n})")
     return tuple(notes)
+
+
+def _an(number: int) -> str:
+    """``a 16``, ``an 8``: the article a number's English name takes."""
+    return f"{'an' if str(number).startswith('8') or number in (11, 18) else 'a'} {number}"
 
 
 def _stride_name(ext: Extents, i: int) -> str:
@@ -224,7 +257,8 @@ PlanAt = Callable[[int], CopyPlan]
 def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
                  max_vector_bits: int) -> tuple[BoundedPath, ...]:
     """The proven path and, where the runtime strides alone keep a wider width from being
-    proven, the wide path before it (versioned)."""
+    proven, the wide path before it (versioned), the proven path then realigning the wide
+    vectors (granule: the proven width)."""
     proven = plan_at(cap_bits(alignment(ext), element_bits, max_vector_bits))
     optimistic = frozenset(range(ext.rank - 1))
     wide = plan_at(cap_bits(alignment(ext, optimistic), element_bits, max_vector_bits))
@@ -232,4 +266,5 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
     if wide.n <= proven.n:
         return (proven_path,)
     tests = stride_tests(ext, wide.n)
-    return (BoundedPath(wide, tail_width(ext, wide.n, tests), tests), proven_path)
+    realigned = BoundedPath(wide, min(tail_width(ext, wide.n, ()), proven.n), (), proven.n)
+    return (BoundedPath(wide, tail_width(ext, wide.n, tests), tests), realigned)

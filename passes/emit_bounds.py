@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from regcopy_passes.bounds import BoundedPath, BoundedTransfer, project
+from regcopy_passes.emit_realign import Realign, realigned_ops, staging_buffer
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import Atom, round_offsets
@@ -52,6 +53,8 @@ class _Frame:
         offsets, self.sizes = op.region(s_side)
         self.rank = len(self.shape)
         self._extents: dict[int, Value] = {}
+        self._realign: Realign | None = None
+        self.pads: dict[int, SSAValue] = {}
         self.hoisted_checks: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
         self.strides: list[Value] = [1] * self.rank
         for i in range(self.rank - 2, -1, -1):
@@ -66,6 +69,16 @@ class _Frame:
         for i in range(self.rank):
             start = b.add(start, self.mul(self.rows[i], self.strides[i]))
         self.start = start
+
+    def realign(self, path: BoundedPath) -> Realign:
+        """The staging buffer and buffer size a realigned path uses (emitted once)."""
+        if self._realign is None:
+            n = path.plan.n
+            size = self.mul(self.strides[0], self.extent(0))
+            self._realign = Realign(self.elem, n, path.realign,
+                                    staging_buffer(self.b, self.elem, n), size,
+                                    self.acc.r_is_dst)
+        return self._realign
 
     def extent(self, i: int) -> Value:
         """Extent ``i``: its static size, or ``memref.dim`` (emitted once, hoisted)."""
@@ -98,7 +111,10 @@ def _and(b: IndexBuilder, ps: Sequence[SSAValue]) -> SSAValue | None:
 
 
 def _pad(fr: _Frame, n: int) -> SSAValue:
-    """``arith.constant dense<V> : vector<n x T>`` in the hoisted code (V: the padding)."""
+    """``arith.constant dense<V> : vector<n x T>`` in the hoisted code (V: the padding),
+    emitted once per width."""
+    if n in fr.pads:
+        return fr.pads[n]
     vtype = VectorType(fr.elem, [n])
     pad: Attribute | None = fr.bt.padding  # type: ignore[assignment]
     if pad is None:
@@ -108,7 +124,8 @@ def _pad(fr: _Frame, n: int) -> SSAValue:
         if isinstance(pad, FloatAttr):
             value = float(value)
     attr = DenseIntOrFPElementsAttr.from_list(vtype, [value] * n)  # type: ignore[arg-type]
-    return fr.b.emit(arith.ConstantOp(attr, vtype), f"pad{n}")
+    fr.pads[n] = fr.b.emit(arith.ConstantOp(attr, vtype), f"pad{n}")
+    return fr.pads[n]
 
 
 def _vector_ops(fr: _Frame, body: IndexBuilder, g: SSAValue, r: SSAValue, g_off: Value,
@@ -182,11 +199,21 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
     r_off = body.add(fr.b.affine(plan.r_base), dr)
     pred = _predicate(fr, body, steps, 0, plan.n)
-    if pred is None or path.tail >= plan.n:
+    if path.realign:
+        inner = realigned_ops(fr.realign(path), body, g, r, g_off, r_off)
+        if pred is None:
+            return [*_take(body), *inner]
+        if path.tail >= plan.n:
+            outside = _padding_ops(fr, body, r, r_off, plan.n)
+            return [*_take(body), scf.IfOp(pred, [], [*inner, scf.YieldOp()],
+                                           [*outside, scf.YieldOp()])]
+        head, wide = _take(body), inner
+    elif pred is None or path.tail >= plan.n:
         whole = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, pred)
         return [*_take(body), *whole]
-    head = _take(body)
-    wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, None)
+    else:
+        head = _take(body)
+        wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, None)
     pieces = IndexBuilder(hoist_to=fr.b)
     parts: list[Operation] = []
     for j in range(0, plan.n - path.tail, path.tail):  # the last piece ends where the vector
@@ -195,7 +222,18 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         ops = _vector_ops(fr, pieces, g, r, pieces.add(g_off, j), pieces.add(r_off, j),
                           path.tail, p)
         parts += [*_take(pieces), *ops]
+    if fr.acc.r_is_dst:  # ... and gets the padding
+        parts += _padding_ops(fr, pieces, r, pieces.add(r_off, plan.n - path.tail),
+                              path.tail)
     return [*head, scf.IfOp(pred, [], [*wide, scf.YieldOp()], [*parts, scf.YieldOp()])]
+
+
+def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
+                 ) -> list[Operation]:
+    """Registers ``[r_off, r_off + n)`` get the padding (reads; nothing for writes)."""
+    if not fr.acc.r_is_dst:
+        return []
+    return [*_take(b), vector.StoreOp(_pad(fr, n), r, [b.value(r_off)])]
 
 
 def _take(b: IndexBuilder) -> list[Operation]:

@@ -141,7 +141,7 @@ def tile_lowered():
 
 def lowered_shapes() -> list[tuple[int, int]]:
     """The full sweep when thorough, else a few shapes through the edges."""
-    return sweep_shapes() if THOROUGH else [(1, 1), (3, 5), (33, 4), (5, 17)]
+    return sweep_shapes() if THOROUGH else [(1, 1), (3, 5), (33, 4), (5, 17), (4, 7), (2, 6)]
 
 
 @pytest.mark.parametrize("m, n", lowered_shapes())
@@ -179,3 +179,19 @@ def test_lowered_random_extents_and_offsets(tile_lowered, m: int, n: int, bx: in
     y = np.full(big, -1, np.float32)
     _, got = run_on_cpu(tile_lowered, "tile", [_x(m, n), y], grid=(bx + 1, by + 1))
     np.testing.assert_array_equal(got, padded_reference(_x(m, n)[:big[0], :big[1]], big, PAD))
+
+
+@pytest.mark.parametrize("elem, pad", [("f16", "{padding = 0.5 : f16}"), ("i8", "")])
+@pytest.mark.parametrize("m, n", [(3, 5), (4, 7), (2, 6), (5, 9), (2, 3)])
+def test_realigned_narrow_elements(elem: str, pad: str, m: int, n: int) -> None:
+    """f16 and i8 rows of 8 (one 128-bit or 64-bit vector, granule 1: every misalignment
+    0..7 has its own branch): the lowered copy equals the reference copy, X's rows and a Y
+    whose row length differs by 3."""
+    text = tile_copy(pad).replace("xf32", f"x{elem}")
+    dtype = np.float16 if elem == "f16" else np.int8
+    x = (np.arange(m * n) % 100).astype(dtype).reshape(m, n)
+    gm, gn = tiles(m, n)
+    for y_shape in ((32 * gm, 8 * gn), (m, n + 3)):
+        got = [run_on_cpu(module, "tile", [x, np.full(y_shape, 7, dtype)], grid=(gm, gn))[1]
+               for module in (parse_unverified(text), _lowered(text))]
+        np.testing.assert_array_equal(got[1], got[0])

@@ -44,7 +44,9 @@ func.func @div4(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // -----
 
 // The row length is a multiple of 2 only: a row starts 16-byte aligned when it is a multiple
-// of 4 at run time. Versioned: the 128-bit path under that test, else the proven 64-bit one.
+// of 4 at run time. Versioned: the 128-bit path under that test, else the same vectors
+// realigned: k = offset % 4 (0 or 2); at k = 2 the two aligned 128-bit chunks around the vector
+// (64-bit pieces where the second would pass the buffer's end) through a staging buffer.
 func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 2>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %A[%row, 0] [32, 8] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
@@ -60,12 +62,25 @@ func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // CHECK:             vector.load {{.*}} vector<4xf32>
 // CHECK:         } else {
 // CHECK:           scf.for
-// CHECK:             vector.load {{.*}} vector<2xf32>
-// CHECK:             vector.store {{.*}} vector<2xf32>
+// CHECK:             %[[K:.*]] = arith.remsi %{{.*}}, %[[C4]] : index
+// CHECK-NEXT:        %[[K0:.*]] = arith.cmpi eq, %[[K]], %{{.*}} : index
+// CHECK:             scf.if %[[K0]] {
+// CHECK-NEXT:          vector.load {{.*}} vector<4xf32>
+// CHECK:             } else {
+// CHECK:               %[[FITS:.*]] = arith.cmpi ule
+// CHECK-NEXT:          scf.if %[[FITS]] {
+// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK:               } else {
+// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
+// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
+// CHECK:               }
+// CHECK-COUNT-4:       vector.load %tmp{{.*}} vector<1xf32>
 // CHECK:         func.return
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div2]
 // REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
-// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 2 × f32, 4 rounds (extent divisors [1, 2] prove 2)
+// REMARK-NEXT: {{^  }}ragged tail split to vec 2 (extent 1 divisible by 2)
+// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32, else vec 4 × f32 realigned at run time (extent divisors [1, 2] prove vec 2: a vector off a 16-byte boundary is loaded as the two aligned vec 4 around it and stored as aligned pieces of vec 2 to vec 4)
 
 // -----
 
