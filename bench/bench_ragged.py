@@ -6,8 +6,8 @@ the aligned N, same run, same GPU.
 
 A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 (``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
-checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else the
-same vectors realigned at run time) and compiled ONCE; it is then launched
+checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else 32-bit
+loads and the 128-bit stores realigned at run time) and compiled ONCE; it is then launched
 for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tile 64 x 64), with M
 chosen so that each launch moves at least 64 MiB (read + written), and timed with CUDA events.
 The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same

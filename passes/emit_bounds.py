@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from regcopy_passes.bounds import BoundedPath, BoundedTransfer, project
-from regcopy_passes.emit_realign import Realign, realigned_ops, staging_buffer
+from regcopy_passes.emit_realign import Realign, staging_buffer, store_pieces
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import Atom, round_offsets
@@ -71,13 +71,11 @@ class _Frame:
         self.start = start
 
     def realign(self, path: BoundedPath) -> Realign:
-        """The staging buffer and buffer size a realigned path uses (emitted once)."""
+        """The staging buffer a realigned store uses (emitted once)."""
         if self._realign is None:
             n = path.plan.n
-            size = self.mul(self.strides[0], self.extent(0))
             self._realign = Realign(self.elem, n, path.realign,
-                                    staging_buffer(self.b, self.elem, n), size,
-                                    self.acc.r_is_dst)
+                                    staging_buffer(self.b, self.elem, n))
         return self._realign
 
     def extent(self, i: int) -> Value:
@@ -199,15 +197,12 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
     r_off = body.add(fr.b.affine(plan.r_base), dr)
     pred = _predicate(fr, body, steps, 0, plan.n)
-    if path.realign:
-        inner = realigned_ops(fr.realign(path), body, g, r, g_off, r_off)
-        if pred is None:
-            return [*_take(body), *inner]
-        if path.tail >= plan.n:
-            outside = _padding_ops(fr, body, r, r_off, plan.n)
-            return [*_take(body), scf.IfOp(pred, [], [*inner, scf.YieldOp()],
-                                           [*outside, scf.YieldOp()])]
-        head, wide = _take(body), inner
+    if path.realign:  # a write (reads are never realigned: ``bounds.choose_paths``)
+        wide_store = store_pieces(fr.realign(path), body, g, r, g_off, r_off,
+                                  pred if path.tail >= plan.n else None)
+        if pred is None or path.tail >= plan.n:
+            return [*_take(body), *wide_store]
+        head, wide = _take(body), wide_store
     elif pred is None or path.tail >= plan.n:
         whole = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, pred)
         return [*_take(body), *whole]
@@ -222,9 +217,7 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         ops = _vector_ops(fr, pieces, g, r, pieces.add(g_off, j), pieces.add(r_off, j),
                           path.tail, p)
         parts += [*_take(pieces), *ops]
-    if fr.acc.r_is_dst:  # ... and gets the padding
-        parts += _padding_ops(fr, pieces, r, pieces.add(r_off, plan.n - path.tail),
-                              path.tail)
+    parts += _padding_ops(fr, pieces, r, pieces.add(r_off, plan.n - path.tail), path.tail)
     return [*head, scf.IfOp(pred, [], [*wide, scf.YieldOp()], [*parts, scf.YieldOp()])]
 
 

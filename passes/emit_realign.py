@@ -1,23 +1,18 @@
-"""The emitter of a realigned vector (``bounds``: the fallback of a versioned copy): ``n``
-elements at global offset ``e`` whose misalignment ``k = e mod n`` is known only at run time,
-a multiple of the granule ``g``.
+"""The emitter of a realigned store (``bounds``: the fallback of a versioned copy that writes
+a dynamic global buffer): ``n`` elements from registers to global offset ``e``, whose
+misalignment ``k = e mod n`` is known only at run time, a multiple of the granule ``g``.
 
-``k == 0``: one aligned vector. Else one branch per ``k`` (``scf.if`` on ``k``, static code in
-each), through a per-thread staging buffer ``tmp`` of ``2n`` elements:
-
-* read: the aligned chunks ``[e - k, e - k + n)`` and ``[e - k + n, e - k + 2n)`` into
-  ``tmp[0:2n]`` when the second ends inside the buffer (``e - k + 2n <= size``), else the
-  vector's own ``aligned_pieces(k, n)`` into ``tmp[k:k+n]``; then ``R[r + j] = tmp[k + j]``;
-* write: ``tmp[k + j] = R[r + j]``, then each aligned piece ``(p, w)`` from ``tmp[k + p]``
-  (aligned: ``w`` divides ``k + p``) to ``e + p``.
-
-Every index into ``tmp`` and the registers is static in its branch, so the CUDA compiler keeps
-``tmp`` in registers; the chunks that cover a vector lie inside the buffer, and what they hold
-besides the vector is dropped."""
+Every piece ``(p, w)`` that ``aligned_pieces(k, n)`` yields for some ``k`` is stored under its
+own predicate (the vector's, and ``k`` in the set that needs the piece), so no branch depends
+on ``k``: lanes of one warp whose vectors sit at different misalignments run the same
+instructions, the stores of the other misalignments predicated off. A piece's registers
+``r + p .. r + p + w`` are gathered into ``tmp[0:w]`` (a per-thread staging buffer at a fixed
+index, so it stays in registers) to make an aligned ``vector<w>``. For ``n = 4``, ``g = 1``:
+one 128-bit store (``k = 0``), two 64-bit ones (``k = 2``), and for ``k`` odd a 32-bit, a
+64-bit and a 32-bit store."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from regcopy_passes.bounds import aligned_pieces
@@ -31,20 +26,18 @@ from regcopy_dialect.attrs import MemSpace, MemSpaceAttr
 
 @dataclass(frozen=True)
 class Realign:
-    """What a realigned vector needs: the element type, the width ``n`` and granule ``g``,
-    the staging buffer, the global buffer's size in elements, and the direction."""
+    """What a realigned store needs: the element type, the width ``n``, the granule ``g``
+    (the proven alignment of every vector start) and the staging buffer."""
 
     elem: Attribute
     n: int
     granule: int
     tmp: SSAValue
-    size: Value
-    read: bool
 
 
-def staging_buffer(b: IndexBuilder, elem: Attribute, n: int) -> SSAValue:
-    """``memref.alloca() : memref<2n x T, #regcopy.mem<local>>`` (in ``b``, hoisted)."""
-    t = MemRefType(elem, [2 * n], memory_space=MemSpaceAttr(MemSpace.LOCAL))
+def staging_buffer(b: IndexBuilder, elem: Attribute, size: int) -> SSAValue:
+    """``memref.alloca() : memref<size x T, #regcopy.mem<local>>`` (in ``b``, hoisted)."""
+    t = MemRefType(elem, [size], memory_space=MemSpaceAttr(MemSpace.LOCAL))
     return b.emit(memref.AllocaOp.get(t.element_type, shape=t.get_shape(),
                                       memory_space=t.memory_space), "tmp")
 
@@ -63,71 +56,37 @@ def _take(b: IndexBuilder) -> list[Operation]:
     return ops
 
 
-def _region(hoist: IndexBuilder, build: Callable[[IndexBuilder], list[Operation]]
-            ) -> list[Operation]:
-    """``build``'s ops, after the index math it emitted, on a fresh builder (one region)."""
-    b = IndexBuilder(hoist_to=hoist)
-    ops = build(b)
-    return [*_take(b), *ops]
+def piece_users(n: int, granule: int) -> dict[tuple[int, int], tuple[int, ...]]:
+    """``{(p, w): (k, ...)}``: every aligned piece of a misaligned ``n``-vector and the
+    misaligments ``k`` (multiples of ``granule``) whose ``aligned_pieces`` contain it;
+    widest first."""
+    users: dict[tuple[int, int], list[int]] = {}
+    for k in range(0, n, granule):
+        for piece in aligned_pieces(k, n):
+            users.setdefault(piece, []).append(k)
+    order = sorted(users, key=lambda pw: (-pw[1], pw[0]))
+    return {pw: tuple(users[pw]) for pw in order}
 
 
-def _case(ra: Realign, hoist: IndexBuilder, g: SSAValue, r: SSAValue, e: Value,
-          r_off: Value, k: int) -> list[Operation]:
-    """The static code for misalignment ``k > 0``."""
-    pieces = aligned_pieces(k, ra.n)
-
-    def pieces_ops(src: SSAValue, src_at: Callable[[IndexBuilder, int], Value], dst: SSAValue,
-                   dst_at: Callable[[IndexBuilder, int], Value]) -> Callable[
-                       [IndexBuilder], list[Operation]]:
-        def build(b: IndexBuilder) -> list[Operation]:
-            ops: list[Operation] = []
-            for p, w in pieces:
-                ops += _move(src, src_at(b, p), dst, dst_at(b, p), ra.elem, w, b)
-            return ops
-        return build
-
-    def moves(b: IndexBuilder, to_tmp: bool) -> list[Operation]:
-        ops: list[Operation] = []
-        for j in range(ra.n):
-            ops += (_move(r, b.add(r_off, j), ra.tmp, k + j, ra.elem, 1, b) if to_tmp
-                    else _move(ra.tmp, k + j, r, b.add(r_off, j), ra.elem, 1, b))
-        return ops
-
-    if not ra.read:
-        return [*_region(hoist, lambda b: moves(b, True)),
-                *_region(hoist, pieces_ops(ra.tmp, lambda b, p: k + p,
-                                           g, lambda b, p: b.add(e, p)))]
-
-    def chunks(b: IndexBuilder) -> list[Operation]:
-        chunk = b.add(e, -k)
-        return [*_move(g, chunk, ra.tmp, 0, ra.elem, ra.n, b),
-                *_move(g, b.add(chunk, ra.n), ra.tmp, ra.n, ra.elem, ra.n, b)]
-
-    b = IndexBuilder(hoist_to=hoist)
-    end = b.add(e, 2 * ra.n - k)
-    fits = b.emit(arith.CmpiOp(b.value(end), b.value(ra.size), "ule"), "fits")
-    own = _region(hoist, pieces_ops(g, lambda b, p: b.add(e, p), ra.tmp, lambda b, p: k + p))
-    return [*_take(b),
-            scf.IfOp(fits, [], [*_region(hoist, chunks), scf.YieldOp()], [*own, scf.YieldOp()]),
-            *_region(hoist, lambda b: moves(b, False))]
-
-
-def realigned_ops(ra: Realign, body: IndexBuilder, g: SSAValue, r: SSAValue, e: Value,
-                  r_off: Value) -> list[Operation]:
-    """The vector at global offset ``e`` <-> registers ``r_off``, realigned (see module);
-    the misalignment test's math is appended to ``body``."""
-    hoist = body.hoist_to or body
+def store_pieces(ra: Realign, body: IndexBuilder, g: SSAValue, r: SSAValue, e: Value,
+                 r_off: Value, pred: SSAValue | None) -> list[Operation]:
+    """Registers ``r_off ..`` to global ``e``, realigned under ``pred`` (None: unchecked).
+    The misalignment's math is appended to ``body``; the pieces are returned."""
     k = body.rem(e, ra.n)
-    if ra.read:
-        aligned = _region(hoist, lambda b: _move(g, e, r, r_off, ra.elem, ra.n, b))
-    else:
-        aligned = _region(hoist, lambda b: _move(r, r_off, g, e, ra.elem, ra.n, b))
-    cases = list(range(ra.granule, ra.n, ra.granule))
-    rest: list[Operation] = _case(ra, hoist, g, r, e, r_off, cases[-1])
-    for c in reversed(cases[:-1]):
-        b = IndexBuilder(hoist_to=hoist)
-        test = b.emit(arith.CmpiOp(b.value(k), b.value(c), "eq"))
-        rest = [*_take(b), scf.IfOp(test, [], [*_case(ra, hoist, g, r, e, r_off, c),
-                                               scf.YieldOp()], [*rest, scf.YieldOp()])]
-    zero = body.emit(arith.CmpiOp(body.value(k), body.value(0), "eq"), "k0")
-    return [scf.IfOp(zero, [], [*aligned, scf.YieldOp()], [*rest, scf.YieldOp()])]
+    b = IndexBuilder(hoist_to=body.hoist_to or body)
+    ops: list[Operation] = []
+    for (p, w), ks in piece_users(ra.n, ra.granule).items():
+        cond = b.emit(arith.CmpiOp(b.value(k), b.value(ks[0]), "eq"))
+        for kk in ks[1:]:
+            cond = b.emit(arith.OrIOp(cond, b.emit(arith.CmpiOp(b.value(k), b.value(kk),
+                                                                 "eq"))))
+        if pred is not None:
+            cond = b.emit(arith.AndIOp(pred, cond))
+        moves: list[Operation] = []
+        for j in range(w):
+            moves += _move(r, b.add(r_off, p + j), ra.tmp, j, ra.elem, 1, b)
+        data = vector.LoadOp(ra.tmp, [b.value(0)], VectorType(ra.elem, [w]))
+        data.result.name_hint = "v"
+        store = vector.StoreOp(data.result, g, [b.value(b.add(e, p))])
+        ops += [*_take(b), *moves, data, scf.IfOp(cond, [], [store, scf.YieldOp()])]
+    return ops

@@ -70,7 +70,8 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int) -> LoweringPla
         return plan_copy(acc.partition, acc.r.base, acc.s.base, acc.element_bits, bits,
                          divisors, names)
 
-    paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits)
+    paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,
+                         writes=not acc.r_is_dst)
     checked = () if op.in_bounds else tuple(i for i in range(ext.rank) if ext.dynamic(i))
     transfer = BoundedTransfer(paths, acc.element_bits, acc.element_type, checked, op.padding)
     notes = describe_paths(ext, transfer)

@@ -9,13 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
+import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from xdsl.parser import Parser
 
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.bounds import BoundedTransfer, project
+from regcopy_passes.bounds import BoundedTransfer, aligned_pieces, project
+from regcopy_passes.emit_realign import piece_users
 from regcopy_passes.lower_reg_copy import plan_for
 from regcopy_passes.planning import CopyPlan, round_deltas, thread_share
 
@@ -137,3 +140,25 @@ def test_bounded_plan_moves_exactly_the_inside(which: int, n_cols: int, n_rows: 
     inside = [c for c in got.values() if c is not PAD]
     assert len(inside) == len(set(inside))
     assert len(bt.paths) in (1, 2)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 16])
+def test_aligned_pieces_tile_the_vector_aligned_and_widest(n: int) -> None:
+    """For every misalignment k: the pieces cover [0, n) in order, each a power of two that
+    starts aligned ((k + p) % w == 0), and none could be wider (the next power of two is
+    misaligned there or does not fit)."""
+    for k in range(n):
+        pieces = aligned_pieces(k, n)
+        assert [p for p, _ in pieces] == list(np.cumsum([0] + [w for _, w in pieces[:-1]]))
+        assert sum(w for _, w in pieces) == n
+        for p, w in pieces:
+            assert w & (w - 1) == 0 and (k + p) % w == 0
+            assert 2 * w > n - p or (k + p) % (2 * w) != 0
+
+
+def test_piece_users_of_a_4_vector() -> None:
+    """n = 4: 128-bit at k = 0; 64-bit halves at k = 2; 32 + 64 + 32 bits for odd k (granule
+    1); granule 2 drops the odd ones."""
+    assert piece_users(4, 1) == {(0, 4): (0,), (0, 2): (2,), (2, 2): (2,), (1, 2): (1, 3),
+                                 (0, 1): (1, 3), (3, 1): (1, 3)}
+    assert piece_users(4, 2) == {(0, 4): (0,), (0, 2): (2,), (2, 2): (2,)}

@@ -44,9 +44,7 @@ func.func @div4(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // -----
 
 // The row length is a multiple of 2 only: a row starts 16-byte aligned when it is a multiple
-// of 4 at run time. Versioned: the 128-bit path under that test, else the same vectors
-// realigned: k = offset % 4 (0 or 2); at k = 2 the two aligned 128-bit chunks around the vector
-// (64-bit pieces where the second would pass the buffer's end) through a staging buffer.
+// of 4 at run time. Versioned: the 128-bit path under that test, else the proven 64-bit one.
 func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 2>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %A[%row, 0] [32, 8] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
@@ -62,25 +60,57 @@ func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // CHECK:             vector.load {{.*}} vector<4xf32>
 // CHECK:         } else {
 // CHECK:           scf.for
-// CHECK:             %[[K:.*]] = arith.remsi %{{.*}}, %[[C4]] : index
-// CHECK-NEXT:        %[[K0:.*]] = arith.cmpi eq, %[[K]], %{{.*}} : index
-// CHECK:             scf.if %[[K0]] {
-// CHECK-NEXT:          vector.load {{.*}} vector<4xf32>
-// CHECK:             } else {
-// CHECK:               %[[FITS:.*]] = arith.cmpi ule
-// CHECK-NEXT:          scf.if %[[FITS]] {
-// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
-// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
-// CHECK:               } else {
-// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
-// CHECK:                 vector.load {{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
-// CHECK:               }
-// CHECK-COUNT-4:       vector.load %tmp{{.*}} vector<1xf32>
+// CHECK:             vector.load {{.*}} vector<2xf32>
+// CHECK:             vector.store {{.*}} vector<2xf32>
 // CHECK:         func.return
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div2]
 // REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 2 × f32, 4 rounds (extent divisors [1, 2] prove 2)
+
+// -----
+
+// The same tile stored: the fallback of the versioned store is the 128-bit plan realigned at
+// run time. k = offset % 4 (0 or 2 here) picks, with no branch on k, the aligned pieces the
+// vector is stored as: one vector<4> at k = 0, two vector<2> at k = 2, each under its own
+// predicate; the registers reach each piece through the staging buffer %tmp.
+func.func @div2_store(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 2>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %R -> %A[%row, 0] [32, 8] : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
+  func.return
+}
+// CHECK-LABEL: func.func @div2_store
+// CHECK:         %[[G:.*]] = regcopy.storage %A
+// CHECK:         %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[C2:.*]] = arith.constant 2 : index
+// CHECK:         %[[ALIGNED:.*]] = arith.cmpi eq, %{{.*}}, %[[C0]] : index
+// CHECK:         %[[TMP:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
+// CHECK:         scf.if %[[ALIGNED]] {
+// CHECK:         } else {
+// CHECK:           scf.for
+// CHECK:             %[[E:.*]] = arith.addi
+// CHECK:             %[[P:.*]] = arith.andi
+// CHECK-NEXT:        %[[K:.*]] = arith.remsi %[[E]], %[[C4]] : index
+// CHECK-NEXT:        scf.if %[[P]] {
+// CHECK-NEXT:          %[[K0:.*]] = arith.cmpi eq, %[[K]], %[[C0]] : index
+// CHECK-COUNT-4:       vector.store %{{.*}}, %[[TMP]]
+// CHECK:               %[[V4:.*]] = vector.load %[[TMP]][%[[C0]]] : memref<4xf32, #regcopy.mem<local>>, vector<4xf32>
+// CHECK-NEXT:          scf.if %[[K0]] {
+// CHECK-NEXT:            vector.store %[[V4]], %[[G]][%[[E]]] : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK:               %[[K2:.*]] = arith.cmpi eq, %[[K]], %[[C2]] : index
+// CHECK:               %[[LO:.*]] = vector.load %[[TMP]][%[[C0]]] : memref<4xf32, #regcopy.mem<local>>, vector<2xf32>
+// CHECK-NEXT:          scf.if %[[K2]] {
+// CHECK-NEXT:            vector.store %[[LO]], %[[G]][%[[E]]] : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
+// CHECK:               %[[HI:.*]] = vector.load %[[TMP]][%[[C0]]] : memref<4xf32, #regcopy.mem<local>>, vector<2xf32>
+// CHECK-NEXT:          scf.if %{{.*}} {
+// CHECK-NEXT:            vector.store %[[HI]], %[[G]][%{{.*}}] : memref<?xf32, #regcopy.mem<global>>, vector<2xf32>
+// CHECK:             } else {
+// CHECK:               vector.store {{.*}} vector<2xf32>
+// CHECK:         func.return
+// REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %R -> %A in @div2_store]
+// REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
 // REMARK-NEXT: {{^  }}ragged tail split to vec 2 (extent 1 divisible by 2)
-// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32, else vec 4 × f32 realigned at run time (extent divisors [1, 2] prove vec 2: a vector off a 16-byte boundary is loaded as the two aligned vec 4 around it and stored as aligned pieces of vec 2 to vec 4)
+// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32, else vec 4 × f32 realigned at run time (extent divisors [1, 2] prove 2: a vector off a 16-byte boundary is stored as its aligned pieces, vec 2 to vec 4, each under its own predicate)
 
 // -----
 
