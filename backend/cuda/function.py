@@ -68,7 +68,7 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 PURE_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
     memref.DimOp,
-    vector.LoadOp, vector.BitcastOp,
+    vector.LoadOp, vector.BitcastOp, vector.BroadcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp,
 )

@@ -58,7 +58,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.target import Target
 
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
-from regcopy_backend.cuda.arith import ArithError, bitcast_expression, expression
+from regcopy_backend.cuda.arith import (
+    ArithError,
+    bitcast_expression,
+    broadcast_expression,
+    expression,
+)
 from regcopy_backend.cuda.function import (
     DYN_SMEM,
     PURE_OPS,
@@ -115,6 +120,30 @@ PTX_STORES: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "ui
 
 GPU_SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx",
                gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
+
+
+def vector_step(buf: SSAValue, indices: list[SSAValue], op: Operation
+                ) -> tuple[SSAValue, SSAValue] | None:
+    """``(a, q)`` when a vector access ``op`` to shared memory is at ``arith.addi a,
+    (arith.shli q, log2 n)`` with ``n`` the vector's lanes (the form of a lane-rotated round's
+    offset, ``emit_rotated.rotated_s_offsets``; nothing else in the lowering shifts left):
+    printed as the ``q``-th vector from ``&buf[a]`` (``reinterpret_cast<uint4*>(&S[a])[q]``),
+    so that ptxas adds ``q``'s bytes (loop-invariant) to the slice's address once an access,
+    not ``a + q * n`` and then its bytes."""
+    index = indices[0] if len(indices) == 1 else None
+    add = index.owner if index is not None else None
+    if not isinstance(add, arith.AddiOp) or memory_space(buf.type) not in (
+            MemSpace.SHARED, MemSpace.SHARED_DYN):
+        return None
+    shift = add.rhs.owner
+    vtype = (op.results[0] if op.results else op.operands[0]).type
+    if not isinstance(shift, arith.ShLIOp) or not isinstance(vtype, VectorType):
+        return None
+    k = shift.rhs.owner
+    if not isinstance(k, arith.ConstantOp) or not isinstance(k.value, IntegerAttr) or \
+            1 << k.value.value.data != vtype.get_shape()[0]:
+        return None
+    return add.lhs, shift.lhs
 
 
 @dataclass(eq=False, repr=False)
@@ -329,6 +358,10 @@ class CudaPrinter(CudaFunctionPrinter):
         if isinstance(cast(MemRefType, buf.type).layout, LayoutAttr):
             raise self.fail(op, "accesses a buffer with a layout; vector accesses go through "
                             "its flat regcopy.storage")
+        split = vector_step(buf, indices, op)
+        if split is not None:
+            base, q = split
+            return f"reinterpret_cast<{access}*>(&{self.element(op, buf, [base])})[{self.val(q)}]"
         return f"*reinterpret_cast<{access}*>(&{self.element(op, buf, indices)})"
 
     @print_op.register
@@ -362,6 +395,16 @@ class CudaPrinter(CudaFunctionPrinter):
         operands = ", ".join(f'"r"({value}{w})' for w in words)
         self.line(f'asm volatile("st.global.v{len(words)}.b32 [%0], {{{regs}}};" :: '
                   f'"l"(&{address}), {operands} : "memory");')
+
+    @print_op.register
+    def _(self, op: vector.BroadcastOp) -> None:
+        """An ``i32`` scalar in every word of a ``vector<w x i32>``
+        (``cuda_arith.broadcast_expression``)."""
+        try:
+            rhs = broadcast_expression(op.source.type, op.vector.type, self.val(op.source))
+        except (ArithError, CudaTypeError) as e:
+            raise self.fail(op, str(e)) from None
+        self.assign(op, rhs)
 
     @print_op.register
     def _(self, op: vector.BitcastOp) -> None:
