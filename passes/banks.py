@@ -36,14 +36,14 @@ FMA_SWAP_SHARE = 1 / 3
 (per word pair ``d = b - a``, ``a + d * m``, ``b + d * (-m)``: one ``IADD3`` and two ``IMAD``,
 the ``IMAD`` on the FMA pipe) instead of two selects (two ``LOP3`` blends, the integer pipe).
 
-Per 128-bit access on Hopper, the shared peak leaves 16 issue slots and 8 integer-pipe
+Per 128-bit access on Hopper, the shared peak leaves an SM 16 issue slots and 8 integer-pipe
 instructions (``bench.sass_loops.PEAK_BUDGET``). A swap in selects costs 2 of each a word
 pair; one in multiply-adds 3 slots but 1 integer instruction (and 2 of the 8 ``IMAD`` of the
 FMA pipe's heavy half). A third balances the two limits for a 4-way (2-stage) and an 8-way
 (3-stage) butterfly beside a consumer with 4 FP32 instructions an access (the benchmark's
 ``FADD``): the SASS-derived bound (``bench_shared --sass-only``, column ``est``) of the f32
-k=16 single-direction loops goes from 0.84/0.82 (all selects) to 0.95/0.92, the 8-way from
-0.60 to 0.75."""
+k=16 load-only/store-only loops goes from 0.84/0.82 (all selects) to 0.98/0.95, the 8-way
+ones from 0.60/0.60 to 0.77/0.76 (with the hoisted S offsets); 0 or 1/2 do worse."""
 
 
 FMA_CHUNK_BYTES = 16
