@@ -71,6 +71,7 @@ from regcopy_backend.cuda.function import (
     CudaFunctionPrinter,
     UnsupportedOpError,
     live_ops,
+    vector_step,
 )
 from regcopy_backend.cuda import tma
 from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
@@ -120,30 +121,6 @@ PTX_STORES: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "ui
 
 GPU_SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx",
                gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
-
-
-def vector_step(buf: SSAValue, indices: list[SSAValue], op: Operation
-                ) -> tuple[SSAValue, SSAValue] | None:
-    """``(a, q)`` when a vector access ``op`` to shared memory is at ``arith.addi a,
-    (arith.shli q, log2 n)`` with ``n`` the vector's lanes (the form of a lane-rotated round's
-    offset, ``emit_rotated.rotated_s_offsets``; nothing else in the lowering shifts left):
-    printed as the ``q``-th vector from ``&buf[a]`` (``reinterpret_cast<uint4*>(&S[a])[q]``),
-    so that ptxas adds ``q``'s bytes (loop-invariant) to the slice's address once an access,
-    not ``a + q * n`` and then its bytes."""
-    index = indices[0] if len(indices) == 1 else None
-    add = index.owner if index is not None else None
-    if not isinstance(add, arith.AddiOp) or memory_space(buf.type) not in (
-            MemSpace.SHARED, MemSpace.SHARED_DYN):
-        return None
-    shift = add.rhs.owner
-    vtype = (op.results[0] if op.results else op.operands[0]).type
-    if not isinstance(shift, arith.ShLIOp) or not isinstance(vtype, VectorType):
-        return None
-    k = shift.rhs.owner
-    if not isinstance(k, arith.ConstantOp) or not isinstance(k.value, IntegerAttr) or \
-            1 << k.value.value.data != vtype.get_shape()[0]:
-        return None
-    return add.lhs, shift.lhs
 
 
 @dataclass(eq=False, repr=False)
