@@ -72,9 +72,9 @@ def _mux(b: IndexBuilder, conds: list[SSAValue], rotation: Rotation, x: int,
 def in_vectors(plan: CopyPlan, const: int) -> bool:
     """Whether every lane part of a rotated S offset, ``t_offset + ds(f ^ h) + const``, is a
     whole number of vectors (``plan.n`` elements): every thread's share, every round's delta
-    and ``const`` are multiples of ``n``."""
+    and ``const`` are multiples of ``n``, and ``const >= 0`` (so ``q >= 0``, shifted left in C)."""
     n = plan.n
-    return const % n == 0 and all(d % n == 0 for d in round_s_deltas(plan.outer)) and all(
+    return const >= 0 and const % n == 0 and all(d % n == 0 for d in round_s_deltas(plan.outer)) and all(
         plan.thread_share(t)[0] % n == 0 for t in range(plan.threads))
 
 
