@@ -3,6 +3,7 @@
 
     python -m regcopy_bench.bench_shared [--ctas-per-sm 4] [--iters 4096] [--sass-only]
                                          [--consumer fadd|xor] [--select-weight W] [--auto]
+                                         [--fma-swap-share F] [--only TEXT]
 
 ``--auto`` times, instead, the ``#regcopy.layout<auto>`` cases (``AUTO_CASES``: the seed f32
 k=8 tile, 128-byte f32 rows, GEMM A ldmatrix fragments, K x N B ldmatrix.trans fragments), each
@@ -38,9 +39,12 @@ uint4 accesses). Throughput is bytes through shared memory per second over the p
 128 B/clock/SM (SM count and clock read from the device), all in the same run. Element types
 are integers of the same width as f32/f16 (the banks see bytes). The SASS of every kernel is
 summarised: LDS/STS, LDL/STL and BRA in the whole kernel, and the main loop's instructions per
-128-bit shared access, LOP3 and SEL, so that an elided, spilled or issue-bound kernel is
-visible. ``--sass-only`` prints that without a GPU. After the table, the rotated 4-way and
-8-way kernels are compared with their targets (``ROTATION_TARGETS``).
+128-bit shared access, LOP3, IMAD and SEL, so that an elided, spilled or issue-bound kernel is
+visible, and the loop's issue-slot and pipe bound on the fraction of the peak (``est``,
+``sass_loops.pipe_estimate``: per 128-bit access an SM has 16 issue slots, 8 integer-pipe and
+8 ``IMAD`` instructions) with the resource that binds it. ``--sass-only`` prints that without a
+GPU. After the table, the rotated 4-way and 8-way kernels are compared with their targets
+(``ROTATION_TARGETS``).
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from typing import Any
 
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_bench.sass_loops import sass_summary
-from regcopy_passes.banks import SELECT_WEIGHT
+from regcopy_passes.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from xdsl.parser import Parser
 
@@ -396,11 +400,13 @@ def kernel_ir(s: Shape, kind: str, consumer: str = "fadd") -> str:
 
 
 def lowered_source(s: Shape, kind: str, rotation: str, transfer: str = "auto",
-                   consumer: str = "fadd", select_weight: float = SELECT_WEIGHT) -> str:
+                   consumer: str = "fadd", select_weight: float = SELECT_WEIGHT,
+                   fma_swap_share: float = FMA_SWAP_SHARE) -> str:
     ctx = regcopy_context()
     module = Parser(ctx, kernel_ir(s, kind, consumer), "bench_shared.mlir").parse_module()
     LowerRegCopyPass(bank_rotation=rotation, transfer=transfer,
-                     select_weight=select_weight).apply(ctx, module)
+                     select_weight=select_weight,
+                     fma_swap_share=fma_swap_share).apply(ctx, module)
     module.verify()
     return print_cuda(module)
 
@@ -497,11 +503,16 @@ def transfers(s: Shape, kind: str) -> int:
     return 2 if kind == "round trip" else copies(s, kind)
 
 
-def variants(weights: Sequence[float] = (), consumer: str = "fadd") -> list[Variant]:
-    """Hand-written, rotation off and auto for every layout and kernel, and for each of
-    ``weights``, ``auto`` with that select weight where it changes the chosen rotation."""
+def variants(weights: Sequence[float] = (), consumer: str = "fadd",
+             shares: Sequence[float] = (), only: Sequence[str] = ()) -> list[Variant]:
+    """Hand-written, rotation off and auto for every layout and kernel (of the layouts whose
+    name contains one of ``only``, if given), and for each of ``weights``, ``auto`` with that
+    select weight, and for each of ``shares``, ``auto`` with that share of multiply-add
+    swaps, where it changes the kernel."""
     out: list[Variant] = []
     for s in SHAPES:
+        if only and not any(o in s.name for o in only):
+            continue
         for kind in KINDS:
             if s.regs is not None:  # a fragment: the transfer kinds side by side
                 for transfer in ("vector", "auto", "matrix"):
@@ -519,6 +530,10 @@ def variants(weights: Sequence[float] = (), consumer: str = "fadd") -> list[Vari
                 other = lowered_source(s, kind, "auto", consumer=consumer, select_weight=w)
                 if other != auto:
                     out.append(Variant(s, kind, f"auto, select weight {w:g}", other))
+            for f in shares:
+                other = lowered_source(s, kind, "auto", consumer=consumer, fma_swap_share=f)
+                if other != auto:
+                    out.append(Variant(s, kind, f"auto, fma share {f:g}", other))
     return out
 
 
@@ -608,9 +623,11 @@ def table_row(v: Variant, sass: dict[str, Any], frac: float | None) -> str:
     text = (f"{sass['total']:5} {sass['LDS']:3} {sass['STS']:3} "
             f"{sass['LDL'] + sass['STL']:3} {sass['BRA']:3}")
     n, acc, lop3, sel = sass["loop"]
-    loop = f"{n:4}/{acc:<3} {lop3:4} {sel:3}"
+    imad = sum(1 for o in sass.get("loop_ops", ()) if o.split(".")[0] == "IMAD")
+    loop = f"{n:4}/{acc:<3} {lop3:4} {imad:4} {sel:3}"
+    est, binding = sass.get("estimate", (0.0, "-"))
     return (f"| {v.shape.name:25} | {v.kind:10} | {v.label:24} | {share} | {text:31} | "
-            f"{loop:22} |")
+            f"{loop:27} | {est:4.2f} {binding:8} |")
 
 
 def main() -> int:
@@ -621,6 +638,13 @@ def main() -> int:
     ap.add_argument("--select-weight", type=float, action="append", default=[],
                     help="also time bank-rotation=auto with this select cost (in wavefronts; "
                     "default: the pass's select-weight option, 0.25) where it picks another rotation")
+    ap.add_argument("--fma-swap-share", type=float, action="append", default=[],
+                    help="also time bank-rotation=auto with this share of the rotation's swaps "
+                    "as multiply-adds (default: the pass's fma-swap-share option, 1/3; 0: all "
+                    "selects) where it changes the kernel")
+    ap.add_argument("--only", action="append", default=[],
+                    help="time only the layouts whose name contains this text (repeatable), "
+                    "e.g. --only k=16 --only 8-way")
     ap.add_argument("--consumer", choices=sorted(CONSUMERS), default="fadd",
                     help="what the single-direction loops do to each 32-bit word: fadd (FMA "
                     "pipe, default) or xor (the integer pipe the rotation blends share)")
@@ -629,7 +653,7 @@ def main() -> int:
                     "hand-chosen swizzle and the plain layout instead")
     args = ap.parse_args()
     vs = (auto_variants(args.consumer) if args.auto
-          else variants(args.select_weight, args.consumer))
+          else variants(args.select_weight, args.consumer, args.fma_swap_share, args.only))
     run: Callable[[Variant], float | None] = lambda v: None  # noqa: E731
     peak = 0.0
     header = "SASS only (no GPU timing)"
@@ -658,10 +682,13 @@ def main() -> int:
 
     print(header)
     print("SASS: the whole kernel (instructions, LDS, STS, LDL+STL, BRA) and its main loop "
-          "(instructions / 128-bit shared accesses, LOP3, SEL)")
+          "(instructions / 128-bit shared accesses, LOP3, IMAD, SEL); est: the loop's issue-slot "
+          "and pipe bound on the fraction of peak (sass_loops.pipe_estimate) and what binds it")
     print(f"| {'layout':25} | {'kernel':10} | {'variant':24} | {'of peak':>7} | "
-          f"{'kernel: all LDS STS LDL/STL BRA':31} | {'loop: all/acc LOP3 SEL':22} |")
-    print(f"|{'-' * 27}|{'-' * 12}|{'-' * 26}|{'-' * 9}|{'-' * 33}|{'-' * 24}|", flush=True)
+          f"{'kernel: all LDS STS LDL/STL BRA':31} | {'loop: all/acc LOP3 IMAD SEL':27} | "
+          f"{'est':13} |")
+    print(f"|{'-' * 27}|{'-' * 12}|{'-' * 26}|{'-' * 9}|{'-' * 33}|{'-' * 29}|{'-' * 15}|",
+          flush=True)
     results: list[tuple[Variant, float | None]] = []
     for v in vs:
         results.append((v, run(v)))

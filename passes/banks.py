@@ -19,9 +19,9 @@ vector width, which is all the lowering proves about them).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from math import ceil, prod
+from math import ceil, floor, prod
 
 from regcopy_passes.planning import Atom, CopyPlan, round_deltas
 
@@ -31,6 +31,29 @@ BANKS = 32
 WORD = 4
 
 
+FMA_SWAP_SHARE = 1 / 3
+"""The share of a butterfly's conditional swaps of chunk pairs done in the multiply-add form
+(per word pair ``d = b - a``, ``a + d * m``, ``b + d * (-m)``: one ``IADD3`` and two ``IMAD``,
+the ``IMAD`` on the FMA pipe) instead of two selects (two ``LOP3`` blends, the integer pipe).
+
+Per 128-bit access on Hopper, the shared peak leaves an SM 16 issue slots and 8 integer-pipe
+instructions (``bench.sass_loops.PEAK_BUDGET``). A swap in selects costs 2 of each a word
+pair; one in multiply-adds 3 slots but 1 integer instruction (and 2 of the 8 ``IMAD`` of the
+FMA pipe's heavy half). A third balances the two limits for a 4-way (2-stage) and an 8-way
+(3-stage) butterfly beside a consumer with 4 FP32 instructions an access (the benchmark's
+``FADD``): the SASS-derived bound (``bench_shared --sass-only``, column ``est``) of the f32
+k=16 load-only/store-only loops goes from 0.84/0.82 (all selects) to 0.98/0.95, the 8-way
+ones from 0.60/0.60 to 0.77/0.76 (with the hoisted S offsets); 0 or 1/2 do worse."""
+
+
+FMA_CHUNK_BYTES = 16
+"""Multiply-add swaps are used for 128-bit chunks only. A narrower access moves fewer bytes
+per instruction, so its own issue slot (and its address) takes a larger share of the budget
+at the peak, and the extra slot of a multiply-add swap costs more than the integer
+instruction it saves: the 32-bit rotated mma A fragment loops went from 4.0 to 4.2 issue
+slots per 32-bit access (budget 4) with a third of their swaps as multiply-adds."""
+
+
 @dataclass(frozen=True)
 class Rotation:
     """Lane rotation of the rounds: lane ``l`` in round ``f`` transfers chunk ``f ^ h(l)``
@@ -38,6 +61,9 @@ class Rotation:
     is below the largest power of two dividing the round count, so ``f ^ h(l)`` is a round."""
 
     pairs: tuple[tuple[int, int], ...] = ()
+    fma_share: float = FMA_SWAP_SHARE
+    """The share of the butterfly's chunk swaps done as multiply-adds (``fma_swap_count``;
+    the pass option ``fma-swap-share``, default ``FMA_SWAP_SHARE``)."""
 
     def h(self, lane: int) -> int:
         out = 0
@@ -48,17 +74,33 @@ class Rotation:
 
     @property
     def selects_per_word(self) -> int:
-        """Selects per 32-bit word of a round: ``k`` for ``k`` pairs. The rounds' values pass
-        a butterfly of conditional swaps (``emit_rotated``): stage ``j`` swaps the chunks
-        ``x`` and ``x ^ v_j`` where lane bit ``bit_j`` is set, one select per chunk and word,
-        and after all ``k`` stages chunk ``x`` holds round ``x ^ h(lane)``."""
+        """Swap stages per 32-bit word of a round: ``k`` for ``k`` pairs. The rounds' values
+        pass a butterfly of conditional swaps (``emit_rotated``): stage ``j`` swaps the
+        chunks ``x`` and ``x ^ v_j`` where lane bit ``bit_j`` is set, and after all ``k``
+        stages chunk ``x`` holds round ``x ^ h(lane)``. A swap is two selects (one ``LOP3``
+        blend a word each) or, for ``fma_swaps`` of the chunk pairs, a multiply-add swap."""
         return len(self.pairs)
+
+    def fma_swaps(self, rounds: int, chunk_bytes: int) -> int:
+        """How many of the ``k * rounds / 2`` chunk swaps of a copy's butterfly take the
+        multiply-add form (``fma_swap_count``)."""
+        return fma_swap_count(len(self.pairs), rounds, chunk_bytes, self.fma_share)
 
     def __str__(self) -> str:
         return ", ".join(f"lane bit {b} -> round ^ {v}" for b, v in self.pairs)
 
 
 NO_ROTATION = Rotation()
+
+def fma_swap_count(bits: int, rounds: int, chunk_bytes: int,
+                   share: float = FMA_SWAP_SHARE) -> int:
+    """Of the ``bits * rounds / 2`` chunk swaps of a ``bits``-stage butterfly over ``rounds``
+    chunks of ``chunk_bytes``, how many take the multiply-add form: the nearest whole number
+    to ``share`` of them (halves round up), none unless chunks are 128-bit (``FMA_CHUNK_BYTES``).
+    """
+    if chunk_bytes != FMA_CHUNK_BYTES:
+        return 0
+    return floor(bits * rounds // 2 * share + 0.5)
 
 
 def lane_groups(access_bytes: int) -> int:
@@ -194,13 +236,15 @@ def bank_report(plan: CopyPlan, element_bytes: int, rotation: Rotation = NO_ROTA
 # ---- choosing a rotation ----------------------------------------------------------------------
 
 SELECT_WEIGHT = 0.25
-"""Cost of one 32-bit select (a ``LOP3`` blend) in wavefronts, measured on the H200
-(``bench/bench_shared.py``, test/gpu/RESULTS_shared.md): a 1-bit rotation of a 2-way conflict
-(4 wavefronts saved a round at 4 selects) took the shared loops from 0.49x of peak to 0.95x
-(round trip) and 0.76-0.79x (load or store only), so a select costs well under a wavefront;
-for the 4-way f32 k=16 layout, a 2-bit rotation (4 wavefronts a round at 8 selects, a
-butterfly of two stages) beat the 1-bit one (8 wavefronts at 4 selects) in every kernel (round
-trip 0.70x against 0.49x, load only 0.53x against 0.50x, store only 0.50x against 0.50x)."""
+"""Cost of one integer-pipe instruction of a rotation's butterfly (a ``LOP3`` blend, or the
+``IADD3`` of a multiply-add swap) in wavefronts, measured on the H200 with all-select
+butterflies (``bench/bench_shared.py``, test/gpu/RESULTS_shared.md): a 1-bit rotation of a
+2-way conflict (4 wavefronts saved a round at 4 selects) took the shared loops from 0.49x of
+peak to 0.95x (round trip) and 0.76-0.79x (load or store only), so a select costs well under a
+wavefront; for the 4-way f32 k=16 layout, a 2-bit rotation (4 wavefronts a round at 8
+selects, a butterfly of two stages) beat the 1-bit one (8 wavefronts at 4 selects) in every
+kernel (round trip 0.70x against 0.49x, load only 0.53x against 0.50x, store only 0.50x
+against 0.50x). The ``IMAD`` of multiply-add swaps run on the FMA pipe and are not charged."""
 
 MAX_ROTATED_ROUNDS = 16
 """Rotated rounds are unrolled in the IR; beyond this many, the code size is not worth it."""
@@ -216,18 +260,31 @@ def xor_span(rounds: int) -> int:
 
 def rotation_cost(plan: CopyPlan, element_bytes: int, rotation: Rotation,
                   warp_limit: int = 2, select_weight: float = SELECT_WEIGHT) -> float:
-    """Wavefronts plus selects weighted by ``select_weight`` (wavefronts per 32-bit select)
-    over all rounds of one warp."""
+    """Wavefronts plus the butterfly's integer-pipe instructions weighted by
+    ``select_weight`` (wavefronts per instruction) over all rounds of one warp."""
     wf = bank_report(plan, element_bytes, rotation, warp_limit).wavefronts
-    return wf + select_cost(plan, element_bytes, len(rotation.pairs), select_weight)
+    return wf + select_cost(plan, element_bytes, len(rotation.pairs), select_weight,
+                            rotation.fma_share)
 
 
 def select_cost(plan: CopyPlan, element_bytes: int, bits: int,
-                select_weight: float = SELECT_WEIGHT) -> float:
-    """What a ``bits``-bit rotation's selects cost, in wavefronts: ``bits`` selects per
-    32-bit word (``Rotation.selects_per_word``) of every round."""
-    words = max(1, plan.n * element_bytes // WORD)
-    return select_weight * bits * words * plan.rounds
+                select_weight: float = SELECT_WEIGHT, fma_share: float = FMA_SWAP_SHARE
+                ) -> float:
+    """What a ``bits``-bit rotation's butterfly costs, in wavefronts: ``select_weight`` per
+    integer-pipe instruction, ``butterfly_integer_ops``."""
+    return select_weight * butterfly_integer_ops(plan.n * element_bytes, plan.rounds, bits,
+                                                 fma_share)
+
+
+def butterfly_integer_ops(chunk_bytes: int, rounds: int, bits: int,
+                          fma_share: float = FMA_SWAP_SHARE) -> int:
+    """Integer-pipe instructions of a ``bits``-stage butterfly over ``rounds`` chunks of
+    ``chunk_bytes``: ``bits * rounds / 2`` chunk swaps, each 2 selects (a ``LOP3`` a 32-bit
+    word each; one for a chunk narrower than a word) or, for ``fma_swap_count`` of them, one
+    ``IADD3`` a word (its two ``IMAD`` go to the FMA pipe). So ``words * (bits * rounds -
+    fma)``: with no multiply-add swap, ``bits`` selects a word of every round."""
+    words = max(1, chunk_bytes // WORD)
+    return words * (bits * rounds - fma_swap_count(bits, rounds, chunk_bytes, fma_share))
 
 
 def candidate_rotations(rounds: int, max_bits: int = 2) -> list[Rotation]:
@@ -253,7 +310,8 @@ def rotations_of(rounds: int, bits: int) -> list[Rotation]:
 
 
 def choose_rotation(plan: CopyPlan, element_bytes: int,
-                    select_weight: float = SELECT_WEIGHT) -> Rotation:
+                    select_weight: float = SELECT_WEIGHT,
+                    fma_share: float = FMA_SWAP_SHARE) -> Rotation:
     """The rotation minimising ``rotation_cost`` at ``select_weight`` (ties: fewer selects,
     then first found), or ``NO_ROTATION`` when none beats the plain rounds or the rounds
     cannot rotate.
@@ -263,7 +321,8 @@ def choose_rotation(plan: CopyPlan, element_bytes: int,
     cost no less than the best so far cannot win, nor can any larger one, so the search
     stops there; and at the first ``k``-bit rotation that reaches the ideal. So a ``2^k``-way
     conflict reaches the ideal with ``k`` bits when those ``k`` selects a word pay for the
-    wavefronts they save."""
+    wavefronts they save. Every candidate does ``fma_share`` of its swaps as multiply-adds
+    (``Rotation.fma_share``)."""
     if plan.threads < 2 or plan.rounds < 2 or plan.rounds > MAX_ROTATED_ROUNDS:
         return NO_ROTATION
     plain = bank_report(plan, element_bytes, NO_ROTATION, 2)
@@ -272,11 +331,10 @@ def choose_rotation(plan: CopyPlan, element_bytes: int,
     best, best_key = NO_ROTATION, (float(plain.wavefronts), 0)
     max_bits = min(MAX_ROTATION_BITS, xor_span(plan.rounds).bit_length() - 1)
     for bits in range(1, max_bits + 1):
-        if bits > 2 and (plain.ideal + select_cost(plan, element_bytes, bits, select_weight),
-                         bits) >= best_key:
+        reached = plain.ideal + select_cost(plan, element_bytes, bits, select_weight, fma_share)
+        if bits > 2 and (reached, bits) >= best_key:
             break
-        reached = plain.ideal + select_cost(plan, element_bytes, bits, select_weight)
-        for rot in rotations_of(plan.rounds, bits):
+        for rot in (replace(r, fma_share=fma_share) for r in rotations_of(plan.rounds, bits)):
             key = (rotation_cost(plan, element_bytes, rot, select_weight=select_weight),
                    rot.selects_per_word)
             if key < best_key:

@@ -57,7 +57,8 @@ def emit_vector(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     body = IndexBuilder(hoist_to=b)
     if transfer.rotation.pairs:
         sw = plan.swizzle
-        emit_rotated(b, body, op, acc, plan, t, s_base, r_base, src, dst, transfer.rotation,
+        emit_rotated(b, body, op, acc, plan, t, plan.s_base, t_offset, r_base, src, dst,
+                     transfer.rotation,
                      None if sw is None else lambda bb, m: emit_swizzle(bb, m, sw))
         work = body.ops
     elif plan.rounds == 1:

@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from regcopy_passes.banks import SELECT_WEIGHT
+from regcopy_passes.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
 from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
@@ -66,7 +66,8 @@ __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
 def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
-             transfer: str = "auto", select_weight: float = SELECT_WEIGHT) -> LoweringPlan:
+             transfer: str = "auto", select_weight: float = SELECT_WEIGHT,
+             fma_share: float = FMA_SWAP_SHARE) -> LoweringPlan:
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
@@ -83,7 +84,7 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     s_type = op.src_type if acc.r_is_dst else op.dst_type
     s_shared = memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN)
     shared = plan_shared(acc, plan, rotate=rotate, shared=s_shared,
-                         select_weight=select_weight)
+                         select_weight=select_weight, fma_share=fma_share)
     return choose_transfer(acc, plan, shared, str(op.src_type.element_type), s_shared,
                            transfer)
 
@@ -122,6 +123,7 @@ class LowerRegCopyPattern(RewritePattern):
     warn_unlowered: bool = True
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
+    fma_swap_share: float = FMA_SWAP_SHARE
     labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
                                          compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
@@ -150,7 +152,7 @@ class LowerRegCopyPattern(RewritePattern):
             try:
                 self.plans[key] = plan_for(op, self.max_vector_bits,
                                            self.bank_rotation == "auto", self.transfer,
-                                           self.select_weight)
+                                           self.select_weight, self.fma_swap_share)
             except Rejected as reason:
                 self.plans[key] = reason
         plan = self.plans[key]
@@ -240,9 +242,12 @@ class LowerRegCopyPass(ModulePass):
       ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no more
       wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
       ld/stmatrix wherever they fit;
-    * ``select-weight`` (a number >= 0, default 0.25): what one 32-bit select of a lane
-      rotation costs, in shared wavefronts, when the pass weighs a rotation (a calibration
-      knob: the default was measured on the H200).
+    * ``select-weight`` (a number >= 0, default 0.25): what one integer-pipe instruction of
+      a lane rotation's butterfly (a 32-bit select) costs, in shared wavefronts, when the pass
+      weighs a rotation (a calibration knob: the default was measured on the H200);
+    * ``fma-swap-share`` (a number from 0 to 1, default 1/3): the share of a lane rotation's
+      conditional swaps done as integer multiply-adds (``IMAD``, the FMA pipe) instead of
+      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects.
     """
 
     name = "lower-reg-copy"
@@ -254,6 +259,7 @@ class LowerRegCopyPass(ModulePass):
     bank_rotation: str = "auto"
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
+    fma_swap_share: float = FMA_SWAP_SHARE
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():
@@ -264,6 +270,10 @@ class LowerRegCopyPass(ModulePass):
         if not self.select_weight >= 0:
             raise PassOptionError("lower-reg-copy: select-weight must be a number >= 0 (the "
                                   f"cost of a select in wavefronts), got {self.select_weight!r}")
+        if not 0 <= self.fma_swap_share <= 1:
+            raise PassOptionError("lower-reg-copy: fma-swap-share must be a number from 0 to 1 "
+                                  "(the share of a rotation's swaps done as multiply-adds), got "
+                                  f"{self.fma_swap_share!r}")
 
     @classmethod
     def from_spec(cls, spec: ArgSpec) -> LowerRegCopyPass:
@@ -283,7 +293,8 @@ class LowerRegCopyPass(ModulePass):
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
                                       self.bank_rotation, self.warn_unlowered, registers,
-                                      self.select_weight, copy_labels(op))
+                                      self.select_weight, self.fma_swap_share,
+                                      copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)

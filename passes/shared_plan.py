@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from regcopy_passes.banks import (
+    FMA_SWAP_SHARE,
     NO_ROTATION,
     SELECT_WEIGHT,
     BankReport,
@@ -34,8 +35,20 @@ class SharedPlan:
         return bool(self.rotation.pairs)
 
 
+def swaps_note(rotation: Rotation, rounds: int, chunk_bytes: int) -> str:
+    """``k swaps per word`` (``k`` stages of the butterfly), and how many of its chunk swaps
+    are multiply-adds when some are: ``…, 4 of 12 chunk swaps multiply-add``."""
+    k = rotation.selects_per_word
+    out = f"{k} swap{'' if k == 1 else 's'} per word"
+    fma = rotation.fma_swaps(rounds, chunk_bytes)
+    if fma:
+        out += f", {fma} of {k * rounds // 2} chunk swaps multiply-add"
+    return out
+
+
 def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool,
-                select_weight: float = SELECT_WEIGHT) -> SharedPlan:
+                select_weight: float = SELECT_WEIGHT,
+                fma_share: float = FMA_SWAP_SHARE) -> SharedPlan:
     """The bank model of ``plan``'s shared transfers and, with ``rotate``, the lane rotation
     that minimises wavefronts plus select cost (``banks.choose_rotation``). ``shared`` says
     whether S is shared memory (global S has no banks: nothing to model)."""
@@ -52,14 +65,12 @@ def plan_shared(acc: Accepted, plan: CopyPlan, rotate: bool, shared: bool,
     if not plan.r_base.is_static:  # rotated registers must be indexed by constants
         return SharedPlan(note + "; rounds not rotated (dynamic register offset)",
                           NO_ROTATION, plain)
-    rotation = choose_rotation(plan, eb, select_weight)
+    rotation = choose_rotation(plan, eb, select_weight, fma_share)
     if not rotation.pairs:
         return SharedPlan(note + "; rounds not rotated (no rotation pays for its selects)",
                           NO_ROTATION, plain)
     rotated = bank_report(plan, eb, rotation)
     per, ideal = rotated.wavefronts / plan.rounds, rotated.ideal / plan.rounds
-    selects = rotation.selects_per_word
     note += (f"; lane-rotated rounds ({rotation}): {per:g} wavefront{'' if per == 1 else 's'} "
-             f"per round, ideal {ideal:g}, {selects} select{'' if selects == 1 else 's'} per "
-             "word")
+             f"per round, ideal {ideal:g}, {swaps_note(rotation, plan.rounds, plan.n * eb)}")
     return SharedPlan(note, rotation, plain, rotated)

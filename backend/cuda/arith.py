@@ -14,7 +14,8 @@ On vectors (held in their transfer type, ``uint4``/``uint2``/``uint32_t``/``uint
 one lane per 32-bit word; other integer lanes, shifts, ``divf``/``maxnumf``/``minnumf``/
 ``negf`` on f32 lanes, f32 <-> f16/bf16 conversions and vector constants are ``lanes``'s;
 anything else is an ``ArithError`` saying what is supported.
-``bitcast_expression`` prints ``vector.bitcast`` (same size: the value itself).
+``bitcast_expression`` prints ``vector.bitcast`` (same size: the value itself),
+``broadcast_expression`` ``vector.broadcast`` of an ``i32`` to 1, 2 or 4 ``i32`` lanes.
 """
 
 from __future__ import annotations
@@ -310,6 +311,21 @@ def bitcast_expression(source: VectorType, result: VectorType, text: str) -> str
                          "not supported by the CUDA target: it bitcasts between vectors of "
                          "the same size, 16, 8, 4, 2 or 1 bytes")
     return text
+
+
+def broadcast_expression(source: Attribute, result: VectorType, text: str) -> str:
+    """The C expression of ``vector.broadcast`` of the scalar ``text`` (of type ``source``) to
+    ``result``: an ``i32`` in every lane of a ``vector<w x i32>`` (w = 1, 2, 4:
+    ``uint32_t``/``uint2``/``uint4``), ``{(unsigned)x, (unsigned)x, ...}``; anything else is
+    an ``ArithError``."""
+    w = result.get_shape()[0] if result.get_num_dims() == 1 else 0
+    if source != IntegerType(32) or result.element_type != IntegerType(32) or \
+            w not in (1, 2, 4):
+        raise ArithError(f"from {source} to {result} is not supported by the CUDA target "
+                         "(it broadcasts an i32 to vector<1xi32>, vector<2xi32> or "
+                         "vector<4xi32>)")
+    word = f"(unsigned){text}"
+    return word if w == 1 else "{" + ", ".join([word] * w) + "}"
 
 
 def vector_bitwise(rt: str, c_op: str, a: str, b: str) -> str:

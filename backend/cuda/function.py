@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from xdsl.dialects import arith, func, gpu, memref, vector
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 from xdsl.utils.exceptions import DiagnosticException
@@ -68,21 +68,57 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 PURE_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
     memref.DimOp,
-    vector.LoadOp, vector.BitcastOp,
+    vector.LoadOp, vector.BitcastOp, vector.BroadcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp,
 )
 """Ops printed only when a printed op uses their result."""
 
 
+def vector_step(buf: SSAValue, indices: list[SSAValue], op: Operation
+                ) -> tuple[SSAValue, SSAValue] | None:
+    """``(a, q)`` when a vector access ``op`` to shared memory is at ``arith.addi a,
+    (arith.shli q, log2 n)`` with ``n`` the vector's lanes (the form of a lane-rotated round's
+    offset, ``emit_rotated.rotated_s_offsets``; nothing else in the lowering shifts left):
+    printed as the ``q``-th vector from ``&buf[a]`` (``reinterpret_cast<uint4*>(&S[a])[q]``),
+    so that ptxas adds ``q``'s bytes (loop-invariant) to the slice's address once an access,
+    not ``a + q * n`` and then its bytes."""
+    index = indices[0] if len(indices) == 1 else None
+    add = index.owner if index is not None else None
+    if not isinstance(add, arith.AddiOp) or memory_space(buf.type) not in (
+            MemSpace.SHARED, MemSpace.SHARED_DYN):
+        return None
+    shift = add.rhs.owner
+    vtype = (op.results[0] if op.results else op.operands[0]).type
+    if not isinstance(shift, arith.ShLIOp) or not isinstance(vtype, VectorType):
+        return None
+    k = shift.rhs.owner
+    if not isinstance(k, arith.ConstantOp) or not isinstance(k.value, IntegerAttr) or \
+            1 << k.value.value.data != vtype.get_shape()[0]:
+        return None
+    return add.lhs, shift.lhs
+
+
+def printed_operands(op: Operation) -> list[SSAValue]:
+    """The values the printed C of ``op`` reads: its operands, except that a vector access
+    printed through ``vector_step`` reads ``a`` and ``q`` instead of its index."""
+    if isinstance(op, vector.LoadOp | vector.StoreOp):
+        split = vector_step(op.base, list(op.indices), op)
+        if split is not None:
+            return [v for v in op.operands if v not in op.indices] + list(split)
+    return list(op.operands)
+
+
 def live_ops(f: func.FuncOp) -> set[Operation]:
     """Ops of ``f`` to print: every op with an effect (or unknown to us), and every pure op
-    whose result a printed op uses. One reverse pre-order sweep suffices: uses follow defs."""
+    whose result a printed op reads (``printed_operands``). One reverse pre-order sweep
+    suffices: uses follow defs."""
     live: set[Operation] = set()
+    read: set[SSAValue] = set()
     for op in reversed(list(f.walk())):
-        if not isinstance(op, PURE_OPS) or any(
-                use.operation in live for r in op.results for use in r.uses):
+        if not isinstance(op, PURE_OPS) or any(r in read for r in op.results):
             live.add(op)
+            read.update(printed_operands(op))
     return live
 
 

@@ -58,7 +58,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.target import Target
 
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
-from regcopy_backend.cuda.arith import ArithError, bitcast_expression, expression
+from regcopy_backend.cuda.arith import (
+    ArithError,
+    bitcast_expression,
+    broadcast_expression,
+    expression,
+)
 from regcopy_backend.cuda.function import (
     DYN_SMEM,
     PURE_OPS,
@@ -66,6 +71,7 @@ from regcopy_backend.cuda.function import (
     CudaFunctionPrinter,
     UnsupportedOpError,
     live_ops,
+    vector_step,
 )
 from regcopy_backend.cuda import tma
 from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
@@ -329,6 +335,10 @@ class CudaPrinter(CudaFunctionPrinter):
         if isinstance(cast(MemRefType, buf.type).layout, LayoutAttr):
             raise self.fail(op, "accesses a buffer with a layout; vector accesses go through "
                             "its flat regcopy.storage")
+        split = vector_step(buf, indices, op)
+        if split is not None:
+            base, q = split
+            return f"reinterpret_cast<{access}*>(&{self.element(op, buf, [base])})[{self.val(q)}]"
         return f"*reinterpret_cast<{access}*>(&{self.element(op, buf, indices)})"
 
     @print_op.register
@@ -362,6 +372,16 @@ class CudaPrinter(CudaFunctionPrinter):
         operands = ", ".join(f'"r"({value}{w})' for w in words)
         self.line(f'asm volatile("st.global.v{len(words)}.b32 [%0], {{{regs}}};" :: '
                   f'"l"(&{address}), {operands} : "memory");')
+
+    @print_op.register
+    def _(self, op: vector.BroadcastOp) -> None:
+        """An ``i32`` scalar in every word of a ``vector<w x i32>``
+        (``cuda_arith.broadcast_expression``)."""
+        try:
+            rhs = broadcast_expression(op.source.type, op.vector.type, self.val(op.source))
+        except (ArithError, CudaTypeError) as e:
+            raise self.fail(op, str(e)) from None
+        self.assign(op, rhs)
 
     @print_op.register
     def _(self, op: vector.BitcastOp) -> None:

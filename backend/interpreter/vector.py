@@ -1,4 +1,5 @@
-"""Vectors in the CPU interpreter: lane-wise ``arith`` and ``vector.bitcast``.
+"""Vectors in the CPU interpreter: lane-wise ``arith``, ``vector.bitcast`` and
+``vector.broadcast`` (of a scalar: the scalar in every lane).
 
 A vector value is a Python tuple of its lanes (``vector.load`` makes one), each lane held as
 the buffers hold an element of its type: a Python int for integers (two's complement of the
@@ -79,9 +80,10 @@ scalar implementation, except ``arith.constant`` and those of ``LANE_AWARE``."""
 
 
 class VectorFunctions(InterpreterFunctions):
-    """``vector.bitcast``, and the ``LANEWISE_OPS`` on tuples (``run_lanes``) on top of the
-    given scalar implementations (instances of ``ARITH_FUNCTIONS``, in registration order);
-    register it with ``override=True`` after them."""
+    """``vector.bitcast``, ``vector.broadcast``, and the ``LANEWISE_OPS`` on tuples
+    (``run_lanes``) on top of the given scalar implementations (instances of
+    ``ARITH_FUNCTIONS``, in registration order); register it with ``override=True`` after
+    them."""
 
     def __init__(self, scalar: Sequence[InterpreterFunctions]) -> None:
         self._scalar: dict[type[Operation], ScalarImpl] = {}
@@ -94,6 +96,16 @@ class VectorFunctions(InterpreterFunctions):
     def run_bitcast(self, interp: Interpreter, op: vector.BitcastOp, args: PythonValues):
         source, result = cast(VectorType, op.source.type), cast(VectorType, op.result.type)
         return (bitcast_lanes(args[0], source, result),)
+
+    @impl(vector.BroadcastOp)
+    def run_broadcast(self, interp: Interpreter, op: vector.BroadcastOp, args: PythonValues):
+        """``vector.broadcast`` of a scalar: the scalar in every lane (a vector source is
+        refused)."""
+        result = cast(VectorType, op.vector.type)
+        if isinstance(op.source.type, VectorType):
+            raise InterpretationError(f"vector.broadcast from {op.source.type} to {result}: "
+                                      "only a scalar source is supported")
+        return (tuple(args[0] for _ in range(prod(result.get_shape()))),)
 
     @impl(arith.BitcastOp)
     def run_arith_bitcast(self, interp: Interpreter, op: arith.BitcastOp, args: PythonValues):

@@ -81,6 +81,10 @@ step "regcopy-run --check examples/vector_arith.mlir" check_vector_arith.txt \
     run --check examples/vector_arith.mlir
 step "regcopy-run --check test/gpu/kernels/casts.mlir" check_casts.txt \
     run --check test/gpu/kernels/casts.mlir
+step "regcopy-run --check test/gpu/kernels/rotated_f32_k32.mlir" check_rotated_8way.txt \
+    run --check test/gpu/kernels/rotated_f32_k32.mlir
+step "regcopy-run --check test/gpu/kernels/rotated_dynamic_slice.mlir (p=1)" check_rotated_slice.txt \
+    run --check test/gpu/kernels/rotated_dynamic_slice.mlir --arg p=1
 step "regcopy-run --check examples/epilogue.mlir" check_epilogue.txt \
     run --check examples/epilogue.mlir
 step "regcopy-run --check test/gpu/kernels/im2col.mlir" check_im2col.txt \

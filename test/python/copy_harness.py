@@ -32,6 +32,7 @@ from functools import cache
 from math import prod
 from typing import Any, cast
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
@@ -392,7 +393,58 @@ def owned_slots(case: CopyCase) -> dict[tuple[int, int], set[int]]:
 
 def run_case(case: CopyCase, module: ModuleOp, r_to_s: bool) -> Memory:
     """Run ``module``'s kernel for every thread from the initial memory described in the
-    module docstring; return the final memory."""
+    module docstring; return the final memory.
+
+    A kernel that computes on the values it moves (a lane rotation's multiply-add swaps:
+    ``vector.broadcast`` of the lane bits, ``arith.subi``/``muli``/``addi`` on the words)
+    cannot run on the symbolic tags: it runs on distinct numbers of the element type standing
+    for them (``TagCodes``), decoded back to tags after the run, so the comparisons are the
+    same."""
+    if not any(isinstance(op, vector.BroadcastOp) for op in module.walk()):
+        return _run(case, module, r_to_s, lambda tag: tag)
+    codes = TagCodes(case.dtype)
+    memory = _run(case, module, r_to_s, codes.encode)
+    return Memory({b: [codes.decode(v) for v in s] for b, s in memory.s.items()},
+                  {k: [codes.decode(v) for v in r] for k, r in memory.regs.items()})
+
+
+@dataclass
+class TagCodes:
+    """Distinct values of the element type ``dtype`` standing for the harness's tags, in order
+    of first use: the ``k``-th is ``k`` (integers, in two's complement of the width; bf16 and
+    fp8 raw bits) or the ``k``-th non-negative finite value (f16: bit patterns from 0; f32 and
+    f64: the float ``k``, exact below 2^24). More tags than values is a test error."""
+
+    dtype: str
+    codes: dict[Any, Any] = field(default_factory=dict[Any, Any])
+    tags: dict[Any, Any] = field(default_factory=dict[Any, Any])
+
+    def value(self, k: int) -> Any:
+        if self.dtype in ("f32", "f64"):
+            assert k < 1 << 24, "too many tags for exact floats"
+            return float(k)
+        if self.dtype == "f16":
+            assert k < 0x7C00, "too many tags for f16"
+            return float(np.array([k], dtype=np.uint16).view(np.float16)[0])
+        bits = int(self.dtype.lstrip("uisbf").split("e")[0] or 0) if self.dtype[0] in "iu" \
+            else (16 if self.dtype == "bf16" else 8)
+        assert k < 1 << bits, f"too many tags for {self.dtype}"
+        if self.dtype[0] == "i" and k >= 1 << (bits - 1):
+            return k - (1 << bits)
+        return k
+
+    def encode(self, tag: Any) -> Any:
+        if tag not in self.codes:
+            code = self.value(len(self.codes))
+            self.codes[tag], self.tags[code] = code, tag
+        return self.codes[tag]
+
+    def decode(self, value: Any) -> Any:
+        return self.tags.get(value, ("not a tag", value))
+
+
+def _run(case: CopyCase, module: ModuleOp, r_to_s: bool, enc: Any) -> Memory:
+    """``run_case`` with every initial value passed through ``enc``."""
     interp = make_interpreter(module)
     state = gpu_state(interp)
     s_type = memref_type(case.s, case.dtype)
@@ -401,20 +453,20 @@ def run_case(case: CopyCase, module: ModuleOp, r_to_s: bool) -> Memory:
     init_s = s_sentinel if r_to_s else s_value
     owned = owned_slots(case) if r_to_s else {}
     global_s = Buffer.new(s_type)
-    global_s.storage = [init_s(p) for p in range(len(global_s.storage))]
+    global_s.storage = [enc(init_s(p)) for p in range(len(global_s.storage))]
     memory = Memory()
     for th in threads_of(case.block, (case.grid, 1, 1)):
         b, t = th.block_id[0], th.tid[0]
         regs = state.buffer_for(r_alloca, th.block_id, t)
         mine = owned.get((b, t), set())
         t_local = t % case.scope_threads
-        regs.storage = [r_value(t_local, k) if k in mine else
-                        (r_junk(t, k) if r_to_s else SENTINEL_REG)
+        regs.storage = [enc(r_value(t_local, k) if k in mine else
+                            (r_junk(t, k) if r_to_s else SENTINEL_REG))
                         for k in range(len(regs.storage))]
         memory.regs[(b, t)] = regs.storage
         if s_alloca is not None and t == 0:
             shared = state.buffer_for(s_alloca, th.block_id)
-            shared.storage = [init_s(p) for p in range(len(shared.storage))]
+            shared.storage = [enc(init_s(p)) for p in range(len(shared.storage))]
             memory.s[b] = shared.storage
     args = () if s_alloca is not None else (global_s,)
     launch(interp, "kernel", args)

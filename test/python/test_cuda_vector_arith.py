@@ -281,3 +281,20 @@ def test_bitcast_costs_no_instruction() -> None:
                           "  %z = arith.addi %x, %w : vector<4xi32>", y="i16", m=8))
     assert with_bitcast == plain == chain
     assert plain["IADD3"] == 4 and _kind(plain, "LDL") == _kind(plain, "STL") == 0
+
+
+def test_broadcast_of_an_i32_fills_every_word() -> None:
+    # vector.broadcast (the lane bits of a rotation's multiply-add swaps): the CUDA target
+    # repeats the word, the interpreter the lane; anything but i32 -> vector<1|2|4 x i32> is
+    # refused with what is supported
+    from regcopy_backend.cuda.arith import broadcast_expression
+    from regcopy_backend.interpreter.vector import VectorFunctions
+
+    i32 = IntegerType(32)
+    assert broadcast_expression(i32, VectorType(i32, [4]), "x") == \
+        "{(unsigned)x, (unsigned)x, (unsigned)x, (unsigned)x}"
+    assert broadcast_expression(i32, VectorType(i32, [2]), "x") == "{(unsigned)x, (unsigned)x}"
+    assert broadcast_expression(i32, VectorType(i32, [1]), "x") == "(unsigned)x"
+    with pytest.raises(ArithError, match="broadcasts an i32"):
+        broadcast_expression(IntegerType(16), VectorType(IntegerType(16), [8]), "x")
+    assert hasattr(VectorFunctions, "run_broadcast")

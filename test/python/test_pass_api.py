@@ -186,7 +186,7 @@ def test_remark_leads_with_result_and_labels_python_built_ir() -> None:
     with capture_diagnostics() as diags:
         LowerRegCopyPass(remarks=True).apply(ctx, module)
     banks = ("  2-way bank conflict: 8 wavefronts per round, ideal 4; lane-rotated rounds "
-             "(lane bit 2 -> round ^ 1): 4 wavefronts per round, ideal 4, 1 select per word")
+             "(lane bit 2 -> round ^ 1): 4 wavefronts per round, ideal 4, 1 swap per word")
     kinds = ["  ldmatrix not needed: 128-bit transfers already move 16 bytes a lane an "
              "instruction\n", "  stmatrix not needed: 128-bit transfers already move 16 bytes a "
              "lane an instruction\n"]

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType
 from bank_cases import seed, seed_cta, swizzled_wg
 from copy_harness import CopyCase, Side, diff_memory, lower, memory_problems, parse, run_case
 from regcopy_dialect.regcopy import StorageOp
+from regcopy_passes.banks import fma_swap_count
 
 
 
@@ -43,7 +44,7 @@ ROTATED = {
     "b2-gaps": CopyCase(Side((32, 8), "local", "(32,8):(1@laneid,2)"), Side((32, 8), "shared")),
     # 128-bit accesses 8-way conflicted: 32 floats a lane, a 3-bit butterfly over 8 rounds
     "f32-k32": seed("f32", 32),
-    # unswizzled warpgroup tile: 8-way, 2-bit rotation over 8 rounds
+    # unswizzled warpgroup tile: 8-way, 3-bit rotation over 8 rounds
     "wg-plain": swizzled_wg(False),
 }
 
@@ -95,11 +96,36 @@ def test_rotated_s_offsets_are_hoisted() -> None:
 @pytest.mark.parametrize("name,bits,rounds", [
     ("f32-k8", 1, 2), ("f32-k16", 2, 4), ("f32-k32", 3, 8), ("b2-gaps", 3, 8)])
 @pytest.mark.parametrize("r_to_s", [False, True], ids=["S->R", "R->S"])
-def test_butterfly_has_k_selects_per_chunk(name: str, bits: int, rounds: int,
-                                           r_to_s: bool) -> None:
-    # a k-bit rotation is a butterfly of k conditional-swap stages: k vector selects per chunk
-    # of every round (one blend per 32-bit word each), not the 2^k - 1 of a mux per chunk
-    lowered = lower(ROTATED[name].kernel_text(r_to_s))
+def test_butterfly_has_k_swaps_per_chunk(name: str, bits: int, rounds: int,
+                                         r_to_s: bool) -> None:
+    # a k-bit rotation is a butterfly of k conditional-swap stages: k * rounds / 2 swaps of
+    # chunk pairs (each two vector selects, a blend per 32-bit word each, or one subtraction
+    # and two multiply-adds), not the 2^k - 1 selects of a mux per chunk
+    case = ROTATED[name]
+    lowered = lower(case.kernel_text(r_to_s))
+    chunk_bytes = 16 if name != "b2-gaps" else 4
+    fma = fma_swap_count(bits, rounds, chunk_bytes)
     conds = {s.cond for s in vector_selects(lowered)}
-    assert len(conds) == bits
-    assert len(vector_selects(lowered)) == bits * rounds
+    assert len(conds) == bits - fma // (rounds // 2)  # stages all in multiply-adds: no select
+    assert len(vector_selects(lowered)) == bits * rounds - 2 * fma
+    assert len(vector_ops(lowered, arith.SubiOp)) == fma
+    assert len(vector_ops(lowered, arith.MuliOp)) == 2 * fma
+    plain = lower(case.kernel_text(r_to_s), fma_swap_share=0.0)
+    assert len(vector_selects(plain)) == bits * rounds and not vector_ops(plain, arith.MuliOp)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("r_to_s", [False, True], ids=["S->R", "R->S"])
+@pytest.mark.parametrize("name,bits,rounds", [
+    ("f32-k32", 3, 8), ("f32-k16", 2, 4), ("f16-k16", 1, 2), ("wg-plain", 3, 8)])
+def test_multiply_add_swaps_place_every_element(name: str, bits: int, rounds: int,
+                                                share: float, r_to_s: bool) -> None:
+    # any share of multiply-add swaps (none, half, all) places every element, checked on
+    # distinct values of the element type (copy_harness.TagCodes)
+    lowered = check_rotated(ROTATED[name], r_to_s, fma_swap_share=share)
+    assert len(vector_ops(lowered, arith.SubiOp)) == fma_swap_count(bits, rounds, 16, share)
+
+
+def vector_ops(module: ModuleOp, kind: type) -> list:
+    return [op for op in module.walk()
+            if isinstance(op, kind) and isinstance(op.results[0].type, VectorType)]

@@ -48,7 +48,7 @@ func.func @conflicted_rows() attributes {regcopy.launch = #regcopy.launch<block 
 }
 // CHECK: remark: vec 2 × f16 (32 bits), 4 rounds, 4 registers/thread (8 × f16) [copy %S -> %R in @conflicted_rows]
 // CHECK: ldmatrix not used: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane) needs 8 wavefronts (bank conflicts between its rows); the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts
-// CHECK:      2-way bank conflict: 2 wavefronts per round, ideal 1; lane-rotated rounds ({{.*}}): 1 wavefront per round, ideal 1, 1 select per word
+// CHECK:      2-way bank conflict: 2 wavefronts per round, ideal 1; lane-rotated rounds ({{.*}}): 1 wavefront per round, ideal 1, 1 swap per word
 // MATRIX: remark: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane), 4 registers/thread (8 × f16) [copy %S -> %R in @conflicted_rows]
 // MATRIX:      ldmatrix taken as transfer=matrix asks; transfer=auto would take the per-thread path (ldmatrix needs more wavefronts: bank conflicts between its rows); the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts, ldmatrix 1 and 8
 // MATRIX:      2-way bank conflict: 8 wavefronts per instruction, ideal 4

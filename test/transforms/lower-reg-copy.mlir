@@ -43,8 +43,8 @@ func.func @s2r_f32_k8() attributes {regcopy.launch = #regcopy.launch<block = 32,
 // ROT:         %[[V0:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<256xf32, #regcopy.mem<shared>>, vector<4xf32>
 // ROT-NEXT:    %[[V1:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<256xf32, #regcopy.mem<shared>>, vector<4xf32>
 // ROT-NEXT:    %[[R0:.*]] = arith.select %[[B2]], %[[V1]], %[[V0]] : vector<4xf32>
-// ROT-NEXT:    vector.store %[[R0]], %{{.*}}[%{{.*}}] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
 // ROT-NEXT:    %[[R1:.*]] = arith.select %[[B2]], %[[V0]], %[[V1]] : vector<4xf32>
+// ROT-NEXT:    vector.store %[[R0]], %{{.*}}[%{{.*}}] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
 // ROT-NEXT:    vector.store %[[R1]], %{{.*}}[%{{.*}}] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
 // ROT-NOT:     regcopy.copy
 // ROT:         func.return
