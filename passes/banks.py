@@ -43,7 +43,14 @@ FMA pipe's heavy half). A third balances the two limits for a 4-way (2-stage) an
 (3-stage) butterfly beside a consumer with 4 FP32 instructions an access (the benchmark's
 ``FADD``): the SASS-derived bound (``bench_shared --sass-only``, column ``est``) of the f32
 k=16 load-only/store-only loops goes from 0.84/0.82 (all selects) to 0.98/0.95, the 8-way
-ones from 0.60/0.60 to 0.77/0.76 (with the hoisted S offsets); 0 or 1/2 do worse."""
+ones from 0.60/0.60 to 0.77/0.76 (with the hoisted S offsets).
+
+Measured on the H200 (``bench_shared --only "32-bit k=16" --only 8-way --fma-swap-share 0
+--fma-swap-share 0.5``, 2026-12-02), the bound is not reached and the shares are close: a
+third is the best of 0, 1/3 and 1/2 on the load-only loops (4-way 0.732x of peak against
+0.709x all-selects; 8-way 0.540x against 0.518x), all-selects on the store-only loops (0.683x
+against 0.659x; 0.501x against 0.474x) and on the round trips (0.969x against 0.958x; 0.952x
+against 0.919x), where both meet their targets. 1/2 is never the best."""
 
 
 FMA_CHUNK_BYTES = 16
