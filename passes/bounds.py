@@ -157,6 +157,18 @@ def aligned_pieces(k: int, n: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def piece_users(n: int, granule: int) -> dict[tuple[int, int], tuple[int, ...]]:
+    """``{(p, w): (k, ...)}``: every aligned piece of a misaligned ``n``-vector and the
+    misalignments ``k`` (multiples of ``granule``) whose ``aligned_pieces`` contain it;
+    widest first."""
+    users: dict[tuple[int, int], list[int]] = {}
+    for k in range(0, n, granule):
+        for piece in aligned_pieces(k, n):
+            users.setdefault(piece, []).append(k)
+    order = sorted(users, key=lambda pw: (-pw[1], pw[0]))
+    return {pw: tuple(users[pw]) for pw in order}
+
+
 @dataclass(frozen=True)
 class BoundedPath:
     """One way to run the copy: its plan (on the stand-in), the width ``w`` of a straddling

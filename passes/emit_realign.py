@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from regcopy_passes.bounds import aligned_pieces
+from regcopy_passes.bounds import piece_users
 from regcopy_passes.index_builder import IndexBuilder, Value
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import MemRefType, VectorType
@@ -54,18 +54,6 @@ def _take(b: IndexBuilder) -> list[Operation]:
     """The ops ``b`` collected so far (and forget them)."""
     ops, b.ops = b.ops, []
     return ops
-
-
-def piece_users(n: int, granule: int) -> dict[tuple[int, int], tuple[int, ...]]:
-    """``{(p, w): (k, ...)}``: every aligned piece of a misaligned ``n``-vector and the
-    misaligments ``k`` (multiples of ``granule``) whose ``aligned_pieces`` contain it;
-    widest first."""
-    users: dict[tuple[int, int], list[int]] = {}
-    for k in range(0, n, granule):
-        for piece in aligned_pieces(k, n):
-            users.setdefault(piece, []).append(k)
-    order = sorted(users, key=lambda pw: (-pw[1], pw[0]))
-    return {pw: tuple(users[pw]) for pw in order}
 
 
 def store_pieces(ra: Realign, body: IndexBuilder, g: SSAValue, r: SSAValue, e: Value,

@@ -17,8 +17,7 @@ from xdsl.parser import Parser
 
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.bounds import BoundedTransfer, aligned_pieces, project
-from regcopy_passes.emit_realign import piece_users
+from regcopy_passes.bounds import BoundedTransfer, aligned_pieces, piece_users, project
 from regcopy_passes.lower_reg_copy import plan_for
 from regcopy_passes.planning import CopyPlan, round_deltas, thread_share
 
