@@ -54,8 +54,13 @@ config.excludes = ["lit.cfg.py", *EXCLUDED_DIRS, *_data_file_names(config.test_s
 # lit forwards PATH but scrubs most other variables: put the bin/ of the Python running lit (the
 # one regcopy is installed into) first, so that regcopy-opt, xdsl-opt and filecheck are found
 # with or without an activated virtual environment.
+# Under pytest (test/python/lit_runner.py), `--param tool_bin=DIR` comes first: stand-ins for
+# regcopy-opt, xdsl-opt and filecheck that run the same entry points forked from a server that
+# has imported xDSL once (test/python/tool_server.py).
 bindir = os.path.dirname(sys.executable)
-config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
+tool_bin = lit_config.params.get("tool_bin")
+config.environment["PATH"] = os.pathsep.join(
+    [*([tool_bin] if tool_bin else []), bindir, os.environ.get("PATH", "")])
 for var in ("HOME", "TMPDIR", "PYTHONPATH", "REGCOPY_CACHE_DIR"):  # user site, scratch, compile cache
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tool_server import ToolServer
 
 TEST_ROOT = Path(__file__).resolve().parents[1]
 EXCLUDED_DIRS = {"python", "Inputs", "Output", "__pycache__"}  # mirrors config.excludes
@@ -53,9 +54,11 @@ def lit_command() -> list[str]:
 
 @dataclass
 class LitRun:
-    """One lit process over some test files, its JSON report and its scratch directory."""
+    """One lit process over some test files, the server of its tool commands, its JSON
+    report and its scratch directory."""
 
     proc: subprocess.Popen[bytes]
+    tools: ToolServer
     scratch: Path
 
     def results(self) -> dict[str, Any]:
@@ -77,18 +80,22 @@ class LitRun:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self.tools.stop()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def start(paths: list[Path]) -> LitRun:
-    """Start lit on ``paths`` (lit's default workers: one a core) without waiting for it."""
+    """Start lit on ``paths`` (lit's default workers: one a core) without waiting for it, its
+    tool commands forked from a tool server (tool_server.py)."""
     scratch = Path(tempfile.mkdtemp(prefix="regcopy-lit-"))
+    tools = ToolServer.start(scratch)
     with open(scratch / "output.txt", "wb") as output:
         proc = subprocess.Popen(
             [*lit_command(), "--no-progress-bar", "-q", "-o", str(scratch / "report.json"),
-             "--param", f"exec_root={scratch / 'exec'}", *map(str, paths)],
+             "--param", f"exec_root={scratch / 'exec'}", "--param", f"tool_bin={tools.bindir}",
+             *map(str, paths)],
             stdout=output, stderr=subprocess.STDOUT)
-    return LitRun(proc, scratch)
+    return LitRun(proc, tools, scratch)
 
 
 LIT_RUN = pytest.StashKey[LitRun]()

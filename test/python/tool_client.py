@@ -1,0 +1,64 @@
+"""The client half of tool_server.py: what runs when lit's RUN line calls ``regcopy-opt``,
+``xdsl-opt`` or ``filecheck`` under pytest (the stand-in scripts that tool_server.py writes put
+this file's directory on ``sys.path`` and call ``main``).
+
+It hands the server its argument list, working directory, environment and its standard input,
+output and error (the file descriptors themselves, over a Unix socket), waits for the forked
+tool to finish and exits with the tool's exit status. Standard library only: the stand-ins run
+with ``python -I -S`` (no site-packages), so that the client costs a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import sys
+
+CONNECT_TRIES = 200
+"""Connection attempts, 50 ms apart, while the server is still starting (at most 10 s)."""
+
+
+def _stdio() -> list[int]:
+    """File descriptors 0, 1, 2; one that is closed is given ``/dev/null`` first."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.dup2(os.open(os.devnull, os.O_RDWR), fd)
+    return [0, 1, 2]
+
+
+def _connect(path: str) -> socket.socket:
+    import time
+
+    for _ in range(CONNECT_TRIES):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            time.sleep(0.05)
+    sys.exit(f"{os.path.basename(sys.argv[0])}: no tool server at {path}")
+
+
+def run(socket_path: str, tool: str) -> int:
+    """Run ``tool`` with this process's arguments, directory, environment and standard
+    streams in a child of the server at ``socket_path``; its exit status."""
+    sock = _connect(socket_path)
+    request = json.dumps({"tool": tool, "argv": sys.argv, "cwd": os.getcwd(),
+                          "env": dict(os.environ)}).encode()
+    socket.send_fds(sock, [b"F"], _stdio())
+    sock.sendall(struct.pack("!I", len(request)) + request)
+    reply = b""
+    while chunk := sock.recv(16):
+        reply += chunk
+    if not reply:
+        sys.exit(f"{tool}: the tool server ended without an exit status")
+    return int(reply)
+
+
+def main(socket_path: str, tool: str) -> None:
+    sys.exit(run(socket_path, tool))
