@@ -6,8 +6,10 @@ suite runs hundreds of them. ``run_tool`` runs a tool's console-script entry poi
 ``multiprocessing`` fork server that has imported xDSL and regcopy once: a fresh process per
 command (``max_tasks_per_child=1``: no state carries over), its own working directory and
 environment, stdout and stderr captured at the file-descriptor level, the exit status from
-``SystemExit``. Commands with shell syntax (pipes, redirections, variables) go through bash as
-before; lit's RUN lines always use the installed scripts.
+``SystemExit``. A command whose only shell syntax is quoting (``-p 'lower-reg-copy{remarks}'``)
+is split into words as bash would (``shlex``, POSIX rules); commands with any other shell
+syntax (pipes, redirections, variables, globs, escapes) go through bash as before. lit's RUN
+lines use their own server of the same kind (tool_server.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,11 @@ from pathlib import Path
 TOOLS = ("regcopy-opt", "regcopy-run", "regcopy-viz", "xdsl-opt")
 PRELOAD = ["xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.regcopy_viz",
            "regcopy_tools.regcopy_run", "numpy"]
-SHELL_SYNTAX = set("|&;<>()$`\\\"'*?[]{}~")
+SHELL_SYNTAX = set("|&;<>()$`\\*?[]{}~#!\n")
+"""Characters that mean more than themselves to bash outside quotes (conservatively: ``{``,
+``#``, ``~`` and ``!`` only do at some positions)."""
+IN_DOUBLE_QUOTES = set("$`\\")
+"""Characters that bash still expands inside double quotes (inside single quotes: none)."""
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
@@ -79,9 +85,28 @@ def _run_in_child(target: str, argv: list[str], cwd: str,
         return rc, out.read().decode(errors="replace"), err.read().decode(errors="replace")
 
 
+def only_quoting(command: str) -> bool:
+    """Whether ``command``'s only shell syntax is quoting: bash would pass its words on as
+    ``shlex.split`` reads them (quotes closed, nothing expanded or redirected)."""
+    quote = ""
+    for ch in command:
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif quote == '"':
+            if ch in IN_DOUBLE_QUOTES:
+                return False
+            quote = "" if ch == '"' else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in SHELL_SYNTAX:
+            return False
+    return not quote
+
+
 def in_process(command: str) -> list[str] | None:
-    """The argument list of ``command`` when it is a plain tool call (no shell syntax)."""
-    if SHELL_SYNTAX & set(command):
+    """The argument list of ``command`` when it is a plain tool call (no shell syntax but
+    quoting)."""
+    if not only_quoting(command):
         return None
     words = shlex.split(command)
     return words if words and words[0] in TOOLS else None
