@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from functools import cache
 from io import StringIO
 from multiprocessing import Pool
 from pathlib import Path
@@ -220,12 +221,14 @@ MUTATORS: tuple[Callable[[random.Random, str], str], ...] = (
 @dataclass(frozen=True)
 class Seeds:
     """The seed inputs, and those of them that verify (four mutants in five start there, so
-    that most reach the verifiers, the pass and the CUDA printer rather than the parser)."""
+    that most reach the verifiers, the pass and the CUDA printer rather than the parser).
+    Loaded once per process and repository (parsing and verifying every seed takes a while)."""
 
     all: tuple[str, ...]
     valid: tuple[str, ...]
 
     @staticmethod
+    @cache
     def load(root: Path = ROOT) -> Seeds:
         chunks = seed_inputs(root)
         return Seeds(tuple(chunks), tuple(c for c in chunks if _input_verifies(c)))
