@@ -13,11 +13,13 @@ lowered, plain and rotated, with either consumer:
   issue, bounds it. With the ``xor`` consumer the blends and the consumer's XORs share that
   pipe: the loop is integer-bound, and the benchmark says so.
 
-NVRTC + nvdisasm take about a second a kernel, so every kernel is compiled once per session
-(``summary``, keyed by its CUDA source), the module's kernels in parallel (one worker a core).
-The default (CI) run checks the ``fadd`` consumer in the honest-loop test and, for local memory,
-the lowered ``auto`` kernels of every layout; ``REGCOPY_HYPOTHESIS=thorough`` (or ``big``)
-checks both consumers and every benchmark kernel.
+NVRTC + nvdisasm take about half a CPU-second a kernel (nvdisasm most of it), so every kernel
+is compiled once per session (``summary``, keyed by its CUDA source), the module's kernels in
+parallel (one worker a core). The default (CI) run checks the ``fadd`` consumer in the
+honest-loop test and, for local memory, the lowered ``auto`` kernels of every layout: ptxas's
+warning of a stack frame (``--warn-on-local-memory-usage``, the only source of ``LDL``/``STL``)
+for each, and the SASS of those the honest-loop test disassembles; ``REGCOPY_HYPOTHESIS=thorough``
+(or ``big``) checks both consumers and every benchmark kernel, in its SASS too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 import pytest
 from hypothesis_profiles import PROFILE
+from regcopy_backend.runtime.nvrtc import compile_cuda
 
 from regcopy_bench import bench_shared as bench
 
@@ -38,12 +41,21 @@ TWO_WAY = [s for s in bench.SHAPES if s.name in ("32-bit k=8", "16-bit k=16")]
 CONSUMERS = ["fadd", "xor"] if THOROUGH else ["fadd"]
 ISSUE_BUDGET = 16
 INTEGER_BUDGET = 8
+LOCAL_MEMORY = ("--diag-suppress=550,549", "--ptxas-options=--warn-on-local-memory-usage")
+"""The benchmark's NVRTC options, and ptxas warning of each kernel that uses local memory."""
 
 
 @cache
 def summary(source: str) -> dict[str, Any]:
     """``bench.sass_summary`` of ``source``, compiled once per session."""
     return bench.sass_summary(source)
+
+
+@cache
+def local_memory_warnings(source: str) -> tuple[str, ...]:
+    """ptxas's warnings that a kernel of ``source`` uses local memory (NVRTC alone)."""
+    return tuple(w for w in compile_cuda(source, options=LOCAL_MEMORY).warnings
+                 if "Local memory used" in w)
 
 
 @cache
@@ -67,14 +79,17 @@ def _checked_kernels() -> tuple[tuple[str, str, str, str], ...]:
 @pytest.fixture(scope="module", autouse=True)
 def _compile_in_parallel() -> Iterator[None]:
     """Compile this module's kernels up front, one worker a core (nvdisasm is a process)."""
-    sources = [source for *_, source in _checked_kernels()]
-    for shape in TWO_WAY:
-        for kind in ("load only", "store only"):
-            for consumer in CONSUMERS:
-                sources += _honest_sources(shape, kind, consumer)
+    checked = [source for *_, source in _checked_kernels()]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        list(pool.map(summary, dict.fromkeys(sources)))
+        list(pool.map(summary, dict.fromkeys([*_honest(), *(checked if THOROUGH else [])])))
+        list(pool.map(local_memory_warnings, dict.fromkeys(checked)))
     yield
+
+
+def _honest() -> list[str]:
+    """The sources of the honest-loop test's kernels."""
+    return [source for shape in TWO_WAY for kind in ("load only", "store only")
+            for consumer in CONSUMERS for source in _honest_sources(shape, kind, consumer)]
 
 
 def _loop(summary: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -103,10 +118,17 @@ def test_single_direction_kernels_are_honest(shape: Any, kind: str, consumer: st
 
 def test_no_benchmark_kernel_touches_local_memory() -> None:
     """Every timed kernel (all layouts, loops and variants, default consumer; in CI the
-    lowered ``auto`` ones) keeps its registers in registers: no ``LDL``/``STL`` in its SASS
-    (a spill would make the table measure local memory)."""
+    lowered ``auto`` ones) keeps its registers in registers (a spill would make the table
+    measure local memory): ptxas warns of no local memory, and there is no ``LDL``/``STL``
+    in its SASS (in CI: of the kernels that the honest-loop test disassembles)."""
     kernels = _checked_kernels()
     assert {layout for layout, *_ in kernels} == {s.name for s in bench.SHAPES}
-    spilled = [(layout, loop, variant) for layout, loop, variant, source in kernels
+    warned = [(layout, loop, variant) for layout, loop, variant, source in kernels
+              if local_memory_warnings(source)]
+    assert not warned
+    disassembled = set(_honest())
+    in_sass = [k for k in kernels if THOROUGH or k[3] in disassembled]
+    assert in_sass
+    spilled = [(layout, loop, variant) for layout, loop, variant, source in in_sass
                if summary(source)["LDL"] + summary(source)["STL"]]
     assert not spilled
