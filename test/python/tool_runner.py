@@ -27,7 +27,9 @@ from pathlib import Path
 
 TOOLS = ("regcopy-opt", "regcopy-run", "regcopy-viz", "xdsl-opt")
 PRELOAD = ["xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.regcopy_viz",
-           "regcopy_tools.regcopy_run", "numpy"]
+           "regcopy_tools.regcopy_run", "numpy", "cuda.bindings.nvrtc"]
+"""Imported once by the fork server (NVRTC's bindings: what a compile imports first; importing
+them loads no library and starts no thread)."""
 SHELL_SYNTAX = set("|&;<>()$`\\*?[]{}~#!\n")
 """Characters that mean more than themselves to bash outside quotes (conservatively: ``{``,
 ``#``, ``~`` and ``!`` only do at some positions)."""

@@ -33,8 +33,10 @@ TOOLS = ("regcopy-opt", "xdsl-opt", "filecheck")
 PRELOAD = ("xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.universe",
            "regcopy_passes.lower_reg_copy", "regcopy_passes.choose_shared_layouts",
            "regcopy_passes.lower_layout_access", "regcopy_backend.cuda.targets",
-           "filecheck.main")
-"""What the tools import on every run (the targets' NVRTC bindings load when first used)."""
+           "cuda.bindings.nvrtc", "filecheck.main")
+"""What the tools import (NVRTC's Python bindings too: ``-t ptx``/``-t sass`` import them
+when they compile; importing them loads no library and starts no thread, so forking after it
+is safe)."""
 CLIENT = Path(__file__).with_name("tool_client.py")
 
 
