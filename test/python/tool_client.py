@@ -4,17 +4,19 @@ this file's directory on ``sys.path`` and call ``main``).
 
 It hands the server its argument list, working directory, environment and its standard input,
 output and error (the file descriptors themselves, over a Unix socket), waits for the forked
-tool to finish and exits with the tool's exit status. Standard library only: the stand-ins run
-with ``python -I -S`` (no site-packages), so that the client costs a few milliseconds.
+tool to finish and exits with the tool's exit status. Built-in modules only (``_socket``, not
+``socket``; ``marshal``, not ``json``: the server runs the same Python): the stand-ins run with
+``python -I -S``, so that a client costs about 13 ms of CPU, not the 24 ms those imports take.
 """
 
 from __future__ import annotations
 
-import json
+import _socket
+import marshal
 import os
-import socket
-import struct
 import sys
+import time
+from array import array
 
 CONNECT_TRIES = 200
 """Connection attempts, 50 ms apart, while the server is still starting (at most 10 s)."""
@@ -30,11 +32,9 @@ def _stdio() -> list[int]:
     return [0, 1, 2]
 
 
-def _connect(path: str) -> socket.socket:
-    import time
-
+def _connect(path: str) -> _socket.socket:
     for _ in range(CONNECT_TRIES):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.connect(path)
             return sock
@@ -44,14 +44,19 @@ def _connect(path: str) -> socket.socket:
     sys.exit(f"{os.path.basename(sys.argv[0])}: no tool server at {path}")
 
 
+def request(tool: str) -> bytes:
+    """What the server reads: the tool, this process's arguments, directory, environment."""
+    return marshal.dumps({"tool": tool, "argv": sys.argv, "cwd": os.getcwd(),
+                          "env": dict(os.environ)})
+
+
 def run(socket_path: str, tool: str) -> int:
     """Run ``tool`` with this process's arguments, directory, environment and standard
     streams in a child of the server at ``socket_path``; its exit status."""
     sock = _connect(socket_path)
-    request = json.dumps({"tool": tool, "argv": sys.argv, "cwd": os.getcwd(),
-                          "env": dict(os.environ)}).encode()
-    socket.send_fds(sock, [b"F"], _stdio())
-    sock.sendall(struct.pack("!I", len(request)) + request)
+    data = request(tool)
+    sock.sendmsg([b"F"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array("i", _stdio()))])
+    sock.sendall(len(data).to_bytes(4, "big") + data)
     reply = b""
     while chunk := sock.recv(16):
         reply += chunk

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import atexit
 import importlib
-import json
+import marshal
 import os
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import traceback
@@ -94,8 +93,8 @@ def _child(conn: socket.socket, targets: dict[str, str]) -> None:
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         _, fds, _, _ = socket.recv_fds(conn, 1, 3)
-        (size,) = struct.unpack("!I", _recv_exactly(conn, 4))
-        request = json.loads(_recv_exactly(conn, size))
+        size = int.from_bytes(_recv_exactly(conn, 4), "big")
+        request = marshal.loads(_recv_exactly(conn, size))
         _take_over(fds, request)
         status = _run(targets[request["tool"]])
         for fd in (0, 1, 2):
