@@ -2,11 +2,12 @@
 
 A lit test is a ``*.mlir`` file under ``test/`` with a ``RUN:`` line, outside the directories
 that ``test/lit.cfg.py`` excludes (the same rule lit uses, so both see the same tests). Each RUN
-line is real subprocesses (``regcopy-opt`` and ``filecheck`` start a Python each), so the suite
-is mostly process start-up: conftest.py starts lit, with lit's own parallel workers, as soon as
-pytest has collected the session, and the in-process tests run meanwhile; the first lit item
-waits for lit's JSON report. Scratch files (``%t``) go to a temporary directory, never into the
-source tree.
+line is real subprocesses; ``regcopy-opt``, ``xdsl-opt`` and ``filecheck`` are forked from a
+server that has imported them once (tool_server.py; the installed scripts where no server
+starts), so that a command costs its own work rather than xDSL's import. conftest.py starts
+lit, with lit's own parallel workers, as soon as pytest has collected the session, and the
+in-process tests run meanwhile; the first lit item waits for lit's JSON report. Scratch files
+(``%t``) go to a temporary directory, never into the source tree.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class LitRun:
     report and its scratch directory."""
 
     proc: subprocess.Popen[bytes]
-    tools: ToolServer
+    tools: ToolServer | None
     scratch: Path
 
     def results(self) -> dict[str, Any]:
@@ -80,7 +81,8 @@ class LitRun:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        self.tools.stop()
+        if self.tools is not None:
+            self.tools.stop()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
@@ -88,12 +90,15 @@ def start(paths: list[Path]) -> LitRun:
     """Start lit on ``paths`` (lit's default workers: one a core) without waiting for it, its
     tool commands forked from a tool server (tool_server.py)."""
     scratch = Path(tempfile.mkdtemp(prefix="regcopy-lit-"))
-    tools = ToolServer.start(scratch)
+    try:
+        tools: ToolServer | None = ToolServer.start(scratch)
+    except (OSError, RuntimeError):  # no server (a socket path too long, say): the scripts
+        tools = None
+    server = [] if tools is None else ["--param", f"tool_bin={tools.bindir}"]
     with open(scratch / "output.txt", "wb") as output:
         proc = subprocess.Popen(
             [*lit_command(), "--no-progress-bar", "-q", "-o", str(scratch / "report.json"),
-             "--param", f"exec_root={scratch / 'exec'}", "--param", f"tool_bin={tools.bindir}",
-             *map(str, paths)],
+             "--param", f"exec_root={scratch / 'exec'}", *server, *map(str, paths)],
             stdout=output, stderr=subprocess.STDOUT)
     return LitRun(proc, tools, scratch)
 
