@@ -133,6 +133,8 @@ def _reap(block: bool) -> None:
 def serve(path: str) -> None:
     """Preload, listen on ``path``, say ``ready`` on stdout; fork a child per connection
     until SIGTERM, then wait for the children."""
+    if sys.path and Path(sys.path[0]).resolve() == CLIENT.parent.resolve():
+        del sys.path[0]  # this script's folder: the tools see the modules a script would
     for module in PRELOAD:
         importlib.import_module(module)
     targets = _entry_points()
