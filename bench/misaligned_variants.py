@@ -215,7 +215,7 @@ def main() -> int:
     wrong = 0
     for pitch in (4001, 4002, 4003):
         xs = cp.random.standard_normal(rows * pitch, dtype=cp.float32)
-        for name in NAMES[:6]:
+        for name in NAMES[1:6]:
             ys = cp.zeros(rows * pitch + 8, dtype=cp.float32)
             cp.cuda.runtime.deviceSynchronize()  # cupy's stream is not the launch stream
             core.launch(stream, cfg, ks[name], xs.data.ptr, ys.data.ptr, np.int64(pitch))

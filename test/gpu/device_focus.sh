@@ -33,3 +33,7 @@ step 30 "memcheck TMA ragged 1001x4000" $san -p 'lower-reg-copy{transfer=tma}' \
 step 90 "bench_ragged" python3 -m regcopy_bench.bench_ragged
 step 50 "bench_async" python3 -m regcopy_bench.bench_async
 step 60 "bench_shared --auto" python3 -m regcopy_bench.bench_shared --auto
+step 30 "misaligned_variants" python3 -m regcopy_bench.misaligned_variants
+step 90 "bench_shared rotated (4-way, 8-way; fma-swap-share 0 and 0.5 beside the default)" \
+    python3 -m regcopy_bench.bench_shared --only "32-bit k=16" --only 8-way \
+    --fma-swap-share 0 --fma-swap-share 0.5
