@@ -24,7 +24,8 @@ proven width ``g`` only; a vector at element offset ``e``, ``k = e mod n`` (a mu
 ``g <= w <= n``) each starting at a multiple of ``w``. (A read keeps the proven plan: the L1
 cache merges a warp's narrow loads of one line, so they run at the speed of the wide ones;
 stores it does not merge. On the H200, 32-bit loads of misaligned rows ran at 0.99x of
-128-bit ones, 32-bit stores at 0.62x, realigned stores at 0.90x to 0.96x.)
+128-bit ones, 32-bit stores at 0.62x; with realigned stores a misaligned row runs at
+0.88x to 0.96x of an aligned one, median 0.92x.)
 
 A vector covers ``n`` consecutive elements of the innermost dim, starting at a multiple of
 ``n`` (the tile's plan and the cap make it so). It is in bounds iff its first and last
