@@ -1,6 +1,6 @@
 """The client half of tool_server.py: what runs when lit's RUN line calls ``regcopy-opt``,
-``xdsl-opt`` or ``filecheck`` under pytest (the stand-in scripts that tool_server.py writes put
-this file's directory on ``sys.path`` and call ``main``).
+``xdsl-opt`` or ``filecheck`` under pytest (each stand-in script that tool_server.py writes is
+this file followed by its call of ``main``).
 
 It hands the server its argument list, working directory, environment and its standard input,
 output and error (the file descriptors themselves, over a Unix socket), waits for the forked

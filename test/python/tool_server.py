@@ -39,12 +39,13 @@ is safe)."""
 CLIENT = Path(__file__).with_name("tool_client.py")
 
 
-def _entry_points() -> dict[str, str]:
+def entry_points_of(tools: tuple[str, ...]) -> dict[str, str]:
+    """``{tool: "module:function"}``: the entry point each installed console script calls."""
     scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
-    return {tool: scripts[tool] for tool in TOOLS}
+    return {tool: scripts[tool] for tool in tools}
 
 
-def _exit_status(code: object) -> int:
+def exit_status(code: object) -> int:
     """The exit status of ``sys.exit(code)``, printing ``code`` when it is a message."""
     if code is None or isinstance(code, int):
         return code or 0
@@ -72,9 +73,9 @@ def _run(target: str) -> int:
     """``sys.exit(main())`` of the entry point ``module:function``, as an exit status."""
     module, _, function = target.partition(":")
     try:
-        status = _exit_status(getattr(importlib.import_module(module), function)())
+        status = exit_status(getattr(importlib.import_module(module), function)())
     except SystemExit as stop:
-        status = _exit_status(stop.code)
+        status = exit_status(stop.code)
     except BaseException:  # noqa: BLE001 - what the interpreter does with an uncaught one
         traceback.print_exc()
         status = 1
@@ -133,11 +134,9 @@ def _reap(block: bool) -> None:
 def serve(path: str) -> None:
     """Preload, listen on ``path``, say ``ready`` on stdout; fork a child per connection
     until SIGTERM, then wait for the children."""
-    if sys.path and Path(sys.path[0]).resolve() == CLIENT.parent.resolve():
-        del sys.path[0]  # this script's folder: the tools see the modules a script would
     for module in PRELOAD:
         importlib.import_module(module)
-    targets = _entry_points()
+    targets = entry_points_of(TOOLS)
     stopping: list[bool] = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
@@ -170,16 +169,16 @@ class ToolServer:
     def start(scratch: Path) -> ToolServer:
         """Start a server in ``scratch`` and write the stand-ins; returns once it listens."""
         path = scratch / "tools.sock"
-        proc = subprocess.Popen([sys.executable, __file__, str(path)], stdout=subprocess.PIPE,
-                                text=True)
-        bindir = scratch / "bin"
+        # -P: this script's folder is not put on sys.path, so the tools see the modules an
+        # installed script would
+        proc = subprocess.Popen([sys.executable, "-P", __file__, str(path)],
+                                stdout=subprocess.PIPE, text=True)
+        bindir = scratch / "bin"  # each stand-in: tool_client.py, then its call
         bindir.mkdir()
         for tool in TOOLS:
             script = bindir / tool
-            script.write_text(
-                f"#!{sys.executable} -IS\n"
-                f"import sys\nsys.path.insert(0, {str(CLIENT.parent)!r})\n"
-                f"import tool_client\ntool_client.main({str(path)!r}, {tool!r})\n")
+            script.write_text(f"#!{sys.executable} -IS\n{CLIENT.read_text()}\n"
+                              f"main({str(path)!r}, {tool!r})\n")
             script.chmod(0o755)
         if proc.stdout is None or proc.stdout.readline().strip() != "ready":
             proc.kill()
