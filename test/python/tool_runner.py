@@ -22,8 +22,9 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ProcessPoolExecutor
-from importlib.metadata import entry_points
 from pathlib import Path
+
+from tool_server import entry_points_of, exit_status
 
 TOOLS = ("regcopy-opt", "regcopy-run", "regcopy-viz", "xdsl-opt")
 PRELOAD = ["xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.regcopy_viz",
@@ -38,11 +39,6 @@ IN_DOUBLE_QUOTES = set("$`\\")
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
-
-
-def _entry_point(tool: str) -> str:
-    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == tool]
-    return ep.value
 
 
 def _executor() -> ProcessPoolExecutor:
@@ -76,12 +72,9 @@ def _run_in_child(target: str, argv: list[str], cwd: str,
             code = main()
         except SystemExit as stop:
             code = stop.code
+        rc = exit_status(code)
         sys.stdout.flush()
         sys.stderr.flush()
-        rc = code if isinstance(code, int) else (0 if code is None else 1)
-        if not isinstance(code, int | None):
-            sys.stderr.write(f"{code}\n")
-            sys.stderr.flush()
         out.seek(0)
         err.seek(0)
         return rc, out.read().decode(errors="replace"), err.read().decode(errors="replace")
@@ -124,6 +117,7 @@ def run_tool(command: str | list[str], cwd: Path | str, env: dict[str, str] | No
         shell = command if isinstance(command, str) else shlex.join(command)
         return subprocess.run(["bash", "-c", shell], cwd=cwd, env=env, capture_output=True, check=False,
                               text=True, timeout=timeout)
-    future = _executor().submit(_run_in_child, _entry_point(argv[0]), argv, str(cwd), env)
+    target = entry_points_of((argv[0],))[argv[0]]
+    future = _executor().submit(_run_in_child, target, argv, str(cwd), env)
     rc, out, err = future.result(timeout=timeout)
     return subprocess.CompletedProcess(argv, rc, out, err)
