@@ -99,6 +99,7 @@ class Rotation:
 
 NO_ROTATION = Rotation()
 
+
 def fma_swap_count(bits: int, rounds: int, chunk_bytes: int,
                    share: float = FMA_SWAP_SHARE) -> int:
     """Of the ``bits * rounds / 2`` chunk swaps of a ``bits``-stage butterfly over ``rounds``

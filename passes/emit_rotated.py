@@ -74,8 +74,9 @@ def in_vectors(plan: CopyPlan, const: int) -> bool:
     whole number of vectors (``plan.n`` elements): every thread's share, every round's delta
     and ``const`` are multiples of ``n``, and ``const >= 0`` (so ``q >= 0``, shifted left in C)."""
     n = plan.n
-    return const >= 0 and const % n == 0 and all(d % n == 0 for d in round_s_deltas(plan.outer)) and all(
-        plan.thread_share(t)[0] % n == 0 for t in range(plan.threads))
+    return (const >= 0 and const % n == 0
+            and all(d % n == 0 for d in round_s_deltas(plan.outer))
+            and all(plan.thread_share(t)[0] % n == 0 for t in range(plan.threads)))
 
 
 def rotated_s_offsets(b: IndexBuilder, body: IndexBuilder, plan: CopyPlan, slice_base: Affine,
