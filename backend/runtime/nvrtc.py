@@ -29,6 +29,11 @@ class NvdisasmError(RuntimeError):
     """``nvdisasm`` is missing or failed."""
 
 
+WARN_LOCAL_MEMORY = "--ptxas-options=--warn-on-local-memory-usage"
+"""The NVRTC option under which ptxas warns of every kernel that uses local memory
+(``Compiled.local_memory``)."""
+
+
 @dataclass(frozen=True)
 class Compiled:
     """NVRTC's output for one source: PTX text, cubin bytes and the (warnings) log."""
@@ -42,6 +47,12 @@ class Compiled:
     def warnings(self) -> list[str]:
         """The log's warning lines (empty for a clean compile)."""
         return [ln for ln in self.log.splitlines() if "warning" in ln]
+
+    @property
+    def local_memory(self) -> list[str]:
+        """The warnings that a kernel uses local memory (a stack frame: spills or local
+        arrays, the only source of ``LDL``/``STL``), given ``WARN_LOCAL_MEMORY``."""
+        return [w for w in self.warnings if "Local memory used" in w]
 
 
 def _check(result: Any, what: str) -> Any:

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 from hypothesis_profiles import PROFILE
-from regcopy_backend.runtime.nvrtc import compile_cuda
+from regcopy_backend.runtime.nvrtc import WARN_LOCAL_MEMORY, compile_cuda
 
 from regcopy_bench import bench_shared as bench
 
@@ -41,7 +41,7 @@ TWO_WAY = [s for s in bench.SHAPES if s.name in ("32-bit k=8", "16-bit k=16")]
 CONSUMERS = ["fadd", "xor"] if THOROUGH else ["fadd"]
 ISSUE_BUDGET = 16
 INTEGER_BUDGET = 8
-LOCAL_MEMORY = ("--diag-suppress=550,549", "--ptxas-options=--warn-on-local-memory-usage")
+LOCAL_MEMORY = ("--diag-suppress=550,549", WARN_LOCAL_MEMORY)
 """The benchmark's NVRTC options, and ptxas warning of each kernel that uses local memory."""
 
 
@@ -54,8 +54,7 @@ def summary(source: str) -> dict[str, Any]:
 @cache
 def local_memory_warnings(source: str) -> tuple[str, ...]:
     """ptxas's warnings that a kernel of ``source`` uses local memory (NVRTC alone)."""
-    return tuple(w for w in compile_cuda(source, options=LOCAL_MEMORY).warnings
-                 if "Local memory used" in w)
+    return tuple(compile_cuda(source, options=LOCAL_MEMORY).local_memory)
 
 
 @cache

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis_profiles import PROFILE
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.runtime.nvrtc import WARN_LOCAL_MEMORY, compile_cuda, disassemble
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
@@ -37,7 +37,7 @@ SPILLS = "sass-local-memory.mlir"
 """A lit case that uses local memory on purpose (the warning's test)."""
 EVERY_SASS = PROFILE != "ci"
 """Disassemble every chunk (thorough), else the first lowered chunk of each file."""
-OPTIONS = ("--diag-suppress=550,549", "--ptxas-options=--warn-on-local-memory-usage")
+OPTIONS = ("--diag-suppress=550,549", WARN_LOCAL_MEMORY)
 """The lit kernels are copies alone: registers filled and never read are expected there
 (NVRTC warning 550, "set but never used"), and, R -> S alone (which lane-rotated rounds read
 directly), read and never written (549, "used before its value is set"); any other warning
@@ -107,10 +107,11 @@ def test_ptxas_warns_of_the_local_memory_the_sass_shows() -> None:
     not the one that fits), whose SASS has the LDL/STL: the warning is a sound stand-in."""
     module = _lowered(TEST / "backend" / SPILLS, 0, (TEST / "backend" / SPILLS).read_text())
     assert module is not None
-    warnings, sass = _compile_and_disassemble(print_cuda(module), sass=True)
-    assert [w for w in warnings if "Local memory used" in w and "'spill_tile'" in w] == warnings
-    assert len(warnings) == 1
-    assert sass is not None and re.search(r"\bLDL\b", sass) and re.search(r"\bSTL\b", sass)
+    compiled = compile_cuda(print_cuda(module), options=OPTIONS)
+    spills, sass = compiled.local_memory, disassemble(compiled.cubin)
+    assert [w for w in spills if "'spill_tile'" in w] == spills == compiled.warnings
+    assert len(spills) == 1
+    assert re.search(r"\bLDL\b", sass) and re.search(r"\bSTL\b", sass)
 
 
 def test_most_lit_cases_are_lowered(compiled_cases: dict[tuple[str, int], Future | None]
