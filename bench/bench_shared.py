@@ -18,7 +18,9 @@ which the previous iteration loaded or computed, so no access is loop-invariant 
 provably overwritten (without that, ptxas hoisted the loads and dropped stores, showing "2x of
 peak"); the round trip alternates with ``it & 1``, its barrier keeping every access in place:
 
-* ``round trip``: S[p] -> R -> S[1-p], a barrier per iteration (2 tile transfers);
+* ``round trip``: S[2u ^ p] -> R -> S[(2u + 1) ^ p] for each pair u < ``copies``, then a
+  barrier (2 tile transfers a pair; two pairs where they fit ``SLOT_BYTES``, so that every
+  case moves about 32 KiB a barrier);
 * ``load only``: ``copies`` tiles an iteration, S[u^p] -> R for u < copies, each 32-bit word
   of R folded into its own accumulator word after each copy (no chain across words);
 * ``store only``: ``copies`` times, ``it * copies + u`` folded into each 32-bit word of R,
@@ -181,18 +183,22 @@ CONSUMERS = {
 
 
 def copies(s: Shape, kind: str) -> int:
-    """Copies an iteration makes: the round trip one each way; a single-direction loop as many
-    tiles as fit ``SLOT_BYTES`` (2 to 4), so that choosing the tiles (a few integer
-    instructions an iteration) is paid once for several copies, not once for two 128-bit
-    accesses."""
+    """Copies an iteration makes: the round trip as many pairs of tiles (one copy each way) as
+    fit ``SLOT_BYTES`` (1 or 2), so that every case moves about the same bytes a barrier; a
+    single-direction loop as many tiles as fit ``SLOT_BYTES`` (2 to 4), so that choosing the
+    tiles (a few integer instructions an iteration) is paid once for several copies, not once
+    for two 128-bit accesses."""
     if kind == "round trip":
-        return 1
+        return max(1, min(2, SLOT_BYTES // (2 * s.tile_bytes)))
     return max(2, min(4, SLOT_BYTES // s.tile_bytes))
 
 
 def slots(s: Shape, kind: str) -> int:
     """Shared tiles a kernel cycles through: copy ``u`` of an iteration uses tile ``u ^ p``
-    (``p`` in {0, 1}, computed from data), the round trip tiles ``p`` and ``1 - p``."""
+    (``p`` in {0, 1}, computed from data); the round trip's pair ``u`` reads tile
+    ``2u ^ p`` and writes tile ``(2u + 1) ^ p``."""
+    if kind == "round trip":
+        return 2 * copies(s, kind)
     return max(2, copies(s, kind))
 
 
@@ -309,8 +315,9 @@ def _body(s: Shape, kind: str, t: dict[str, str], c: Consumer) -> str:
     across words); store only: ``it`` folded into every word of R, then ``R -> S[u^p]``."""
     n = copies(s, kind)
     if kind == "round trip":
-        return (_tiles(2) + _copy(s, t, "row0", True) + _copy(s, t, "row1", False)
-                + '    "gpu.barrier"() : () -> ()\n')
+        pairs = [_copy(s, t, f"row{2 * u}", True) + _copy(s, t, f"row{2 * u + 1}", False)
+                 for u in range(n)]
+        return _tiles(2 * n) + "".join(pairs) + '    "gpu.barrier"() : () -> ()\n'
     out = [_tiles(n)]
     if kind == "load only":
         fold = (f"      %a{{tag}} = vector.load %Fs[%o{{tag}}] : {t['fflat']}, {t['wvec']}\n"
@@ -442,12 +449,15 @@ extern "C" __global__ void __launch_bounds__({block}) k(uint4* __restrict__ out,
 
 HAND_BODIES = {
     "round trip": """\
-    uint4* tile = reinterpret_cast<uint4*>(&S[p * {elems} + t * {row}]);
-    uint4* other = reinterpret_cast<uint4*>(&S[(1 - p) * {elems} + t * {row}]);
     #pragma unroll
-    for (int f = 0; f < {rounds}; ++f) r[f] = tile[f];
-    #pragma unroll
-    for (int f = 0; f < {rounds}; ++f) other[f] = r[f];
+    for (int u = 0; u < {copies}; ++u) {{
+      uint4* tile = reinterpret_cast<uint4*>(&S[(2 * u + p) * {elems} + t * {row}]);
+      uint4* other = reinterpret_cast<uint4*>(&S[(2 * u + 1 - p) * {elems} + t * {row}]);
+      #pragma unroll
+      for (int f = 0; f < {rounds}; ++f) r[f] = tile[f];
+      #pragma unroll
+      for (int f = 0; f < {rounds}; ++f) other[f] = r[f];
+    }}
     __syncthreads();""",
     "load only": """\
     #pragma unroll
@@ -500,7 +510,7 @@ KINDS = ("round trip", "load only", "store only")
 
 def transfers(s: Shape, kind: str) -> int:
     """Tile transfers an iteration makes (the bytes it moves over ``s.tile_bytes``)."""
-    return 2 if kind == "round trip" else copies(s, kind)
+    return 2 * copies(s, kind) if kind == "round trip" else copies(s, kind)
 
 
 def variants(weights: Sequence[float] = (), consumer: str = "fadd",
