@@ -9,7 +9,8 @@ A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else 32-bit
 loads and the 128-bit stores realigned at run time) and compiled ONCE; it is then launched
 for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tile 64 x 64), with M
-chosen so that each launch moves at least 64 MiB (read + written), and timed with CUDA events.
+chosen so that each launch moves at least ``--mib`` MiB (default 256, read + written: several waves
+of CTAs), and timed with CUDA events.
 The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same
 run; the summary gives the fraction of N at >= 0.95x, and, on aligned N, the versioned kernel
 (no divisibility promise) against the promised one (``{regcopy.divisibility = array<i64: 1,
@@ -25,7 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -52,11 +53,21 @@ PROMISE = " {regcopy.divisibility = array<i64: 1, 4>}"
 
 @dataclass(frozen=True)
 class Tile:
-    """A CTA's tile: ``rows`` x ``cols`` f32 over 256 threads, its register layout."""
+    """A CTA's tile: ``rows`` x ``cols`` f32 over 256 threads, its register layout, and the
+    order of the tiles on the grid. ``columns_first``: a 1-D grid, CTA ``b`` takes column tile
+    ``b % ceil(N / cols)`` of row tile ``b / ceil(N / cols)``, so that the CTAs of one row band,
+    which share a 16-byte chunk at each tile edge when the rows are misaligned, run side by
+    side; else ``blockIdx.x`` is the row tile and ``blockIdx.y`` the column tile."""
 
     rows: int
     cols: int
     layout: str
+    columns_first: bool = True
+
+    def grid(self, m: int, n: int) -> tuple[int, int, int]:
+        """The launch grid of an M x N copy."""
+        tiles = (m // self.rows, -(-n // self.cols))
+        return (tiles[0] * tiles[1], 1, 1) if self.columns_first else (*tiles, 1)
 
 
 WIDE = Tile(8, 1024, "(8,256,4):(4,1@tx,1)")
@@ -68,23 +79,35 @@ KERNEL = """
 func.func @ragged(%X: {g}{promise}, %Y: {g}{promise})
     attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>}} {{
   %R = memref.alloca() : {r}
-  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
   %cr = arith.constant {rows} : index
   %cc = arith.constant {cols} : index
-  %row = arith.muli %bx, %cr : index
-  %col = arith.muli %by, %cc : index
+{tiles}  %row = arith.muli %rt, %cr : index
+  %col = arith.muli %ct, %cc : index
   regcopy.copy cta %X[%row, %col] [{rows}, {cols}] -> %R : {g} -> {r}
   regcopy.copy cta %R -> %Y[%row, %col] [{rows}, {cols}] : {r} -> {g}
   func.return
 }}
 """
 
+COLUMNS_FIRST = """  %b = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %X, %c1 : {g}
+  %nct = arith.ceildivui %n, %cc : index
+  %rt = arith.divui %b, %nct : index
+  %ct = arith.remui %b, %nct : index
+"""
+"""Row tile ``%rt`` and column tile ``%ct`` of a 1-D grid, columns first."""
+ROWS_ON_X = """  %rt = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %ct = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+"""
+"""Row tile on ``blockIdx.x``, column tile on ``blockIdx.y``."""
+
 
 def kernel_text(tile: Tile, promised: bool) -> str:
     r = (f"memref<{tile.rows}x{tile.cols}xf32, #regcopy.layout<{tile.layout}>, "
          "#regcopy.mem<local>>")
-    return KERNEL.format(g=G, r=r, rows=tile.rows, cols=tile.cols,
+    tiles = (COLUMNS_FIRST if tile.columns_first else ROWS_ON_X).format(g=G)
+    return KERNEL.format(g=G, r=r, rows=tile.rows, cols=tile.cols, tiles=tiles,
                          promise=PROMISE if promised else "")
 
 
@@ -97,7 +120,12 @@ def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def rows_for(n: int, tile: Tile, min_bytes: int = 64 << 20) -> int:
+MIN_MIB = 256
+"""Default MiB a launch moves (read + written): several waves of CTAs, so that the ratio is
+that of the sustained copy, not of one wave's start and tail."""
+
+
+def rows_for(n: int, tile: Tile, min_bytes: int = MIN_MIB << 20) -> int:
     """Rows M (a multiple of the tile's) such that an M x n launch moves >= ``min_bytes``."""
     m = -(-min_bytes // (2 * 4 * n))
     return -(-m // tile.rows) * tile.rows
@@ -144,6 +172,7 @@ class Bench:
     x: Any
     y: Any
     kernels: dict[tuple[Tile, bool], tuple[Any, KernelInfo]]
+    min_bytes: int = MIN_MIB << 20
 
     def launch(self, tile: Tile, promised: bool, m: int, n: int, iters: int) -> float:
         """Milliseconds per launch of the M x N copy."""
@@ -151,13 +180,12 @@ class Bench:
         x_dims = extent_values(info, info.buffers[0], (m, n))
         y_dims = extent_values(info, info.buffers[1], (m, n))
         args = [int(self.x.handle), *x_dims, int(self.y.handle), *y_dims]
-        config = self.core.LaunchConfig(grid=(m // tile.rows, -(-n // tile.cols), 1),
-                                        block=(256, 1, 1))
+        config = self.core.LaunchConfig(grid=tile.grid(m, n), block=(256, 1, 1))
         return time_launches(self.stream,
                              lambda: self.core.launch(self.stream, config, kernel, *args), iters)
 
 
-def setup(tiles: Sequence[Tile], max_bytes: int) -> Bench:
+def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20) -> Bench:
     core, dev = cuda_core(), get_device()
     stream = dev.create_stream()
     compiled = {}
@@ -166,7 +194,7 @@ def setup(tiles: Sequence[Tile], max_bytes: int) -> Bench:
             source, info = lowered(tile, promised)
             compiled[(tile, promised)] = (compile_kernel(dev, source, info.symbol), info)
     x, y = dev.allocate(max_bytes, stream=stream), dev.allocate(max_bytes, stream=stream)
-    return Bench(core, dev, stream, x, y, compiled)
+    return Bench(core, dev, stream, x, y, compiled, min_bytes)
 
 
 def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int
@@ -175,10 +203,19 @@ def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int
     bw: dict[int, float] = {}
     rows: dict[int, int] = {}
     for n in sorted(set(ns) | {aligned_of(n) for n in ns}):
-        m = rows_for(n, tile)
+        m = rows_for(n, tile, bench.min_bytes)
         rows[n] = m
         bw[n] = 2 * 4 * m * n / bench.launch(tile, False, m, n, iters) / 1e6
     return [(n, rows[n], bw[n], bw[n] / bw[aligned_of(n)]) for n in ns]
+
+
+def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
+                           ) -> tuple[float, float]:
+    """Milliseconds per launch of the versioned and the promised kernel, each the mean of two
+    runs in the order versioned, promised, promised, versioned (neither always goes first)."""
+    v1, p1, p2, v2 = (bench.launch(tile, promised, m, n, iters)
+                      for promised in (False, True, True, False))
+    return (v1 + v2) / 2, (p1 + p2) / 2
 
 
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
@@ -219,20 +256,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--wide", default="4000:4161", help="N range of the 8x1024 tile (a:b)")
     ap.add_argument("--narrow", default="1:257", help="N range of the 64x64 tile (a:b)")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
+    ap.add_argument("--mib", type=int, default=MIN_MIB,
+                    help=f"MiB a launch moves, read + written (default {MIN_MIB})")
+    ap.add_argument("--rows-on-x", action="store_true",
+                    help="row tile on blockIdx.x, column tile on blockIdx.y (default: a 1-D "
+                         "grid, columns first)")
     args = ap.parse_args(argv)
+    wide, narrow = (replace(t, columns_first=not args.rows_on_x) for t in (WIDE, NARROW))
     if args.sass:
         ok = True
-        for tile in (WIDE, NARROW):
+        for tile in (wide, narrow):
             lines, good = sass_report(tile)
             print("\n".join(lines))
             ok &= good
         return 0 if ok else 1
-    ranges = [(WIDE, range(*map(int, args.wide.split(":")))),
-              (NARROW, range(*map(int, args.narrow.split(":"))))]
-    max_bytes = max(4 * rows_for(n, t) * n for t, ns in ranges for n in
+    ranges = [(t, r) for t, r in ((wide, range(*map(int, args.wide.split(":")))),
+                                  (narrow, range(*map(int, args.narrow.split(":"))))) if r]
+    min_bytes = args.mib << 20
+    max_bytes = max(4 * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
                     (*ns, *(aligned_of(n) for n in ns))) + 4096
     try:
-        bench = setup([t for t, _ in ranges], max_bytes)
+        bench = setup([t for t, _ in ranges], max_bytes, min_bytes)
     except NoGpuError as e:
         print(f"bench_ragged: {e}", file=sys.stderr)
         return 2
@@ -240,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for tile, ns in ranges:
         table = sweep(bench, tile, list(ns), args.iters)
         print(f"\ntile {tile.rows} x {tile.cols} f32, one kernel for every N "
-              f"(>= 64 MiB moved per launch, {args.iters} launches each)")
+              f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
+              f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})")
         print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
         print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
         for n, m, gbs, ratio in table:
@@ -249,13 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
               f"({100 * good / len(table):.1f}%)")
         for n in [n for n in ns if n % 4 == 0][:4]:
-            m = rows_for(n, tile)
-            versioned = bench.launch(tile, False, m, n, args.iters)
-            promised = bench.launch(tile, True, m, n, args.iters)
+            m = rows_for(n, tile, min_bytes)
+            versioned, promised = versioned_and_promised(bench, tile, m, n, args.iters)
             print(f"aligned N = {n}: versioned {versioned:.4f} ms, promised {promised:.4f} ms "
                   f"(versioned / promised = {versioned / promised:.3f})")
         for n in (ns[0], ns[len(ns) // 2], ns[-1]):
-            m = rows_for(n, tile)
+            m = rows_for(n, tile, min_bytes)
             if not check_copy(bench, tile, m, n):
                 print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
                 status = 1

@@ -31,9 +31,11 @@ step 30 "memcheck TMA ragged 1001x4000" $san -p 'lower-reg-copy{transfer=tma}' \
     test/gpu/kernels/async_ragged.mlir --arg X=1001x4000 --arg Y=1001x4000 \
     --arg Z=32x63x32x64 --grid 63,32
 step 90 "bench_ragged" python3 -m regcopy_bench.bench_ragged
+step 60 "bench_ragged --rows-on-x (8x1024 only)" python3 -m regcopy_bench.bench_ragged --rows-on-x \
+    --narrow 0:0
 step 50 "bench_async" python3 -m regcopy_bench.bench_async
 step 60 "bench_shared --auto" python3 -m regcopy_bench.bench_shared --auto
-step 30 "misaligned_variants" python3 -m regcopy_bench.misaligned_variants
+step 60 "misaligned_variants" python3 -m regcopy_bench.misaligned_variants
 step 90 "bench_shared rotated (4-way, 8-way; fma-swap-share 0 and 0.5 beside the default)" \
     python3 -m regcopy_bench.bench_shared --only "32-bit k=16" --only 8-way \
     --fma-swap-share 0 --fma-swap-share 0.5

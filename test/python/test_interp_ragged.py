@@ -195,3 +195,19 @@ def test_realigned_narrow_elements(elem: str, pad: str, m: int, n: int) -> None:
         got = [run_on_cpu(module, "tile", [x, np.full(y_shape, 7, dtype)], grid=(gm, gn))[1]
                for module in (parse_unverified(text), _lowered(text))]
         np.testing.assert_array_equal(got[1], got[0])
+
+
+@pytest.mark.parametrize("columns_first", [True, False])
+def test_bench_ragged_kernel_covers_the_grid(columns_first: bool) -> None:
+    """``bench_ragged``'s 64 x 64 copy, lowered, on its launch grid (a 1-D grid walking the
+    column tiles first, or rows on x and columns on y) copies a misaligned 64 x 70 buffer
+    exactly: every tile is visited once, and the realigned stores hold at the edges."""
+    from dataclasses import replace
+
+    from regcopy_bench.bench_ragged import NARROW, kernel_text
+
+    tile = replace(NARROW, columns_first=columns_first)
+    x = _x(64, 70)
+    _, got = run_on_cpu(_lowered(kernel_text(tile, promised=False)), "ragged",
+                        [x, np.full((64, 70), -1, np.float32)], grid=tile.grid(64, 70))
+    np.testing.assert_array_equal(got, x)
