@@ -218,6 +218,18 @@ def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
     return (v1 + v2) / 2, (p1 + p2) / 2
 
 
+def versioned_summary(ratios: dict[int, float]) -> str:
+    """One line over every aligned N: how many have the versioned kernel's time within 2% of
+    the promised one's, the range, and the range over N >= 32."""
+    within = sum(1 for r in ratios.values() if abs(r - 1) <= 0.02)
+    large = [r for n, r in ratios.items() if n >= 32]
+    line = (f"versioned / promised over {len(ratios)} aligned N: {min(ratios.values()):.3f}-"
+            f"{max(ratios.values()):.3f}, within 2% at {within}")
+    if large and len(large) < len(ratios):
+        line += f"; N >= 32: {min(large):.3f}-{max(large):.3f}"
+    return line
+
+
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
     import ctypes
@@ -293,11 +305,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         good = sum(1 for *_, r in table if r >= 0.95)
         print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
               f"({100 * good / len(table):.1f}%)")
-        for n in [n for n in ns if n % 4 == 0][:4]:
+        ratios = {}
+        for i, n in enumerate(n for n in ns if n % 4 == 0):
             m = rows_for(n, tile, min_bytes)
             versioned, promised = versioned_and_promised(bench, tile, m, n, args.iters)
-            print(f"aligned N = {n}: versioned {versioned:.4f} ms, promised {promised:.4f} ms "
-                  f"(versioned / promised = {versioned / promised:.3f})")
+            ratios[n] = versioned / promised
+            if i < 4:
+                print(f"aligned N = {n}: versioned {versioned:.4f} ms, promised {promised:.4f} "
+                      f"ms (versioned / promised = {ratios[n]:.3f})")
+        print(versioned_summary(ratios))
         for n in (ns[0], ns[len(ns) // 2], ns[-1]):
             m = rows_for(n, tile, min_bytes)
             if not check_copy(bench, tile, m, n):

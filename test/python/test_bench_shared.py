@@ -131,3 +131,24 @@ def test_no_benchmark_kernel_touches_local_memory() -> None:
     spilled = [(layout, loop, variant) for layout, loop, variant, source in in_sass
                if summary(source)["LDL"] + summary(source)["STL"]]
     assert not spilled
+
+
+@pytest.mark.parametrize("name, pairs", [("32-bit k=8", 2), ("32-bit k=16", 1),
+                                         ("32-bit k=32 (8-way)", 1)])
+def test_round_trip_moves_about_32_kib_a_barrier(name: str, pairs: int) -> None:
+    """The round trip makes as many pairs of copies (S -> R, R -> S) a barrier as four tiles
+    fit 32 KiB (8 KiB tiles: two; 16 KiB: one), each pair reading one tile and writing
+    another, and the hand-written kernel does the same."""
+    s = next(s for s in bench.SHAPES if s.name == name)
+    ir = bench.kernel_ir(s, "round trip")
+    assert ir.count("regcopy.copy") == 2 * pairs
+    assert ir.count('"gpu.barrier"') == 1
+    assert bench.transfers(s, "round trip") == 2 * pairs
+    assert bench.slots(s, "round trip") == 2 * pairs
+    reads = {f"%row{2 * u}" for u in range(pairs)}
+    writes = {f"%row{2 * u + 1}" for u in range(pairs)}
+    copies = [line for line in ir.splitlines() if "regcopy.copy" in line]
+    assert {c.split("%S[")[1].split(",")[0] for c in copies if "-> %R" in c} == reads
+    assert {c.split("%S[")[1].split(",")[0] for c in copies if "%R ->" in c} == writes
+    hand = bench.hand_source(s, "round trip")
+    assert hand is not None and f"u < {pairs}" in hand and hand.count("__syncthreads") == 1
