@@ -304,54 +304,31 @@ extern "C" __global__ void __launch_bounds__(256) diag_fullsector(const float* _
     st4(Y+a0+4*t, pick(T[f][q], T[f][q+1], sh)); }
 }
 
-// the same kernels with the column tile on blockIdx.x (the CTAs that share a row's chunks
-// run side by side): launched on a (col_tiles, rows / 8) grid
-#define PROLOG_T long long row = (long long)blockIdx.y*8, col = (long long)blockIdx.x*1024 + threadIdx.x*4; \
-  long long base = row*N + col; u32 R[32];
-extern "C" __global__ void __launch_bounds__(256) aligned_t(const float* __restrict__ X, float* __restrict__ Y, long long N){
-  PROLOG_T
-  #pragma unroll
-  for(int f=0;f<8;f++){ uint4 v=ld4(X+base+f*N); R[4*f]=v.x;R[4*f+1]=v.y;R[4*f+2]=v.z;R[4*f+3]=v.w; }
-  #pragma unroll
-  for(int f=0;f<8;f++){ st4(Y+base+f*N, make_uint4(R[4*f],R[4*f+1],R[4*f+2],R[4*f+3])); }
-}
-extern "C" __global__ void __launch_bounds__(256) scalarld_predsplit_t(const float* __restrict__ X, float* __restrict__ Y, long long N){
-  PROLOG_T
-  #pragma unroll
-  for(int i=0;i<32;i++){ R[i]=__float_as_uint(X[base+(i/4)*N+i%4]); }
-  #pragma unroll
-  for(int f=0;f<8;f++){ long long e=base+f*N; int k=(int)(e&3); const u32* r=R+4*f;
-    if(k==0) st4(Y+e, make_uint4(r[0],r[1],r[2],r[3]));
-    if(k==2) st2(Y+e, r[0], r[1]);
-    if(k==2) st2(Y+e+2, r[2], r[3]);
-    if(k&1) st2(Y+e+1, r[1], r[2]);
-    if(k&1) st1(Y+e, r[0]);
-    if(k&1) st1(Y+e+3, r[3]); }
-}
-extern "C" __global__ void __launch_bounds__(256) scalarld_shflst_t(const float* __restrict__ X, float* __restrict__ Y, long long N){
-  PROLOG_T
-  #pragma unroll
-  for(int i=0;i<32;i++){ R[i]=__float_as_uint(X[base+(i/4)*N+i%4]); }
-  #pragma unroll
-  for(int f=0;f<8;f++) store_shfl(Y, base+f*N, R+4*f);
-}
-extern "C" __global__ void __launch_bounds__(256) scalarld_smemst_t(const float* __restrict__ X, float* __restrict__ Y, long long N){
-  PROLOG_T
-  __shared__ uint4 T[8][256];
-  int t=threadIdx.x;
-  #pragma unroll
-  for(int i=0;i<32;i++){ R[i]=__float_as_uint(X[base+(i/4)*N+i%4]); }
-  #pragma unroll
-  for(int f=0;f<8;f++) T[f][t]=make_uint4(R[4*f],R[4*f+1],R[4*f+2],R[4*f+3]);
-  __syncthreads();
-  #pragma unroll
-  for(int f=0;f<8;f++) store_staged(Y, row*N+(long long)blockIdx.x*1024+f*N, T[f], t);
-}
 '''
-NAMES = ["aligned", "scalar", "twochunk_split", "shfl_both", "twochunk_shflst", "shflld_split", "ldonly_twochunk", "ldonly_scalar", "stonly_split", "stonly_scalar", "stonly_shfl", "scalarld_shflst", "scalarld_predsplit",
-         "scalarld_smemst", "stonly_smem", "diag_shfl_noedge", "diag_edgesplit", "diag_shflcost",
-         "diag_fullsector", "aligned_t", "scalarld_predsplit_t", "scalarld_shflst_t",
-         "scalarld_smemst_t"]
+
+TRANSPOSED = ("aligned", "scalarld_predsplit", "scalarld_shflst", "scalarld_smemst")
+"""Kernels also built with the column tile on ``blockIdx.x`` (name ``*_t``): the CTAs that
+share a row's chunks run side by side; launched on a ``(col_tiles, rows / 8)`` grid."""
+
+
+def transposed(src: str, name: str) -> str:
+    """Kernel ``name`` of ``src`` as ``name_t``: row tile from ``blockIdx.y``, column tile
+    from ``blockIdx.x``."""
+    start = src.rindex('extern "C"', 0, src.index(f" {name}("))
+    body = src[start:src.index("\n}\n", start) + 3]
+    return (body.replace(f" {name}(", f" {name}_t(", 1).replace("PROLOG\n", "PROLOG_T\n", 1)
+            .replace("blockIdx.y*1024", "blockIdx.x*1024"))
+
+
+SRC += ("#define PROLOG_T long long row = (long long)blockIdx.y*8, col = (long long)blockIdx.x*1024"
+        " + threadIdx.x*4; \\\n  long long base = row*N + col; u32 R[32];\n"
+        + "".join(transposed(SRC, n) for n in TRANSPOSED))
+
+NAMES = ["aligned", "scalar", "twochunk_split", "shfl_both", "twochunk_shflst", "shflld_split",
+         "ldonly_twochunk", "ldonly_scalar", "stonly_split", "stonly_scalar", "stonly_shfl",
+         "scalarld_shflst", "scalarld_predsplit", "scalarld_smemst", "stonly_smem",
+         "diag_shfl_noedge", "diag_edgesplit", "diag_shflcost", "diag_fullsector", "aligned_t",
+         "scalarld_predsplit_t", "scalarld_shflst_t", "scalarld_smemst_t"]
 
 CHECKED = (*NAMES[1:6], "scalarld_shflst", "scalarld_predsplit", "scalarld_smemst",
            "scalarld_predsplit_t", "scalarld_shflst_t", "scalarld_smemst_t")
