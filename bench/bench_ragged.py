@@ -263,8 +263,8 @@ def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--iters", type=int, default=10)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap.add_argument("--iters", type=int, default=10, help="timed launches per N (default 10)")
     ap.add_argument("--wide", default="4000:4161", help="N range of the 8x1024 tile (a:b)")
     ap.add_argument("--narrow", default="1:257", help="N range of the 64x64 tile (a:b)")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
