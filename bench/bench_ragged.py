@@ -2,13 +2,15 @@
 """Benchmark: one tile-copy kernel with runtime extents over every N of a range, as a ratio to
 the aligned N, same run, same GPU.
 
-    python -m regcopy_bench.bench_ragged [--iters K] [--sass]
+    python -m regcopy_bench.bench_ragged [--iters K] [--mib M] [--wide A:B] [--narrow A:B]
+                                         [--rows A:B] [--rows-on-x] [--sass]
 
 A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 (``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
 checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else 32-bit
 loads and the 128-bit stores realigned at run time) and compiled ONCE; it is then launched
-for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tile 64 x 64), with M
+for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tiles 64 x 64 and
+32 x 256), with M
 chosen so that each launch moves at least ``--mib`` MiB (default 256, read + written: several waves
 of CTAs), and timed with CUDA events.
 The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same
@@ -74,6 +76,9 @@ WIDE = Tile(8, 1024, "(8,256,4):(4,1@tx,1)")
 """8 rows of 1024: a warp moves 512 contiguous bytes of a row per vector."""
 NARROW = Tile(64, 64, "(4,16,16,4):(4,16@tx,1@tx,1)")
 """64 x 64: 16 threads per row, 16 rows per round, for N of 1..256."""
+ROWS = Tile(32, 256, "(8,4,64,4):(4,64@tx,1@tx,1)")
+"""32 x 256: two warps per row, 4 rows per round, for N of 1..256: one CTA holds whole rows,
+so only the chunks at its first and last row's ends are shared with other CTAs."""
 
 KERNEL = """
 func.func @ragged(%X: {g}{promise}, %Y: {g}{promise})
@@ -267,6 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iters", type=int, default=10, help="timed launches per N (default 10)")
     ap.add_argument("--wide", default="4000:4161", help="N range of the 8x1024 tile (a:b)")
     ap.add_argument("--narrow", default="1:257", help="N range of the 64x64 tile (a:b)")
+    ap.add_argument("--rows", default="1:257", help="N range of the 32x256 tile (a:b)")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
     ap.add_argument("--mib", type=int, default=MIN_MIB,
                     help=f"MiB a launch moves, read + written (default {MIN_MIB})")
@@ -274,16 +280,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="row tile on blockIdx.x, column tile on blockIdx.y (default: a 1-D "
                          "grid, columns first)")
     args = ap.parse_args(argv)
-    wide, narrow = (replace(t, columns_first=not args.rows_on_x) for t in (WIDE, NARROW))
+    wide, narrow, rows = (replace(t, columns_first=not args.rows_on_x)
+                          for t in (WIDE, NARROW, ROWS))
     if args.sass:
         ok = True
-        for tile in (wide, narrow):
+        for tile in (wide, narrow, rows):
             lines, good = sass_report(tile)
             print("\n".join(lines))
             ok &= good
         return 0 if ok else 1
     ranges = [(t, r) for t, r in ((wide, range(*map(int, args.wide.split(":")))),
-                                  (narrow, range(*map(int, args.narrow.split(":"))))) if r]
+                                  (narrow, range(*map(int, args.narrow.split(":")))),
+                                  (rows, range(*map(int, args.rows.split(":"))))) if r]
     min_bytes = args.mib << 20
     max_bytes = max(4 * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
                     (*ns, *(aligned_of(n) for n in ns))) + 4096

@@ -197,17 +197,20 @@ def test_realigned_narrow_elements(elem: str, pad: str, m: int, n: int) -> None:
         np.testing.assert_array_equal(got[1], got[0])
 
 
-@pytest.mark.parametrize("columns_first", [True, False])
-def test_bench_ragged_kernel_covers_the_grid(columns_first: bool) -> None:
-    """``bench_ragged``'s 64 x 64 copy, lowered, on its launch grid (a 1-D grid walking the
-    column tiles first, or rows on x and columns on y) copies a misaligned 64 x 70 buffer
-    exactly: every tile is visited once, and the realigned stores hold at the edges."""
+@pytest.mark.parametrize("name, columns_first, m, n", [("NARROW", True, 64, 70),
+                                                       ("NARROW", False, 64, 70),
+                                                       ("ROWS", True, 64, 7)])
+def test_bench_ragged_kernel_covers_the_grid(name: str, columns_first: bool, m: int,
+                                             n: int) -> None:
+    """``bench_ragged``'s 64 x 64 and 32 x 256 copies, lowered, on their launch grid (a 1-D
+    grid walking the column tiles first, or rows on x and columns on y) copy a misaligned
+    buffer exactly: every tile is visited once, and the realigned stores hold at the edges."""
     from dataclasses import replace
 
-    from regcopy_bench.bench_ragged import NARROW, kernel_text
+    from regcopy_bench import bench_ragged
 
-    tile = replace(NARROW, columns_first=columns_first)
-    x = _x(64, 70)
-    _, got = run_on_cpu(_lowered(kernel_text(tile, promised=False)), "ragged",
-                        [x, np.full((64, 70), -1, np.float32)], grid=tile.grid(64, 70))
+    tile = replace(getattr(bench_ragged, name), columns_first=columns_first)
+    x = _x(m, n)
+    _, got = run_on_cpu(_lowered(bench_ragged.kernel_text(tile, promised=False)), "ragged",
+                        [x, np.full((m, n), -1, np.float32)], grid=tile.grid(m, n))
     np.testing.assert_array_equal(got, x)
