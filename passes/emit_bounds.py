@@ -201,13 +201,13 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         wide_store = store_pieces(fr.realign(path), body, g, r, g_off, r_off,
                                   pred if path.tail >= plan.n else None)
         if pred is None or path.tail >= plan.n:
-            return [*_take(body), *wide_store]
-        head, wide = _take(body), wide_store
+            return [*body.take(), *wide_store]
+        head, wide = body.take(), wide_store
     elif pred is None or path.tail >= plan.n:
         whole = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, pred)
-        return [*_take(body), *whole]
+        return [*body.take(), *whole]
     else:
-        head = _take(body)
+        head = body.take()
         wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, None)
     pieces = IndexBuilder(hoist_to=fr.b)
     parts: list[Operation] = []
@@ -216,7 +216,7 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         p = _predicate(fr, pieces, steps, j, path.tail)
         ops = _vector_ops(fr, pieces, g, r, pieces.add(g_off, j), pieces.add(r_off, j),
                           path.tail, p)
-        parts += [*_take(pieces), *ops]
+        parts += [*pieces.take(), *ops]
     parts += _padding_ops(fr, pieces, r, pieces.add(r_off, plan.n - path.tail), path.tail)
     return [*head, scf.IfOp(pred, [], [*wide, scf.YieldOp()], [*parts, scf.YieldOp()])]
 
@@ -226,13 +226,7 @@ def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
     """Registers ``[r_off, r_off + n)`` get the padding (reads; nothing for writes)."""
     if not fr.acc.r_is_dst:
         return []
-    return [*_take(b), vector.StoreOp(_pad(fr, n), r, [b.value(r_off)])]
-
-
-def _take(b: IndexBuilder) -> list[Operation]:
-    """The ops ``b`` collected so far (and forget them)."""
-    ops, b.ops = b.ops, []
-    return ops
+    return [*b.take(), vector.StoreOp(_pad(fr, n), r, [b.value(r_off)])]
 
 
 def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:

@@ -50,12 +50,6 @@ def _move(src: SSAValue, src_at: Value, dst: SSAValue, dst_at: Value, elem: Attr
     return [load, vector.StoreOp(load.result, dst, [b.value(dst_at)])]
 
 
-def _take(b: IndexBuilder) -> list[Operation]:
-    """The ops ``b`` collected so far (and forget them)."""
-    ops, b.ops = b.ops, []
-    return ops
-
-
 def store_pieces(ra: Realign, body: IndexBuilder, g: SSAValue, r: SSAValue, e: Value,
                  r_off: Value, pred: SSAValue | None) -> list[Operation]:
     """Registers ``r_off ..`` to global ``e``, realigned under ``pred`` (None: unchecked).
@@ -76,5 +70,5 @@ def store_pieces(ra: Realign, body: IndexBuilder, g: SSAValue, r: SSAValue, e: V
         data = vector.LoadOp(ra.tmp, [b.value(0)], VectorType(ra.elem, [w]))
         data.result.name_hint = "v"
         store = vector.StoreOp(data.result, g, [b.value(b.add(e, p))])
-        ops += [*_take(b), *moves, data, scf.IfOp(cond, [], [store, scf.YieldOp()])]
+        ops += [*b.take(), *moves, data, scf.IfOp(cond, [], [store, scf.YieldOp()])]
     return ops

@@ -39,6 +39,12 @@ class IndexBuilder:
             self._consts[v] = c.result
         return self._consts[v]
 
+    def take(self) -> list[Operation]:
+        """The ops collected so far, which the builder forgets (its memo stays: the values
+        stay usable where the taken ops are placed before their uses)."""
+        ops, self.ops = self.ops, []
+        return ops
+
     def emit(self, op: Operation, hint: str | None = None) -> SSAValue:
         """Append ``op`` and return its result."""
         self.ops.append(op)
