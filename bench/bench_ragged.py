@@ -179,6 +179,10 @@ class Bench:
     kernels: dict[tuple[Tile, bool], tuple[Any, KernelInfo]]
     min_bytes: int = MIN_MIB << 20
 
+    def rows(self, tile: Tile, n: int) -> int:
+        """Rows M of the M x n launch (``rows_for`` at this bench's ``min_bytes``)."""
+        return rows_for(n, tile, self.min_bytes)
+
     def launch(self, tile: Tile, promised: bool, m: int, n: int, iters: int) -> float:
         """Milliseconds per launch of the M x N copy."""
         kernel, info = self.kernels[(tile, promised)]
@@ -208,7 +212,7 @@ def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int
     bw: dict[int, float] = {}
     rows: dict[int, int] = {}
     for n in sorted(set(ns) | {aligned_of(n) for n in ns}):
-        m = rows_for(n, tile, bench.min_bytes)
+        m = bench.rows(tile, n)
         rows[n] = m
         bw[n] = 2 * 4 * m * n / bench.launch(tile, False, m, n, iters) / 1e6
     return [(n, rows[n], bw[n], bw[n] / bw[aligned_of(n)]) for n in ns]
@@ -315,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({100 * good / len(table):.1f}%)")
         ratios = {}
         for i, n in enumerate(n for n in ns if n % 4 == 0):
-            m = rows_for(n, tile, min_bytes)
+            m = bench.rows(tile, n)
             versioned, promised = versioned_and_promised(bench, tile, m, n, args.iters)
             ratios[n] = versioned / promised
             if i < 4:
@@ -323,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"ms (versioned / promised = {ratios[n]:.3f})")
         print(versioned_summary(ratios))
         for n in (ns[0], ns[len(ns) // 2], ns[-1]):
-            m = rows_for(n, tile, min_bytes)
+            m = bench.rows(tile, n)
             if not check_copy(bench, tile, m, n):
                 print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
                 status = 1
