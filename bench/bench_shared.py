@@ -607,6 +607,19 @@ def auto_variants(consumer: str = "fadd") -> list[Variant]:
     return out
 
 
+def shared_peak(props: Any) -> float:
+    """Bytes a second through shared memory at the peak: 128 a clock on every SM of a device
+    with these ``properties``."""
+    return 128.0 * props.multiprocessor_count * props.clock_rate * 1e3
+
+
+def fraction_of_peak(s: Shape, kind: str, ms: float, ctas: int, iters: int,
+                     peak: float) -> float:
+    """A ``kind`` kernel of ``s``'s fraction of ``peak``: the tile bytes its ``ctas`` CTAs
+    move in ``iters`` iterations (``transfers`` a one), over ``ms`` milliseconds."""
+    return ctas * iters * transfers(s, kind) * s.tile_bytes / (ms * 1e-3) / peak
+
+
 def time_kernel(core: Any, dev: Any, stream: Any, source: str, ctas: int, iters: int,
                 block: int, out: Any, reps: int = 5) -> float:
     """Best milliseconds of ``reps`` timed launches (after a warm-up)."""
@@ -677,7 +690,7 @@ def main() -> int:
             return 2
         props = dev.properties
         sms, khz = props.multiprocessor_count, props.clock_rate
-        peak = 128.0 * sms * khz * 1e3
+        peak = shared_peak(props)
         stream = dev.create_stream()
         out = dev.allocate(4096, stream=stream)
         ctas = sms * args.ctas_per_sm
@@ -687,8 +700,7 @@ def main() -> int:
 
         def run(v: Variant) -> float | None:
             ms = time_kernel(core, dev, stream, v.source, ctas, args.iters, v.shape.block, out)
-            moved = ctas * args.iters * transfers(v.shape, v.kind) * v.shape.tile_bytes
-            return moved / (ms * 1e-3) / peak
+            return fraction_of_peak(v.shape, v.kind, ms, ctas, args.iters, peak)
 
     print(header)
     print("SASS: the whole kernel (instructions, LDS, STS, LDL+STL, BRA) and its main loop "

@@ -38,19 +38,18 @@ def main() -> None:
     srcs = {"vector step": sources(True), "plain offset": sources(False)}
     core, dev = cuda_core(), get_device()
     props = dev.properties
-    peak = 128.0 * props.multiprocessor_count * props.clock_rate * 1e3
+    peak = bench.shared_peak(props)
     stream = dev.create_stream()
     out = dev.allocate(4096, stream=stream)
     ctas, iters = props.multiprocessor_count * 4, 4096
     for (name, kind) in srcs["vector step"]:
         s = next(s for s in bench.SHAPES if s.name == name)
-        moved = ctas * iters * bench.transfers(s, kind) * s.tile_bytes
         best = {t: 0.0 for t in srcs}
         for _ in range(3):
             for t in srcs:
                 ms = bench.time_kernel(core, dev, stream, srcs[t][(name, kind)], ctas, iters,
                                        s.block, out)
-                best[t] = max(best[t], moved / (ms * 1e-3) / peak)
+                best[t] = max(best[t], bench.fraction_of_peak(s, kind, ms, ctas, iters, peak))
         loops = {t: sass_summary(srcs[t][(name, kind)])["loop"] for t in srcs}
         print(f"{name:20} {kind:10} " + "  ".join(
             f"{t} {best[t]:.3f}x (loop {loops[t][0]}/{loops[t][1]})" for t in srcs), flush=True)
