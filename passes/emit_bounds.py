@@ -197,18 +197,15 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
     r_off = body.add(fr.b.affine(plan.r_base), dr)
     pred = _predicate(fr, body, steps, 0, plan.n)
+    whole = pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
+    gate = pred if whole else None
     if path.realign:  # a write (reads are never realigned: ``bounds.choose_paths``)
-        wide_store = store_pieces(fr.realign(path), body, g, r, g_off, r_off,
-                                  pred if path.tail >= plan.n else None)
-        if pred is None or path.tail >= plan.n:
-            return [*body.take(), *wide_store]
-        head, wide = body.take(), wide_store
-    elif pred is None or path.tail >= plan.n:
-        whole = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, pred)
-        return [*body.take(), *whole]
+        wide = store_pieces(fr.realign(path), body, g, r, g_off, r_off, gate)
     else:
-        head = body.take()
-        wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, None)
+        wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, gate)
+    head = body.take()  # after the wide ops: the realigned store's misalignment math
+    if whole:
+        return [*head, *wide]
     pieces = IndexBuilder(hoist_to=fr.b)
     parts: list[Operation] = []
     for j in range(0, plan.n - path.tail, path.tail):  # the last piece ends where the vector
