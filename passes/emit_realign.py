@@ -1,6 +1,6 @@
 """The emitter of a realigned store (``bounds``: the fallback of a versioned copy that writes
 a dynamic global buffer): ``n`` elements from registers to global offset ``e``, whose
-misalignment ``k = e mod n`` is known only at run time, a multiple of the granule ``g``.
+misalignment ``k = e mod n`` (``e & (n - 1)``) is known only at run time, a multiple of the granule ``g``.
 
 Every piece ``(p, w)`` that ``aligned_pieces(k, n)`` yields for some ``k`` is stored under its
 own predicate (the vector's, and ``k`` in the set that needs the piece), so no branch depends
@@ -54,7 +54,7 @@ def store_pieces(ra: Realign, body: IndexBuilder, g: SSAValue, r: SSAValue, e: V
                  r_off: Value, pred: SSAValue | None) -> list[Operation]:
     """Registers ``r_off ..`` to global ``e``, realigned under ``pred`` (None: unchecked).
     The misalignment's math is appended to ``body``; the pieces are returned."""
-    k = body.rem(e, ra.n)
+    k = body.and_(e, ra.n - 1)  # e mod n (n a power of two; e >= 0 where it is stored)
     b = IndexBuilder(hoist_to=body.hoist_to or body)
     ops: list[Operation] = []
     for (p, w), ks in piece_users(ra.n, ra.granule).items():
