@@ -223,6 +223,20 @@ def tail_width(ext: Extents, path_n: int, tests: Sequence[int]) -> int:
     return max(1, min(path_n, pow2_part(gcd(path_n, ext.divisors[last]))))
 
 
+def fixed_dims(t: BoundedTransfer, sizes: Sequence[int]) -> tuple[int, ...]:
+    """The checked dims along which no round moves a thread (every outer atom of the first
+    path's plan, projected on the dim, has step 0): on such a dim ``i`` all the thread's
+    elements sit at one coordinate ``o_i + coord_i`` (past it, on the innermost dim, where
+    the vector runs), so when that coordinate is outside extent ``i`` none of them is in
+    bounds, in any round or path. Empty when every path has one round (nothing to skip that
+    the vector's own predicate does not)."""
+    plan = t.paths[0].plan
+    if all(p.plan.rounds == 1 for p in t.paths):
+        return ()
+    return tuple(i for i in t.checked
+                 if all(a.s_stride == 0 for a in project(plan, sizes, i).outer))
+
+
 def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     """The remark notes: what is checked and how, the tails, the versioning."""
     et = t.element_type
@@ -231,6 +245,12 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     dims = ", ".join(str(i) for i in t.checked)
     notes = [f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
              f" {dims} of {ext.name})"]
+    if fixed := fixed_dims(t, ext.sizes):
+        plural = len(fixed) > 1
+        notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "
+                     f"{', '.join(map(str, fixed))} of {ext.name} skips its rounds (no round "
+                     "moves it along "
+                     f"{'those dims' if plural else f'dim {fixed[0]}'})")
     last = ext.rank - 1
     for p in t.paths:
         if p.tail < p.plan.n and last in t.checked:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from regcopy_passes.bounds import BoundedPath, BoundedTransfer, project
+from regcopy_passes.bounds import BoundedPath, BoundedTransfer, fixed_dims, project
 from regcopy_passes.emit_realign import Realign, staging_buffer, store_pieces
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.planning import Atom, round_offsets
+from regcopy_passes.planning import Atom, CopyPlan, round_offsets
 from regcopy_passes.transfer import LoweringPlan
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -56,6 +56,8 @@ class _Frame:
         self._realign: Realign | None = None
         self.pads: dict[int, SSAValue] = {}
         self.hoisted_checks: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
+        self.implied: set[SSAValue] = set()
+        """Checks the rounds run under (``_reach``), left out of their predicates."""
         self.strides: list[Value] = [1] * self.rank
         for i in range(self.rank - 2, -1, -1):
             self.strides[i] = self.mul(self.strides[i + 1], self.extent(i + 1))
@@ -180,22 +182,20 @@ def _predicate(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], first: in
             preds.append(_check(fr, body, fr.b.add(col, end), 0, e))
         else:
             preds.append(_check(fr, body, col, body.add(steps[last], end), e))
-    return _and(body, preds)
+    return _and(body, [p for p in preds if p not in fr.implied])
 
 
 def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAValue,
            r: SSAValue) -> list[Operation]:
     """The ops of round ``f``: offsets, the predicate, the vector (or its pieces)."""
     plan = path.plan
-    registers = tuple(Atom(a.extent, 0, a.r_step) for a in plan.outer)
-    _, dr = round_offsets(body, registers, f)
     steps: list[Value] = []
     g_off: Value = fr.start
     for i in range(fr.rank):
         di, _ = round_offsets(body, project(plan, fr.sizes, i).outer, f)
         steps.append(di)
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
-    r_off = body.add(fr.b.affine(plan.r_base), dr)
+    r_off = _r_offset(fr, body, plan, f)
     pred = _predicate(fr, body, steps, 0, plan.n)
     whole = pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
     gate = pred if whole else None
@@ -216,6 +216,37 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         parts += [*pieces.take(), *ops]
     parts += _padding_ops(fr, pieces, r, pieces.add(r_off, plan.n - path.tail), path.tail)
     return [*head, scf.IfOp(pred, [], [*wide, scf.YieldOp()], [*parts, scf.YieldOp()])]
+
+
+def _r_offset(fr: _Frame, body: IndexBuilder, plan: CopyPlan, f: Value) -> Value:
+    """Round ``f``'s first register: the plan's register base plus the round's step."""
+    registers = tuple(Atom(a.extent, 0, a.r_step) for a in plan.outer)
+    _, dr = round_offsets(body, registers, f)
+    return body.add(fr.b.affine(plan.r_base), dr)
+
+
+def _reach(fr: _Frame) -> list[SSAValue]:
+    """The checks that the thread can have an element in bounds at all: on each dim no
+    round moves it along (``bounds.fixed_dims``), its first element's coordinate
+    ``o_i + coord_i <u extent_i``. The rounds run under their conjunction, and drop them from
+    their own predicates (``_Frame.implied``)."""
+    return [_check(fr, fr.b, fr.rows[i], 0, fr.extent(i))
+            for i in fixed_dims(fr.bt, fr.sizes)]
+
+
+def _padding_rounds(fr: _Frame, r: SSAValue) -> list[Operation]:
+    """Every register of the thread gets the padding (a read none of whose elements is in
+    bounds), round by round over the first path's plan."""
+    plan = fr.bt.paths[0].plan
+    body = IndexBuilder(hoist_to=fr.b)
+    if plan.rounds == 1:
+        return _padding_ops(fr, body, r, _r_offset(fr, body, plan, 0), plan.n)
+    block = Block(arg_types=[IndexType()])
+    block.args[0].name_hint = "f"
+    ops = _padding_ops(fr, body, r, _r_offset(fr, body, plan, block.args[0]), plan.n)
+    block.add_ops([*ops, scf.YieldOp()])
+    bounds = [fr.b.value(0), fr.b.value(plan.rounds), fr.b.value(1)]
+    return [scf.ForOp(*bounds, [], Region(block))]
 
 
 def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
@@ -247,6 +278,8 @@ def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     src, dst = storages[0].result, storages[1].result
     g, r = (src, dst) if lp.acc.r_is_dst else (dst, src)
     paths = fr.bt.paths
+    parts = _reach(fr)
+    fr.implied = set(parts)
     work = _path_ops(fr, paths[0], g, r)
     if len(paths) == 2:
         n = paths[0].plan.n
@@ -257,6 +290,11 @@ def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
         ok.name_hint = "aligned"
         work = [scf.IfOp(ok, [], [*work, scf.YieldOp()],
                          [*_path_ops(fr, paths[1], g, r), scf.YieldOp()])]
+    if (reach := _and(b, parts)) is not None:
+        reach.name_hint = "reach"
+        padding = _padding_rounds(fr, r) if fr.acc.r_is_dst else []
+        work = [scf.IfOp(reach, [], [*work, scf.YieldOp()],
+                         [*padding, scf.YieldOp()] if padding else None)]
     if not fr.bt.paths[0].plan.guarded:
         return work
     owned = b.emit(arith.CmpiOp(b.value(fr.recon), b.value(t), "eq"), "owned")

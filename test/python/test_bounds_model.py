@@ -17,7 +17,13 @@ from xdsl.parser import Parser
 
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.bounds import BoundedTransfer, aligned_pieces, piece_users, project
+from regcopy_passes.bounds import (
+    BoundedTransfer,
+    aligned_pieces,
+    fixed_dims,
+    piece_users,
+    project,
+)
 from regcopy_passes.lower_reg_copy import plan_for
 from regcopy_passes.planning import CopyPlan, round_deltas, thread_share
 
@@ -161,3 +167,32 @@ def test_piece_users_of_a_4_vector() -> None:
     assert piece_users(4, 1) == {(0, 4): (0,), (0, 2): (2,), (2, 2): (2,), (1, 2): (1, 3),
                                  (0, 1): (1, 3), (3, 1): (1, 3)}
     assert piece_users(4, 2) == {(0, 4): (0,), (0, 2): (2,), (2, 2): (2,)}
+
+
+@pytest.mark.parametrize(("which", "fixed"), [(0, (0,)), (2, (0, 1)), (3, ()), (5, (1,))])
+def test_fixed_dims_are_the_checked_dims_no_round_moves(which: int, fixed: tuple[int, ...]
+                                                       ) -> None:
+    """A lane per row, rounds along it: the row is fixed; one wide round (the fallback's
+    rounds walk the same vector): both; one round in every path: nothing to skip; rows over
+    rounds, a thread's columns fixed: dim 1."""
+    case = CASES[which]
+    _, bt = bounded_map(case, (0,) * len(case.sizes), (1,) * len(case.sizes),
+                        (1,) * len(case.sizes))
+    assert fixed_dims(bt, case.sizes) == fixed
+
+
+@given(st.sampled_from([0, 1, 2, 5]), st.integers(1, 80), st.integers(1, 20), st.integers(0, 3))
+def test_a_thread_outside_a_fixed_dim_moves_nothing(which: int, n_cols: int, n_rows: int,
+                                                    off: int) -> None:
+    """What ``emit_bounds`` skips on ``fixed_dims`` moves nothing in the model: a thread whose
+    coordinate on such a dim is outside its extent has every register padded."""
+    case = CASES[which]
+    offsets = (off, 4 * off)
+    moved, bt = bounded_map(case, offsets, (n_rows, n_cols), (1, 1))
+    assert fixed_dims(bt, case.sizes)
+    plan = bt.paths[0].plan
+    for t in range(plan.threads):
+        coords = [o + thread_share(project(plan, case.sizes, i).thread_atoms, t,
+                                   plan.thread_decode)[0] for i, o in enumerate(offsets)]
+        if any(coords[i] >= (n_rows, n_cols)[i] for i in fixed_dims(bt, case.sizes)):
+            assert all(c is PAD for (tt, _), c in moved.items() if tt == t)

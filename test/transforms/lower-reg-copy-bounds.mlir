@@ -5,7 +5,9 @@
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 
 // The row length is a multiple of 4: every row starts 16-byte aligned, so only 128-bit
-// transfers, each under one predicate (row < extent 0, last column < extent 1).
+// transfers, each under one predicate (row < extent 0, last column < extent 1). A lane's row
+// is the same in every round, so its check is made once: a lane past extent 0 skips the
+// rounds (its registers get the padding), and the rounds check only the column.
 func.func @div4(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %A[%row, 0] [32, 8] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
@@ -18,27 +20,34 @@ func.func @div4(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // CHECK-NEXT:    %[[START:.*]] = arith.muli %[[ROW]], %[[E1]] : index
 // CHECK-NEXT:    %[[G:.*]] = regcopy.storage %A : memref<?x?xf32, #regcopy.mem<global>> -> memref<?xf32, #regcopy.mem<global>>
 // CHECK:         %[[E0:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32, #regcopy.mem<global>>
-// CHECK-NEXT:    %[[ROWOK:.*]] = arith.cmpi ult, %[[ROW]], %[[E0]] : index
+// CHECK-NEXT:    %[[ROWOK:reach]] = arith.cmpi ult, %[[ROW]], %[[E0]] : index
 // CHECK:         %[[PAD:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
-// CHECK:         scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:      %[[COL:.*]] = arith.muli %[[F]], %{{.*}} : index
-// CHECK-NEXT:      %[[OFF:.*]] = arith.addi %[[START]], %[[COL]] : index
-// CHECK-NEXT:      %[[LAST:.*]] = arith.addi %[[COL]], %{{.*}} : index
-// CHECK-NEXT:      %[[COLOK:.*]] = arith.cmpi ult, %[[LAST]], %[[E1]] : index
-// CHECK-NEXT:      %[[P:.*]] = arith.andi %[[ROWOK]], %[[COLOK]] : i1
-// CHECK-NEXT:      %[[V:.*]] = scf.if %[[P]] -> (vector<4xf32>) {
-// CHECK-NEXT:        %[[X:.*]] = vector.load %[[G]][%[[OFF]]] : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
-// CHECK-NEXT:        scf.yield %[[X]] : vector<4xf32>
-// CHECK-NEXT:      } else {
-// CHECK-NEXT:        scf.yield %[[PAD]] : vector<4xf32>
+// CHECK:         scf.if %[[ROWOK]] {
+// CHECK-NEXT:      scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[COL:.*]] = arith.muli %[[F]], %{{.*}} : index
+// CHECK-NEXT:        %[[OFF:.*]] = arith.addi %[[START]], %[[COL]] : index
+// CHECK-NEXT:        %[[LAST:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// CHECK-NEXT:        %[[COLOK:.*]] = arith.cmpi ult, %[[LAST]], %[[E1]] : index
+// CHECK-NEXT:        %[[V:.*]] = scf.if %[[COLOK]] -> (vector<4xf32>) {
+// CHECK-NEXT:          %[[X:.*]] = vector.load %[[G]][%[[OFF]]] : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK-NEXT:          scf.yield %[[X]] : vector<4xf32>
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          scf.yield %[[PAD]] : vector<4xf32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:        vector.store %[[V]], %{{.*}}[%[[COL]]] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      vector.store %[[V]], %{{.*}}[%[[COL]]] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[COL2:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:        vector.store %[[PAD]], %{{.*}}[%[[COL2]]] : memref<8xf32, #regcopy.mem<local>>, vector<4xf32>
+// CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NOT:     vector<2xf32>
 // CHECK-NOT:     vector<1xf32>
 // CHECK:         func.return
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div4]
 // REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK-NEXT: {{^  }}a thread whose first element is outside extent 0 of %A skips its rounds (no round moves it along dim 0)
 // REMARK-NOT:  versioned
 
 // -----
@@ -65,12 +74,13 @@ func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // CHECK:         func.return
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div2]
 // REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK-NEXT: {{^  }}a thread whose first element is outside extent 0 of %A skips its rounds (no round moves it along dim 0)
 // REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 2 × f32, 4 rounds (extent divisors [1, 2] prove 2)
 
 // -----
 
 // The same tile stored: the fallback of the versioned store is the 128-bit plan realigned at
-// run time. k = offset % 4 (0 or 2 here) picks, with no branch on k, the aligned pieces the
+// run time. k = offset % 4 (offset & 3: 0 or 2 here) picks, with no branch on k, the aligned pieces the
 // vector is stored as: one vector<4> at k = 0, two vector<2> at k = 2, each under its own
 // predicate; the registers reach each piece through the staging buffer %tmp.
 func.func @div2_store(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 2>}, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -80,8 +90,9 @@ func.func @div2_store(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisib
 }
 // CHECK-LABEL: func.func @div2_store
 // CHECK:         %[[G:.*]] = regcopy.storage %A
-// CHECK:         %[[C4:.*]] = arith.constant 4 : index
 // CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         %[[C3:.*]] = arith.constant 3 : index
 // CHECK:         %[[C2:.*]] = arith.constant 2 : index
 // CHECK:         %[[ALIGNED:.*]] = arith.cmpi eq, %{{.*}}, %[[C0]] : index
 // CHECK:         %[[TMP:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
@@ -89,8 +100,8 @@ func.func @div2_store(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisib
 // CHECK:         } else {
 // CHECK:           scf.for
 // CHECK:             %[[E:.*]] = arith.addi
-// CHECK:             %[[P:.*]] = arith.andi
-// CHECK-NEXT:        %[[K:.*]] = arith.remsi %[[E]], %[[C4]] : index
+// CHECK:             %[[P:.*]] = arith.cmpi ult
+// CHECK-NEXT:        %[[K:.*]] = arith.andi %[[E]], %[[C3]] : index
 // CHECK-NEXT:        scf.if %[[P]] {
 // CHECK-NEXT:          %[[K0:.*]] = arith.cmpi eq, %[[K]], %[[C0]] : index
 // CHECK-COUNT-4:       vector.store %{{.*}}, %[[TMP]]
@@ -109,6 +120,7 @@ func.func @div2_store(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisib
 // CHECK:         func.return
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %R -> %A in @div2_store]
 // REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK-NEXT: {{^  }}a thread whose first element is outside extent 0 of %A skips its rounds (no round moves it along dim 0)
 // REMARK-NEXT: {{^  }}ragged tail split to vec 2 (extent 1 divisible by 2)
 // REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32, else vec 4 × f32 realigned at run time (extent divisors [1, 2] prove 2: a vector off a 16-byte boundary is stored as its aligned pieces, vec 2 to vec 4, each under its own predicate)
 
@@ -175,7 +187,8 @@ func.func @promised(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibil
 // -----
 
 // A 2-D tile ragged in both dims, rows spread over lanes and rounds: each round checks its
-// row and its last column; the row check moves with the round.
+// row and its last column; the row check moves with the round. A lane's columns do not: a
+// lane whose first column is past extent 1 skips the rounds.
 func.func @both(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}, %i: index, %j: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<16x16xf32, #regcopy.layout<(2,8,4,4):(4,4@laneid,1@laneid,1)>, #regcopy.mem<local>>
   %j16 = regcopy.multiple_of %j, 16 : index
@@ -184,13 +197,13 @@ func.func @both(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 }
 // CHECK-LABEL: func.func @both
 // CHECK:         %[[COL:.*]] = arith.addi %j16, %{{.*}} : index
+// CHECK:         %[[FIRST:reach]] = arith.cmpi ult, %[[COL]], %e1 : index
 // CHECK:         %[[E0:.*]] = memref.dim %A, %{{.*}} : memref<?x?xf32, #regcopy.mem<global>>
-// CHECK-NEXT:    %[[FIRST:.*]] = arith.cmpi ult, %[[COL]], %e1 : index
 // CHECK:         %[[LAST:.*]] = arith.addi %[[COL]], %{{.*}} : index
 // CHECK-NEXT:    %[[LASTOK:.*]] = arith.cmpi ult, %[[LAST]], %e1 : index
-// CHECK:         scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         scf.if %[[FIRST]] {
+// CHECK-NEXT:      scf.for %[[F:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:           %[[ROWOK:.*]] = arith.cmpi ult, %{{.*}}, %[[E0]] : index
-// CHECK-NEXT:      %[[P:.*]] = arith.andi %[[ROWOK]], %[[FIRST]] : i1
-// CHECK-NEXT:      %[[P2:.*]] = arith.andi %[[P]], %[[LASTOK]] : i1
+// CHECK-NEXT:      %[[P2:.*]] = arith.andi %[[ROWOK]], %[[LASTOK]] : i1
 // CHECK-NEXT:      %{{.*}} = scf.if %[[P2]] -> (vector<4xf32>) {
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @both]
