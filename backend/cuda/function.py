@@ -168,15 +168,20 @@ class CudaFunctionPrinter(BasePrinter):
         ``<prefix><n>``, never a name that a hinted value of the function asks for (so that
         the source's own names print unchanged)."""
         if v.name_hint is None:
-            name = f"{prefix}{self.unnamed}"
-            while name in self.taken or name in self.hinted:
-                self.unnamed += 1
-                name = f"{prefix}{self.unnamed}"
-            self.unnamed += 1
-            self.taken.add(name)
+            name = self.fresh(prefix)
         else:
             name = unique_name(c_identifier(v.name_hint, prefix), self.taken)
         self.names[v] = name
+        return name
+
+    def fresh(self, prefix: str) -> str:
+        """``<prefix><n>``: a C name no value of the function has or asks for by its hint."""
+        name = f"{prefix}{self.unnamed}"
+        while name in self.taken or name in self.hinted:
+            self.unnamed += 1
+            name = f"{prefix}{self.unnamed}"
+        self.unnamed += 1
+        self.taken.add(name)
         return name
 
     def val(self, v: SSAValue) -> str:

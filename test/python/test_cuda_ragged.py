@@ -39,6 +39,16 @@ def test_memref_dim_and_if_results(lowered_source: str) -> None:
                      lowered_source)
 
 
+def test_a_guarded_global_load_takes_its_address_before_the_if(lowered_source: str) -> None:
+    """``guarded_accesses``: the pointer is formed unconditionally (ptxas then folds the
+    neighbours' addresses into one base and offsets); the guarded store keeps its own."""
+    assert re.search(r"float\* const (p\d+) = &X\[off\];\n\s+uint4 v;\n\s+if \(p\) \{\n\s+"
+                     r"const uint4 x = \*reinterpret_cast<const uint4\*>\(\1\);", lowered_source)
+    assert re.search(r"float\* const (p\d+) = &X\[o\];\n\s+uint32_t s;\n\s+if \(q\)",
+                     lowered_source)
+    assert '"l"(&Y[off])' in lowered_source
+
+
 def test_nvrtc_compiles_without_warnings_and_sass(lowered_source: str) -> None:
     compiled = compile_cuda(lowered_source, name="ragged.cu")
     assert compiled.warnings == []
