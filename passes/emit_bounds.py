@@ -13,7 +13,7 @@ does and so is outside too)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from regcopy_passes.bounds import BoundedPath, BoundedTransfer, fixed_dims, project
 from regcopy_passes.emit_realign import Realign, staging_buffer, store_pieces
@@ -238,15 +238,8 @@ def _padding_rounds(fr: _Frame, r: SSAValue) -> list[Operation]:
     """Every register of the thread gets the padding (a read none of whose elements is in
     bounds), round by round over the first path's plan."""
     plan = fr.bt.paths[0].plan
-    body = IndexBuilder(hoist_to=fr.b)
-    if plan.rounds == 1:
-        return _padding_ops(fr, body, r, _r_offset(fr, body, plan, 0), plan.n)
-    block = Block(arg_types=[IndexType()])
-    block.args[0].name_hint = "f"
-    ops = _padding_ops(fr, body, r, _r_offset(fr, body, plan, block.args[0]), plan.n)
-    block.add_ops([*ops, scf.YieldOp()])
-    bounds = [fr.b.value(0), fr.b.value(plan.rounds), fr.b.value(1)]
-    return [scf.ForOp(*bounds, [], Region(block))]
+    return _rounds(fr, plan.rounds, lambda body, f: _padding_ops(
+        fr, body, r, _r_offset(fr, body, plan, f), plan.n))
 
 
 def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
@@ -258,15 +251,21 @@ def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
 
 
 def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:
-    """The rounds of one path: one round inline, else an ``scf.for``."""
-    plan = path.plan
+    """The rounds of one path."""
+    return _rounds(fr, path.plan.rounds, lambda body, f: _round(fr, body, path, f, g, r))
+
+
+def _rounds(fr: _Frame, rounds: int,
+            round_ops: Callable[[IndexBuilder, Value], list[Operation]]) -> list[Operation]:
+    """``round_ops(body, f)`` for ``f`` in ``[0, rounds)``: one round inline, else an
+    ``scf.for`` (hoisted values go to the frame's builder)."""
     body = IndexBuilder(hoist_to=fr.b)
-    if plan.rounds == 1:
-        return _round(fr, body, path, 0, g, r)
+    if rounds == 1:
+        return round_ops(body, 0)
     block = Block(arg_types=[IndexType()])
     block.args[0].name_hint = "f"
-    block.add_ops([*_round(fr, body, path, block.args[0], g, r), scf.YieldOp()])
-    bounds = [fr.b.value(0), fr.b.value(plan.rounds), fr.b.value(1)]
+    block.add_ops([*round_ops(body, block.args[0]), scf.YieldOp()])
+    bounds = [fr.b.value(0), fr.b.value(rounds), fr.b.value(1)]
     return [scf.ForOp(*bounds, [], Region(block))]
 
 
