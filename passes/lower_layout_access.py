@@ -97,6 +97,13 @@ def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
 Access = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
 
 
+def access_operands(op: Access) -> tuple[SSAValue, list[SSAValue]]:
+    """The buffer and indices of a ``memref``/``vector`` load or store."""
+    if isinstance(op, vector.LoadOp | vector.StoreOp):
+        return op.base, list(op.indices)
+    return op.memref, list(op.indices)
+
+
 @dataclass
 class LowerLayoutAccessPattern(RewritePattern):
     """Rewrites one access (see the module doc); ``storages`` keeps the one
@@ -117,7 +124,7 @@ class LowerLayoutAccessPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: Access, rewriter: PatternRewriter) -> None:
-        buf = op.base if isinstance(op, vector.LoadOp | vector.StoreOp) else op.memref
+        buf, _ = access_operands(op)
         t = buf.type
         if not needs_flat_storage(t) or layout_access_refusal(t) is not None:
             return

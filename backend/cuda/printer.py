@@ -115,6 +115,7 @@ from regcopy_dialect.regcopy import (
     memory_space,
 )
 from regcopy_passes.lower_layout_access import (
+    access_operands,
     layout_access_refusal,
     lower_layout_access,
     needs_flat_storage,
@@ -486,19 +487,11 @@ class CudaTarget(Target):
         output.write(print_cuda(module))
 
 
-def access_operands(op: Operation) -> tuple[SSAValue, list[SSAValue]]:
-    """The buffer and indices of a ``memref``/``vector`` load or store."""
-    if isinstance(op, memref.LoadOp | memref.StoreOp):
-        return op.memref, list(op.indices)
-    assert isinstance(op, vector.LoadOp | vector.StoreOp)
-    return op.base, list(op.indices)
-
-
-def guarded_accesses(op: scf.IfOp) -> list[Operation]:
+def guarded_accesses(op: scf.IfOp) -> list[memref.LoadOp | vector.LoadOp]:
     """The loads of global memory directly in ``op``'s branches (not in a nested region)
     whose buffer and indices are all computed before ``op``. Stores are left in place: on
     the ragged benchmark kernels hoisting them saved 8 instructions and cost registers."""
-    out: list[Operation] = []
+    out: list[memref.LoadOp | vector.LoadOp] = []
     for region in op.regions:
         for access in (o for b in region.blocks for o in b.ops):
             if not isinstance(access, memref.LoadOp | vector.LoadOp):
