@@ -6,7 +6,7 @@
 // written. N carries no divisibility promise, so a row starts 16-byte aligned only when N is
 // a multiple of 4 at run time: the copies are versioned on that test (128-bit transfers),
 // and otherwise load with 32-bit transfers and store the same 128-bit vectors realigned at
-// run time (as aligned 32/64/128-bit pieces, each under its own predicate).
+// run time (as aligned 32/64/128-bit pieces, one branch per misalignment).
 //
 // Launch it with the grid the sizes call for: ceil(M / 4) CTAs, e.g.
 //   regcopy-run --check --arg X=1000x4000 --arg Y=1000x4000 --grid 250 examples/rowwise.mlir

@@ -21,7 +21,8 @@ runtime test picks the wide plan, else the proven one. A write's fallback is ins
 wide plan **realigned**: the same ``n``-wide vectors, each of whose start is a multiple of the
 proven width ``g`` only; a vector at element offset ``e``, ``k = e mod n`` (a multiple of
 ``g``), is stored as ``aligned_pieces(k, n)``: runs of ``w`` elements (``w`` a power of two,
-``g <= w <= n``) each starting at a multiple of ``w``. (A read keeps the proven plan: the L1
+``g <= w <= n``) each starting at a multiple of ``w``, one branch per class of ``k``
+(``misalignment_classes``). (A read keeps the proven plan: the L1
 cache merges a warp's narrow loads of one line, so they run at the speed of the wide ones;
 stores it does not merge. On the H200, 32-bit loads of misaligned rows ran at 0.99x of
 128-bit ones, 32-bit stores at 0.62x; with realigned stores an 8 x 1024 tile of misaligned
@@ -159,16 +160,16 @@ def aligned_pieces(k: int, n: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def piece_users(n: int, granule: int) -> dict[tuple[int, int], tuple[int, ...]]:
-    """``{(p, w): (k, ...)}``: every aligned piece of a misaligned ``n``-vector and the
-    misalignments ``k`` (multiples of ``granule``) whose ``aligned_pieces`` contain it;
-    widest first."""
-    users: dict[tuple[int, int], list[int]] = {}
+def misalignment_classes(n: int, granule: int
+                         ) -> tuple[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], ...]:
+    """``((ks, pieces), ...)``: the misalignments ``k`` of an ``n``-vector (multiples of
+    ``granule``) grouped by their ``aligned_pieces``, in order of their first ``k`` (``k = 0``,
+    one whole vector, first). For ``n = 4``, granule 1: ``((0,), ((0, 4),))``,
+    ``((1, 3), ((0, 1), (1, 2), (3, 1)))``, ``((2,), ((0, 2), (2, 2)))``."""
+    classes: dict[tuple[tuple[int, int], ...], list[int]] = {}
     for k in range(0, n, granule):
-        for piece in aligned_pieces(k, n):
-            users.setdefault(piece, []).append(k)
-    order = sorted(users, key=lambda pw: (-pw[1], pw[0]))
-    return {pw: tuple(users[pw]) for pw in order}
+        classes.setdefault(aligned_pieces(k, n), []).append(k)
+    return tuple((tuple(ks), pieces) for pieces, ks in classes.items())
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
             notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} realigned "
                          f"at run time ({proves}: a vector off {_an(n * t.element_bits // 8)}"
                          f"-byte boundary is stored as its aligned pieces, vec {g} to vec "
-                         f"{n}, each under its own predicate)")
+                         f"{n}, one branch per misalignment)")
         else:
             notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}, "
                          f"{other.plan.rounds} rounds ({proves})")

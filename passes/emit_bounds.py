@@ -200,7 +200,9 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
     whole = pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
     gate = pred if whole else None
     if path.realign:  # a write (reads are never realigned: ``bounds.choose_paths``)
-        wide = store_pieces(fr.realign(path), body, g, r, g_off, r_off, gate)
+        wide = store_pieces(fr.realign(path), body, g, r, g_off, r_off)
+        if gate is not None:
+            wide = [scf.IfOp(gate, [], [*wide, scf.YieldOp()])]
     else:
         wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, gate)
     head = body.take()  # after the wide ops: the realigned store's misalignment math

@@ -21,7 +21,7 @@ from regcopy_passes.bounds import (
     BoundedTransfer,
     aligned_pieces,
     fixed_dims,
-    piece_users,
+    misalignment_classes,
     project,
 )
 from regcopy_passes.lower_reg_copy import plan_for
@@ -161,12 +161,25 @@ def test_aligned_pieces_tile_the_vector_aligned_and_widest(n: int) -> None:
             assert 2 * w > n - p or (k + p) % (2 * w) != 0
 
 
-def test_piece_users_of_a_4_vector() -> None:
-    """n = 4: 128-bit at k = 0; 64-bit halves at k = 2; 32 + 64 + 32 bits for odd k (granule
-    1); granule 2 drops the odd ones."""
-    assert piece_users(4, 1) == {(0, 4): (0,), (0, 2): (2,), (2, 2): (2,), (1, 2): (1, 3),
-                                 (0, 1): (1, 3), (3, 1): (1, 3)}
-    assert piece_users(4, 2) == {(0, 4): (0,), (0, 2): (2,), (2, 2): (2,)}
+def test_misalignment_classes_of_a_4_vector() -> None:
+    """n = 4: 128-bit at k = 0; 32 + 64 + 32 bits for odd k (granule 1); 64-bit halves at
+    k = 2; granule 2 drops the odd ones."""
+    assert misalignment_classes(4, 1) == (((0,), ((0, 4),)), ((1, 3), ((0, 1), (1, 2), (3, 1))),
+                                          ((2,), ((0, 2), (2, 2))))
+    assert misalignment_classes(4, 2) == (((0,), ((0, 4),)), ((2,), ((0, 2), (2, 2))))
+
+
+@pytest.mark.parametrize(("n", "granule"), [(2, 1), (4, 1), (4, 2), (8, 1), (8, 2), (16, 4)])
+def test_misalignment_classes_partition_the_misalignments(n: int, granule: int) -> None:
+    """Every multiple k of the granule below n is in exactly one class, whose pieces are its
+    aligned_pieces; classes have distinct pieces, and k = 0 (one whole vector) comes first."""
+    classes = misalignment_classes(n, granule)
+    ks = [k for members, _ in classes for k in members]
+    assert sorted(ks) == list(range(0, n, granule))
+    assert classes[0] == ((0,), ((0, n),))
+    for members, pieces in classes:
+        assert all(aligned_pieces(k, n) == pieces for k in members)
+    assert len({pieces for _, pieces in classes}) == len(classes)
 
 
 @pytest.mark.parametrize(("which", "fixed"), [(0, (0,)), (2, (0, 1)), (3, ()), (5, (1,))])
