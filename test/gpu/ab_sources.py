@@ -17,7 +17,9 @@ piece of every misalignment predicated: the emitter before), ``switch`` (one bra
 of misalignment: the emitter now), ``unified`` (pieces chosen by the misalignment and the
 count in bounds, no branch), ``rload`` (``switch``, and loads realigned the same way), and
 ``selread`` (``switch``, with loads hand-written as every class's pieces predicated, then
-merged; 32x256 only).
+merged; 32x256 only), ``kloop`` (``switch``, hand-written with the branch on the misalignment
+taken once around the rounds, loads and stores alike: the 32x256 tile's rounds step 4 rows, so
+``k`` is the same in each; 32x256 only). Results: ``test/gpu/results/ab_sources_*``.
 """
 
 from __future__ import annotations
