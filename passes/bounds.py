@@ -26,8 +26,9 @@ proven width ``g`` only; a vector at element offset ``e``, ``k = e mod n`` (a mu
 cache merges a warp's narrow loads of one line, so they run at the speed of the wide ones;
 stores it does not merge. On the H200, 32-bit loads of misaligned rows ran at 0.99x of
 128-bit ones, 32-bit stores at 0.62x; with realigned stores an 8 x 1024 tile of misaligned
-rows runs at 0.95x or more of aligned ones for 158 to 161 of 161 row lengths when a row band's
-column tiles run side by side, 0.88x to 0.96x when they run a wave apart: docs/runtime.md.)
+rows runs at 0.95x or more of aligned ones for 160 of 161 row lengths when a row band's
+column tiles run side by side, 106 of 161 when they run a wave apart: docs/runtime.md. Loads
+realigned the same way ran slower: a branch that yields loaded registers waits for them.)
 
 A vector covers ``n`` consecutive elements of the innermost dim, starting at a multiple of
 ``n`` (the tile's plan and the cap make it so). It is in bounds iff its first and last
