@@ -185,7 +185,7 @@ def test_lowered_random_extents_and_offsets(tile_lowered, m: int, n: int, bx: in
 @pytest.mark.parametrize("m, n", [(3, 5), (4, 7), (2, 6), (5, 9), (2, 3)])
 def test_realigned_narrow_elements(elem: str, pad: str, m: int, n: int) -> None:
     """f16 and i8 rows of 8 (one 128-bit or 64-bit vector; the store's fallback realigns it
-    with granule 1, every misalignment 0..7 predicating its own pieces): the lowered copy
+    with granule 1, one branch per class of misalignment 0..7): the lowered copy
     equals the reference copy, on a Y of X's rows and on one whose row length differs by 3."""
     text = tile_copy(pad).replace("xf32", f"x{elem}")
     dtype = np.float16 if elem == "f16" else np.int8
