@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A/B on the GPU: the bench_ragged kernel (no divisibility promise) under four forms of the
-lowering, generated from this tree, timed by ``ab_sources.py`` in one process:
+lowering, generated from this tree, timed by ``regcopy_bench.ab_sources`` in one process:
 
 * ``base``: neither of the two below;
 * ``reach``: the rounds of a thread none of whose elements can be in bounds are skipped
@@ -21,9 +21,7 @@ from pathlib import Path
 
 import regcopy_backend.cuda.printer as printer
 import regcopy_passes.emit_bounds as emit_bounds
-
-sys.path.insert(0, str(Path(__file__).parent))
-import ab_sources  # noqa: E402
+from regcopy_bench import ab_sources
 
 FORMS = ("base", "reach", "hoist", "reach+hoist")
 

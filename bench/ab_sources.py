@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """A/B on the GPU of saved forms of the bench_ragged kernel (no divisibility promise), in one
 process, against the promised kernel the tree emits.
 
-    python3 test/gpu/ab_sources.py DIR [FORM ...]     # time the forms
-    python3 test/gpu/ab_sources.py --save DIR/FORM      # save what the tree emits now
+    python3 -m regcopy_bench.ab_sources DIR [FORM ...]     # time the forms
+    python3 -m regcopy_bench.ab_sources --save DIR/FORM      # save what the tree emits now
 
 ``DIR/FORM/TILE.cu`` (TILE: ``32x256``, ``64x64``, ``8x1024``) is the versioned benchmark
 kernel as one form of the lowering printed it; a form may hold some tiles only. Each N is
