@@ -1,0 +1,101 @@
+"""Launch the bench_ragged kernel once per ``TILE:N[:promised]`` for Nsight Compute to profile.
+
+    ncu --clock-control none --section SpeedOfLight --section WarpStateStats ... \\
+        python3 test/gpu/ncu_ragged.py [--mib M] 32x256:40 32x256:41 64x64:17 ...
+    python3 test/gpu/ncu_ragged.py --table RAW.csv     # ncu --csv --page raw  ->  one table
+
+Each spec is launched once, in the order given (ncu's launch IDs follow it; the mapping is
+printed), on an M x N copy moving ``--mib`` MiB (default 64). ``--table`` reads the raw CSV of
+such a run and prints the counters that tell a latency-, issue- or L1-bound copy apart, one
+column per launch.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections.abc import Sequence
+
+from regcopy_backend.runtime.runner import extent_values
+from regcopy_bench import bench_ragged as br
+
+TILES = {"32x256": br.ROWS, "64x64": br.NARROW, "8x1024": br.WIDE}
+SHOWN = (
+    "gpu__time_duration.sum",
+    "launch__registers_per_thread",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "smsp__inst_executed.sum",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "smsp__thread_inst_executed_per_inst_executed.ratio",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+)
+STALL = "smsp__average_warp_latency_issue_stalled_"
+STALL2 = "smsp__average_warps_issue_stalled_"
+
+
+def parse(spec: str) -> tuple[str, br.Tile, int, bool]:
+    name, n, *rest = spec.split(":")
+    return name, TILES[name], int(n), rest == ["promised"]
+
+
+def launch_all(specs: Sequence[str], mib: int) -> None:
+    parsed = [parse(s) for s in specs]
+    tiles = list({t for _, t, _, _ in parsed})
+    max_bytes = max(4 * br.rows_for(n, t, mib << 20) * n for _, t, n, _ in parsed) + 4096
+    bench = br.setup(tiles, max_bytes, mib << 20)
+    for i, (name, tile, n, promised) in enumerate(parsed):
+        m = bench.rows(tile, n)
+        kernel, info = bench.kernels[(tile, promised)]
+        args = [int(bench.x.handle), *extent_values(info, info.buffers[0], (m, n)),
+                int(bench.y.handle), *extent_values(info, info.buffers[1], (m, n))]
+        config = bench.core.LaunchConfig(grid=tile.grid(m, n), block=(256, 1, 1))
+        bench.core.launch(bench.stream, config, kernel, *args)
+        bench.stream.sync()
+        print(f"launch {i}: {name} N={n} M={m} {'promised' if promised else 'versioned'}",
+              flush=True)
+
+
+def table(path: str) -> None:
+    with open(path, newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    head = next(i for i, r in enumerate(rows) if "ID" in r)
+    names = rows[head]
+    data = [r for r in rows[head + 2:] if len(r) == len(names)]
+    keep = [k for k in names if k in SHOWN or (k.startswith((STALL, STALL2)) and
+                                                 any(_num(r[names.index(k)]) > 0.05
+                                                     for r in data))]
+    print("| counter | " + " | ".join(f"{r[names.index('ID')]}" for r in data) + " |")
+    print("|---|" + "---|" * len(data))
+    for k in keep:
+        j = names.index(k)
+        print(f"| {k} | " + " | ".join(r[j] for r in data) + " |")
+
+
+def _num(s: str) -> float:
+    try:
+        return float(s.replace(",", ""))
+    except ValueError:
+        return 0.0
+
+
+def main(argv: Sequence[str]) -> int:
+    if argv[:1] == ["--table"]:
+        table(argv[1])
+        return 0
+    mib = 64
+    if argv[:1] == ["--mib"]:
+        mib, argv = int(argv[1]), argv[2:]
+    launch_all(argv, mib)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
