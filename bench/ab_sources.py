@@ -18,7 +18,12 @@ count in bounds, no branch), ``rload`` (``switch``, and loads realigned the same
 ``selread`` (``switch``, with loads hand-written as every class's pieces predicated, then
 merged; 32x256 only), ``kloop`` (``switch``, hand-written with the branch on the misalignment
 taken once around the rounds, loads and stores alike: the 32x256 tile's rounds step 4 rows, so
-``k`` is the same in each; 32x256 only). Results: ``test/gpu/results/ab_sources_*``.
+``k`` is the same in each; 32x256 only), ``pstraddle`` (session 6: ``switch`` with a
+straddling vector's stores out of the vector's ``else``, each under its own predicate, their
+column parts made in the copy's prologue) and ``straddle`` (the emitter now: those column parts
+made before the fallback's rounds; ``ab_sources_7_pmoved`` timed the same edit made by hand).
+Results: ``test/gpu/results/ab_sources_*``; the timing-only forms of
+``test/gpu/ab_oracle_forms.py`` use this module too.
 """
 
 from __future__ import annotations
