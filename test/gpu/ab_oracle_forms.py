@@ -70,16 +70,37 @@ def rounded(src: str, test: str, buf: str) -> str:
     return src[:at] + "if (true) " + body + src[c:]
 
 
-def no_straddle(src: str) -> str:
-    """The fallback stores' ``else`` (a vector not wholly in bounds) left empty."""
+def _straddle_else(src: str) -> tuple[int, int, int, int, str]:
+    """In the fallback stores' rounds: where the vector's ``if (p) {`` starts, where its
+    ``}`` is, the ``{`` and ``}`` of its ``else`` (the straddling vector, element by
+    element), and ``p``."""
     at = src.index("if (aligned_1) {")
-    _, c = block(src, at)          # the aligned store loop
-    at = src.index("} else {", c)  # the fallback
-    inner = src.index("if (v", src.index("#pragma unroll", at))  # the vector's predicate
+    _, c = block(src, at)
+    at = src.index("} else {", c)
+    inner = src.index("if (v", src.index("#pragma unroll", at))
+    full = re.match(r"if \((v\d+)\)", src[inner:]).group(1)  # type: ignore[union-attr]
     _, c = block(src, inner)
     assert src.startswith(" else ", c + 1)
     o2, c2 = block(src, c + 1)
+    return inner, c, o2, c2, full
+
+
+def no_straddle(src: str) -> str:
+    """The fallback stores' ``else`` (a vector not wholly in bounds) left empty."""
+    _, _, o2, c2, _ = _straddle_else(src)
     return src[:o2] + "{\n        }" + src[c2 + 1:]
+
+
+def predicated_straddle(src: str, first: bool = False) -> str:
+    """The fallback stores' ``else`` (a straddling vector, element by element) taken out of the
+    branch: its stores run after it (``first``: before it), each under its own predicate and
+    not the vector's, so that a warp with one straddling lane does not run both sides (a
+    correct form)."""
+    inner, c, o2, c2, full = _straddle_else(src)
+    body = re.sub(r"if \((v\d+)\) \{", rf"if (\1 & !{full}) {{", src[o2:c2 + 1])
+    if first:
+        return src[:inner] + body + "\n        " + src[inner:c + 1] + src[c2 + 1:]
+    return src[:c + 1] + "\n        " + body + src[c2 + 1:]
 
 
 def no_rows(src: str) -> str:
@@ -107,35 +128,6 @@ def vector_loads(src: str) -> str:
     body = re.sub(r"= \(unsigned long long\)v\d+ < \(unsigned long long\)X_dim1;",
                   f"= {full};", src[o2:c2])
     return src[:o2] + body + src[c2:]
-
-
-def predicated_straddle(src: str) -> str:
-    """The fallback stores' ``else`` (a straddling vector, element by element) taken out of the
-    branch: its stores run after it, each under its own predicate and not the vector's, so that
-    a warp with one straddling lane does not run both sides (a correct form)."""
-    at = src.index("if (aligned_1) {")
-    _, c = block(src, at)
-    at = src.index("} else {", c)
-    inner = src.index("if (v", src.index("#pragma unroll", at))
-    full = re.match(r"if \((v\d+)\)", src[inner:]).group(1)
-    _, c = block(src, inner)
-    o2, c2 = block(src, c + 1)
-    body = re.sub(r"if \((v\d+)\) \{", rf"if (\1 & !{full}) {{", src[o2:c2 + 1])
-    return src[:c + 1] + "\n        " + body + src[c2 + 1:]
-
-
-def straddle_first(src: str) -> str:
-    """``predicated_straddle`` with the straddling vector's element stores BEFORE the
-    vector's branch (a correct form)."""
-    at = src.index("if (aligned_1) {")
-    _, c = block(src, at)
-    at = src.index("} else {", c)
-    inner = src.index("if (v", src.index("#pragma unroll", at))
-    full = re.match(r"if \((v\d+)\)", src[inner:]).group(1)
-    _, c = block(src, inner)
-    o2, c2 = block(src, c + 1)
-    body = re.sub(r"if \((v\d+)\) \{", rf"if (\1 & !{full}) {{", src[o2:c2 + 1])
-    return src[:inner] + body + "\n        " + src[inner:c + 1] + src[c2 + 1:]
 
 
 def k_hoisted(src: str) -> str:
@@ -176,7 +168,7 @@ def forms(base: str, emitted: str, tile: str) -> dict[str, str]:
             "vecload": vector_loads(base),
             "all3": vector_loads(k32(no_rows(base))),
             "predstraddle": predicated_straddle(base),
-            "straddlefirst": straddle_first(base),
+            "straddlefirst": predicated_straddle(base, first=True),
             "all4": predicated_straddle(vector_loads(k32(no_rows(base))))}
     if tile != "8x1024":
         made["khoist"] = k_hoisted(emitted)
