@@ -229,13 +229,16 @@ def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
 
 def versioned_summary(ratios: dict[int, float]) -> str:
     """One line over every aligned N: how many have the versioned kernel's time within 2% of
-    the promised one's, the range, and the range over N >= 32."""
+    the promised one's, the range, the range over N >= 32, and the N outside 2%."""
     within = sum(1 for r in ratios.values() if abs(r - 1) <= 0.02)
     large = [r for n, r in ratios.items() if n >= 32]
     line = (f"versioned / promised over {len(ratios)} aligned N: {min(ratios.values()):.3f}-"
             f"{max(ratios.values()):.3f}, within 2% at {within}")
     if large and len(large) < len(ratios):
         line += f"; N >= 32: {min(large):.3f}-{max(large):.3f}"
+    outside = [f"{n} ({r:.3f})" for n, r in sorted(ratios.items()) if abs(r - 1) > 0.02]
+    if outside:
+        line += f"; outside 2%: N = {', '.join(outside)}"
     return line
 
 

@@ -214,3 +214,14 @@ def test_bench_ragged_kernel_covers_the_grid(name: str, columns_first: bool, m: 
     _, got = run_on_cpu(_lowered(bench_ragged.kernel_text(tile, promised=False)), "ragged",
                         [x, np.full((m, n), -1, np.float32)], grid=tile.grid(m, n))
     np.testing.assert_array_equal(got, x)
+
+
+def test_bench_ragged_versioned_summary_names_the_n_outside_2_percent() -> None:
+    """The versioned / promised line counts the aligned N within 2% and names the others."""
+    from regcopy_bench.bench_ragged import versioned_summary
+
+    line = versioned_summary({4: 1.05, 8: 1.0, 32: 0.99, 36: 1.03, 40: 0.97})
+    assert "within 2% at 2" in line
+    assert "N >= 32: 0.970-1.030" in line
+    assert line.endswith("outside 2%: N = 4 (1.050), 36 (1.030), 40 (0.970)")
+    assert "outside" not in versioned_summary({8: 1.01, 12: 0.99})
