@@ -216,6 +216,34 @@ def test_bench_ragged_kernel_covers_the_grid(name: str, columns_first: bool, m: 
     np.testing.assert_array_equal(got, x)
 
 
+@pytest.mark.parametrize("name, divisor, m, n", [("ROWS", 1, 32, 5), ("ROWS", 1, 30, 63),
+                                                  ("NARROW", 1, 64, 67), ("ROWS", 2, 32, 6),
+                                                  ("ROWS", 2, 29, 62)])
+def test_bench_ragged_straddling_stores_equal_the_reference(name: str, divisor: int, m: int,
+                                                            n: int) -> None:
+    """A CTA tile whose rounds step rows (each thread's columns fixed): the stores of a
+    vector that straddles the row's end follow its store under a column part made once
+    before the rounds (M not always a multiple of the tile's rows: the rows' checks hold the
+    pieces too). Lowered, the copy equals the un-lowered one on a Y whose rows are
+    longer than X's (the registers past X's end hold the padding and go to Y's extra columns;
+    nothing lands elsewhere) and on one whose rows are shorter (the pieces past Y's end are
+    not written), unpromised (versioned, realigned fallback) and with rows promised a
+    multiple of 2 (pieces of 2)."""
+    from regcopy_bench import bench_ragged
+
+    tile = getattr(bench_ragged, name)
+    text = bench_ragged.kernel_text(tile, promised=divisor > 1)
+    text = text.replace("array<i64: 1, 4>", f"array<i64: 1, {divisor}>")
+    x = _x(m, n)
+    for cols in (n + 2 * divisor, n - divisor):
+        y = np.full((m, cols), -1, np.float32)
+        grid = (-(-m // tile.rows) * -(-n // tile.cols), 1, 1)
+        got = [run_on_cpu(module, "ragged", [x, y.copy()], grid=grid)[1]
+               for module in (parse_unverified(text), _lowered(text))]
+        np.testing.assert_array_equal(got[1], got[0])
+        np.testing.assert_array_equal(got[1][:, :min(n, cols)], x[:, :cols])
+
+
 def test_bench_ragged_versioned_summary_names_the_n_outside_2_percent() -> None:
     """The versioned / promised line counts the aligned N within 2% and names the others."""
     from regcopy_bench.bench_ragged import versioned_summary
