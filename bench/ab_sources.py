@@ -21,7 +21,9 @@ taken once around the rounds, loads and stores alike: the 32x256 tile's rounds s
 ``k`` is the same in each; 32x256 only), ``pstraddle`` (session 6: ``switch`` with a
 straddling vector's stores out of the vector's ``else``, each under its own predicate, their
 column parts made in the copy's prologue) and ``straddle`` (the emitter now: those column parts
-made before the fallback's rounds; ``ab_sources_7_pmoved`` timed the same edit made by hand).
+made before the fallback's rounds; ``ab_sources_7_pmoved`` timed the same edit made by hand),
+and ``k32`` (``straddle`` with the misalignment and its tests in 32-bit integers, made by
+``ab_oracle_forms.k32``: within +-2% of ``straddle``, not kept).
 Results: ``test/gpu/results/ab_sources_*``; the timing-only forms of
 ``test/gpu/ab_oracle_forms.py`` use this module too.
 """
