@@ -42,11 +42,13 @@ STALL2 = "smsp__average_warps_issue_stalled_"
 
 
 def parse(spec: str) -> tuple[str, br.Tile, int, bool]:
+    """``TILE:N[:promised]`` -> ``(TILE, its Tile, N, promised)``."""
     name, n, *rest = spec.split(":")
     return name, TILES[name], int(n), rest == ["promised"]
 
 
 def launch_all(specs: Sequence[str], mib: int) -> None:
+    """One launch of the bench kernel per spec, in order, each synchronized and announced."""
     parsed = [parse(s) for s in specs]
     tiles = list({t for _, t, _, _ in parsed})
     max_bytes = max(4 * br.rows_for(n, t, mib << 20) * n for _, t, n, _ in parsed) + 4096
@@ -64,6 +66,8 @@ def launch_all(specs: Sequence[str], mib: int) -> None:
 
 
 def table(path: str) -> None:
+    """The ``SHOWN`` counters and the stall reasons above 0.05 of ncu's raw CSV at ``path``,
+    one row per counter, one column per launch (ncu's ``ID``)."""
     with open(path, newline="") as f:
         rows = [r for r in csv.reader(f) if r]
     head = next(i for i, r in enumerate(rows) if "ID" in r)
@@ -80,6 +84,7 @@ def table(path: str) -> None:
 
 
 def _num(s: str) -> float:
+    """ncu's number text (``1,234.5``) as a float; 0 for anything else."""
     try:
         return float(s.replace(",", ""))
     except ValueError:
