@@ -3,10 +3,15 @@
     ncu --clock-control none --section SpeedOfLight --section WarpStateStats ... \\
         python3 test/gpu/ncu_ragged.py [--mib M] 32x256:40 32x256:41 64x64:17 ...
     python3 test/gpu/ncu_ragged.py --table RAW.csv     # ncu --csv --page raw  ->  one table
+    ncu --clock-control none --section SourceCounters --page source --csv --print-source sass \\
+        python3 test/gpu/ncu_ragged.py 32x256:40 32x256:41 > SOURCE.csv
+    python3 test/gpu/ncu_ragged.py --opcodes SOURCE.csv  # warp instructions by opcode
 
 Each spec is launched once, in the order given (ncu's launch IDs follow it; the mapping is
 printed), on an M x N copy moving ``--mib`` MiB (default 64). ``--table`` reads the raw CSV of
 such a run and prints the counters that tell a latency-, issue- or L1-bound copy apart, one
+column per launch; ``--opcodes`` reads ncu's per-SASS-instruction page and prints the warp
+instructions executed by opcode (predicated-off ones count: they take an issue slot), one
 column per launch.
 """
 
@@ -83,6 +88,34 @@ def table(path: str) -> None:
         print(f"| {k} | " + " | ".join(r[j] for r in data) + " |")
 
 
+def opcodes(path: str) -> None:
+    """Warp instructions executed per opcode (``LDG``, ``ISETP``, ...; the modifiers and the
+    guard predicate dropped) of each kernel in ncu's ``--page source`` CSV at ``path``, the
+    most executed first."""
+    from collections import Counter
+
+    with open(path, newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    launches: list[Counter[str]] = []
+    head: list[str] = []
+    for r in rows:
+        if r[0] == "Kernel Name":
+            launches.append(Counter())
+            head = []
+        elif launches and not head:
+            head = r
+        elif launches and len(r) == len(head):
+            words = r[head.index("Source")].split()
+            op = words[1] if words and words[0].startswith("@") else (words or [""])[0]
+            launches[-1][op.split(".")[0]] += int(_num(r[head.index("Instructions Executed")]))
+    total: Counter[str] = sum(launches, Counter())
+    print("| opcode | " + " | ".join(str(i) for i in range(len(launches))) + " |")
+    print("|---|" + "---|" * len(launches))
+    print("| all | " + " | ".join(f"{sum(c.values()):,}" for c in launches) + " |")
+    for op, _ in total.most_common():
+        print(f"| {op} | " + " | ".join(f"{c[op]:,}" for c in launches) + " |")
+
+
 def _num(s: str) -> float:
     """ncu's number text (``1,234.5``) as a float; 0 for anything else."""
     try:
@@ -94,6 +127,9 @@ def _num(s: str) -> float:
 def main(argv: Sequence[str]) -> int:
     if argv[:1] == ["--table"]:
         table(argv[1])
+        return 0
+    if argv[:1] == ["--opcodes"]:
+        opcodes(argv[1])
         return 0
     mib = 64
     if argv[:1] == ["--mib"]:
