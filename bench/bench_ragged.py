@@ -14,7 +14,8 @@ for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tiles 64 x
 chosen so that each launch moves at least ``--mib`` MiB (default 256, read + written: several waves
 of CTAs), and timed with CUDA events.
 The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same
-run; the summary gives the fraction of N at >= 0.95x, and, on aligned N, the versioned kernel
+run; the summary gives the fraction of N at >= 0.95x, the misaligned N by band of 32
+(``band_summary``), and, on aligned N, the versioned kernel
 (no divisibility promise) against the promised one (``{regcopy.divisibility = array<i64: 1,
 4>}``: only the 128-bit path is compiled).
 
@@ -242,6 +243,19 @@ def versioned_summary(ratios: dict[int, float]) -> str:
     return line
 
 
+def band_summary(ratios: dict[int, float], width: int = 32) -> str:
+    """One line over the misaligned N (N % 4 != 0), by band of ``width`` consecutive N
+    (``[a, a + width)``, ``a`` a multiple of ``width``): each band's mean ratio and how many of
+    its N are at >= 0.95x."""
+    bands: dict[int, list[float]] = {}
+    for n, r in sorted(ratios.items()):
+        if n % 4:
+            bands.setdefault(n - n % width, []).append(r)
+    parts = [f"{a}..{a + width - 1}: mean {sum(rs) / len(rs):.3f}, "
+             f"{sum(r >= 0.95 for r in rs)}/{len(rs)}" for a, rs in bands.items()]
+    return "misaligned N by band (mean ratio, N at >= 0.95x): " + "; ".join(parts)
+
+
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
     import ctypes
@@ -320,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         good = sum(1 for *_, r in table if r >= 0.95)
         print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
               f"({100 * good / len(table):.1f}%)")
+        print(band_summary({n: r for n, _, _, r in table}))
         ratios = {}
         for i, n in enumerate(n for n in ns if n % 4 == 0):
             m = bench.rows(tile, n)

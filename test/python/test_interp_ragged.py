@@ -253,3 +253,11 @@ def test_bench_ragged_versioned_summary_names_the_n_outside_2_percent() -> None:
     assert "N >= 32: 0.970-1.030" in line
     assert line.endswith("outside 2%: N = 4 (1.050), 36 (1.030), 40 (0.970)")
     assert "outside" not in versioned_summary({8: 1.01, 12: 0.99})
+
+
+def test_bench_ragged_band_summary_counts_the_misaligned_n_by_band() -> None:
+    """The by-band line takes the misaligned N only, in bands of 32 N from a multiple of 32."""
+    from regcopy_bench.bench_ragged import band_summary
+
+    line = band_summary({1: 0.5, 2: 0.96, 4: 1.0, 31: 0.9, 33: 0.97, 35: 0.95, 64: 1.0})
+    assert line.endswith("0..31: mean 0.787, 1/3; 32..63: mean 0.960, 2/2")
