@@ -65,9 +65,6 @@ class _Frame:
         self.path_b = IndexBuilder(hoist_to=b)
         """Values a path makes once, before its rounds (``_path_ops``): the column parts of a
         straddling write's pieces, which the other path does not need."""
-        self.path_checks: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
-        self.straddle_columns: dict[tuple[int, int], list[SSAValue]] = {}
-        """The path's column parts of a straddling write's pieces (``_straddle_columns``)."""
         self.implied: set[SSAValue] = set()
         """Checks the rounds run under (``_reach``), left out of their predicates."""
         self.strides: list[Value] = [1] * self.rank
@@ -169,13 +166,14 @@ def _check(fr: _Frame, body: IndexBuilder, at: Value, step: Value, extent: Value
     rounds (``_Frame.path_b``) unless the copy's prologue has it already."""
     if step != 0:
         return _cmp(body, body.add(at, step), extent)
-    b, made = (fr.path_b, fr.path_checks) if path else (fr.b, fr.hoisted_checks)
+    b = fr.path_b if path else fr.b
     key = (b.value(at), b.value(extent))
     if key in fr.hoisted_checks:
         return fr.hoisted_checks[key]
-    if key not in made:
-        made[key] = _cmp(b, *key)
-    return made[key]
+    if path:  # (a path's round body is built once: nothing to share within the path)
+        return _cmp(b, *key)
+    fr.hoisted_checks[key] = _cmp(b, *key)
+    return fr.hoisted_checks[key]
 
 
 def _row_checks(fr: _Frame, body: IndexBuilder, steps: Sequence[Value]) -> list[SSAValue]:
@@ -222,12 +220,10 @@ def _straddle_columns(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], n:
     straddle the innermost extent (``j`` in ``range(0, n - w, w)``): the piece inside, and the
     vector's own store not run (``pred``, the vector's predicate, false). Where no round moves
     the column, ``not pred`` is ``not`` the check of the vector's last column alone (the piece
-    predicate adds the rows), and the parts are made once, before the path's rounds (in the
-    copy's prologue the other path paid for them: 3-4% at N <= 16 on the 32 x 256 bench
-    tile); else in ``body``."""
+    predicate adds the rows), and the parts are made before the path's rounds (in the copy's
+    prologue the other path paid for them: 3-4% at N <= 16 on the 32 x 256 bench tile); else
+    in ``body``. (A path's round body is built once, so this runs once per path.)"""
     hoisted = steps[fr.rank - 1] == 0
-    if hoisted and (n, w) in fr.straddle_columns:
-        return fr.straddle_columns[(n, w)]
     b = fr.path_b if hoisted else body
     whole = _column_checks(fr, body, steps, n - 1, 1)[0] if hoisted else pred
     outside = b.emit(arith.XOrIOp(whole, b.emit(arith.ConstantOp.from_int_and_width(1, 1))))
@@ -240,8 +236,6 @@ def _straddle_columns(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], n:
         col = _and(b, [*inside, outside])
         assert col is not None
         cols.append(col)
-    if hoisted:
-        fr.straddle_columns[(n, w)] = cols
     return cols
 
 
@@ -330,7 +324,6 @@ def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
 
 def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:
     """The rounds of one path, after the values it makes once (``_Frame.path_b``)."""
-    fr.path_checks, fr.straddle_columns = {}, {}
     rounds = _rounds(fr, path.plan.rounds, lambda body, f: _round(fr, body, path, f, g, r))
     return [*fr.path_b.take(), *rounds]
 
