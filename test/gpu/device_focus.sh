@@ -32,7 +32,7 @@ step 30 "memcheck TMA ragged 1001x4000" $san -p 'lower-reg-copy{transfer=tma}' \
     --arg Z=32x63x32x64 --grid 63,32
 step 90 "bench_ragged" python3 -m regcopy_bench.bench_ragged
 step 60 "bench_ragged --rows-on-x (8x1024 only)" python3 -m regcopy_bench.bench_ragged --rows-on-x \
-    --narrow 0:0
+    --narrow 0:0 --rows 0:0
 step 50 "bench_async" python3 -m regcopy_bench.bench_async
 step 60 "bench_shared --auto" python3 -m regcopy_bench.bench_shared --auto
 step 60 "misaligned_variants" python3 -m regcopy_bench.misaligned_variants

@@ -21,10 +21,9 @@ import csv
 import sys
 from collections.abc import Sequence
 
-from regcopy_backend.runtime.runner import extent_values
 from regcopy_bench import bench_ragged as br
+from regcopy_bench.ab_sources import TILES
 
-TILES = {"32x256": br.ROWS, "64x64": br.NARROW, "8x1024": br.WIDE}
 SHOWN = (
     "gpu__time_duration.sum",
     "launch__registers_per_thread",
@@ -49,7 +48,11 @@ STALL2 = "smsp__average_warps_issue_stalled_"
 def parse(spec: str) -> tuple[str, br.Tile, int, bool]:
     """``TILE:N[:promised]`` -> ``(TILE, its Tile, N, promised)``."""
     name, n, *rest = spec.split(":")
-    return name, TILES[name], int(n), rest == ["promised"]
+    promised = rest == ["promised"]
+    if promised and int(n) % 4:
+        raise SystemExit(f"ncu_ragged: {spec}: the promised kernel needs N % 4 == 0 "
+                         "(its rows are promised a multiple of 4)")
+    return name, TILES[name], int(n), promised
 
 
 def launch_all(specs: Sequence[str], mib: int) -> None:
@@ -60,11 +63,7 @@ def launch_all(specs: Sequence[str], mib: int) -> None:
     bench = br.setup(tiles, max_bytes, mib << 20)
     for i, (name, tile, n, promised) in enumerate(parsed):
         m = bench.rows(tile, n)
-        kernel, info = bench.kernels[(tile, promised)]
-        args = [int(bench.x.handle), *extent_values(info, info.buffers[0], (m, n)),
-                int(bench.y.handle), *extent_values(info, info.buffers[1], (m, n))]
-        config = bench.core.LaunchConfig(grid=tile.grid(m, n), block=(256, 1, 1))
-        bench.core.launch(bench.stream, config, kernel, *args)
+        bench.launcher(tile, promised, m, n)()
         bench.stream.sync()
         print(f"launch {i}: {name} N={n} M={m} {'promised' if promised else 'versioned'}",
               flush=True)
