@@ -1,0 +1,45 @@
+"""test/gpu/ab_shuffle_forms.py on the CPU: its hand-written forms compile for sm_90 with their
+shuffles and no local memory, and ``eshfl`` replaces only the emitted kernel's fallback stores
+(its anchors in the emitted source are still found). The timings: the script on the H200."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import ab_shuffle_forms as forms
+from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_bench import ab_sources
+from regcopy_bench import bench_ragged as br
+from regcopy_tools.run_report import sass_memory_ops
+
+
+def _sass_ops(source: str) -> tuple[dict[str, int], int]:
+    sass = disassemble(compile_cuda(source).cubin)
+    return sass_memory_ops(sass), len(re.findall(r"\bSHFL\.DOWN\b", sass))
+
+
+@pytest.mark.parametrize("form", ["shflboth", "shfllean"])
+def test_hand_forms_compile_with_shuffles_and_no_local_memory(form: str) -> None:
+    ops, shuffles = _sass_ops(forms.source(form, br.ROWS))
+    assert not any(op.startswith(("LDL", "STL")) for op in ops)
+    assert any(op.startswith("STG.E.128") for op in ops) and shuffles > 0
+
+
+@pytest.mark.parametrize("tile", list(ab_sources.TILES))
+def test_eshfl_replaces_only_the_fallback_stores(tile: str) -> None:
+    emitted = br.lowered(ab_sources.TILES[tile], False)[0]
+    text = forms.source("eshfl", ab_sources.TILES[tile])
+    aligned = emitted[emitted.index("if (aligned_1) {"):emitted.index("} else {", emitted.index(
+        "if (aligned_1) {"))]
+    assert aligned in text  # the aligned stores are the emitted ones
+    kernel = emitted.index('extern "C"')
+    assert emitted[kernel:emitted.index("const long long tid_1")] in text  # so are the loads
+    assert "tmp[" not in text[text.index("if (aligned_1) {"):]
+    if tile == "32x256":
+        ops, shuffles = _sass_ops(text)
+        assert shuffles >= 3 and not any(op.startswith(("LDL", "STL")) for op in ops)
+    oracle = forms.source("oeshfl", ab_sources.TILES[tile])
+    assert "__shfl_down_sync" not in oracle and oracle.replace("return v;", "") == \
+        text.replace("return __shfl_down_sync(0xffffffffu, v, 1);", "")
