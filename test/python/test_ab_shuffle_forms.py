@@ -1,6 +1,7 @@
-"""test/gpu/ab_shuffle_forms.py on the CPU: its hand-written forms compile for sm_90 with their
-shuffles and no local memory, and ``eshfl`` replaces only the emitted kernel's fallback stores
-(its anchors in the emitted source are still found). The timings: the script on the H200."""
+"""test/gpu/ab_shuffle_forms.py on the CPU: ``eshfl`` replaces only the emitted kernel's fallback
+stores (its anchors in the emitted source are still found, so the A/B can be rerun on what the
+tree emits) and compiles for sm_90 with its shuffles and no local memory; its oracle differs
+from it only in the shuffles. The timings: the script on the H200."""
 
 from __future__ import annotations
 
@@ -18,13 +19,6 @@ from regcopy_tools.run_report import sass_memory_ops
 def _sass_ops(source: str) -> tuple[dict[str, int], int]:
     sass = disassemble(compile_cuda(source).cubin)
     return sass_memory_ops(sass), len(re.findall(r"\bSHFL\.DOWN\b", sass))
-
-
-@pytest.mark.parametrize("form", ["shflboth", "shfllean"])
-def test_hand_forms_compile_with_shuffles_and_no_local_memory(form: str) -> None:
-    ops, shuffles = _sass_ops(forms.source(form, br.ROWS))
-    assert not any(op.startswith(("LDL", "STL")) for op in ops)
-    assert any(op.startswith("STG.E.128") for op in ops) and shuffles > 0
 
 
 @pytest.mark.parametrize("tile", list(ab_sources.TILES))
