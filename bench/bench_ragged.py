@@ -259,6 +259,20 @@ def band_summary(ratios: dict[int, float], width: int = 32) -> str:
     return "misaligned N by band (mean ratio, N at >= 0.95x): " + "; ".join(parts)
 
 
+def print_sweep(title: str, table: Sequence[tuple[int, int, float, float]]) -> None:
+    """``sweep``'s table under ``title``, then how many N are at >= 0.95x and the misaligned N
+    by band (``band_summary``)."""
+    print(f"\n{title}")
+    print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
+    print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
+    for n, m, gbs, ratio in table:
+        print(f"| {n:5} | {m:8} | {gbs:7.0f} | {ratio:11.3f}x |")
+    good = sum(1 for *_, r in table if r >= 0.95)
+    print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
+          f"({100 * good / len(table):.1f}%)")
+    print(band_summary({n: r for n, _, _, r in table}))
+
+
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
     import ctypes
@@ -327,17 +341,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     for tile, ns in ranges:
         table = sweep(bench, tile, list(ns), args.iters)
-        print(f"\ntile {tile.rows} x {tile.cols} f32, one kernel for every N "
-              f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
-              f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})")
-        print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
-        print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
-        for n, m, gbs, ratio in table:
-            print(f"| {n:5} | {m:8} | {gbs:7.0f} | {ratio:11.3f}x |")
-        good = sum(1 for *_, r in table if r >= 0.95)
-        print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
-              f"({100 * good / len(table):.1f}%)")
-        print(band_summary({n: r for n, _, _, r in table}))
+        print_sweep(f"tile {tile.rows} x {tile.cols} f32, one kernel for every N "
+                    f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
+                    f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
+                    table)
         ratios = {}
         for i, n in enumerate(n for n in ns if n % 4 == 0):
             m = bench.rows(tile, n)

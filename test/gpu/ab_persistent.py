@@ -130,16 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     plain = br.Bench(core, dev, stream, x, y, one_a_tile)
     status = 0
     for tile, ns in ranges:
-        table = br.sweep(bench, tile, list(ns), args.iters)
-        print(f"\npersistent tile {tile.rows} x {tile.cols} f32 ({args.iters} launches each)")
-        print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
-        print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
-        for n, m, gbs, ratio in table:
-            print(f"| {n:5} | {m:8} | {gbs:7.0f} | {ratio:11.3f}x |")
-        good = sum(1 for *_, r in table if r >= 0.95)
-        print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
-              f"({100 * good / len(table):.1f}%)")
-        print(br.band_summary({n: r for n, _, _, r in table}))
+        br.print_sweep(f"persistent tile {tile.rows} x {tile.cols} f32 ({args.iters} launches "
+                       "each)", br.sweep(bench, tile, list(ns), args.iters))
         ratios, gains = {}, []
         for n in (n for n in ns if n % 4 == 0):
             m = bench.rows(tile, n)
