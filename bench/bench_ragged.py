@@ -120,8 +120,13 @@ def kernel_text(tile: Tile, promised: bool) -> str:
 
 def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
     """The CUDA source and launch facts of the benchmark kernel."""
+    return lower_text(kernel_text(tile, promised))
+
+
+def lower_text(text: str) -> tuple[str, KernelInfo]:
+    """The CUDA source and launch facts of a one-kernel module's text, lowered."""
     ctx = regcopy_context()
-    module = Parser(ctx, kernel_text(tile, promised), "bench_ragged.mlir").parse_module()
+    module = Parser(ctx, text, "bench_ragged.mlir").parse_module()
     LowerRegCopyPass().apply(ctx, module)
     module.verify()
     return print_cuda(module), kernel_info(kernels(module)[0])
@@ -196,8 +201,13 @@ class Bench:
         x_dims = extent_values(info, info.buffers[0], (m, n))
         y_dims = extent_values(info, info.buffers[1], (m, n))
         args = [int(self.x.handle), *x_dims, int(self.y.handle), *y_dims]
-        config = self.core.LaunchConfig(grid=tile.grid(m, n), block=(256, 1, 1))
+        config = self.core.LaunchConfig(grid=self.grid(tile, promised, m, n),
+                                        block=(256, 1, 1))
         return lambda: self.core.launch(self.stream, config, kernel, *args)
+
+    def grid(self, tile: Tile, promised: bool, m: int, n: int) -> tuple[int, int, int]:
+        """The launch grid of the M x N copy: one CTA a tile (``Tile.grid``)."""
+        return tile.grid(m, n)
 
     def launch(self, tile: Tile, promised: bool, m: int, n: int, iters: int) -> float:
         """Milliseconds per launch of the M x N copy."""

@@ -23,18 +23,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.cuda.kernel_info import KernelInfo
 from regcopy_backend.cuda.spills import ptxas_usage
-from regcopy_backend.runtime.runner import compile_kernel, cuda_core, extent_values, get_device
+from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 from regcopy_bench import bench_ragged as br
-from regcopy_dialect.context import regcopy_context
-from regcopy_passes.lower_reg_copy import LowerRegCopyPass
-from xdsl.parser import Parser
 
 KERNEL = """
 func.func @ragged(%X: {g}{promise}, %Y: {g}{promise})
@@ -72,11 +68,7 @@ def kernel_text(tile: br.Tile, promised: bool) -> str:
 
 
 def lowered(tile: br.Tile, promised: bool) -> tuple[str, KernelInfo]:
-    ctx = regcopy_context()
-    module = Parser(ctx, kernel_text(tile, promised), "ab_persistent.mlir").parse_module()
-    LowerRegCopyPass().apply(ctx, module)
-    module.verify()
-    return print_cuda(module), kernel_info(kernels(module)[0])
+    return br.lower_text(kernel_text(tile, promised))
 
 
 @dataclass
@@ -85,14 +77,9 @@ class PersistentBench(br.Bench):
 
     ctas: dict[tuple[br.Tile, bool], int] | None = None
 
-    def launcher(self, tile: br.Tile, promised: bool, m: int, n: int) -> Callable[[], None]:
-        kernel, info = self.kernels[(tile, promised)]
-        args = [int(self.x.handle), *extent_values(info, info.buffers[0], (m, n)),
-                int(self.y.handle), *extent_values(info, info.buffers[1], (m, n))]
+    def grid(self, tile: br.Tile, promised: bool, m: int, n: int) -> tuple[int, int, int]:
         assert self.ctas is not None
-        config = self.core.LaunchConfig(grid=(self.ctas[(tile, promised)], 1, 1),
-                                        block=(256, 1, 1))
-        return lambda: self.core.launch(self.stream, config, kernel, *args)
+        return (self.ctas[(tile, promised)], 1, 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
