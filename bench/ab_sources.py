@@ -22,8 +22,10 @@ taken once around the rounds, loads and stores alike: the 32x256 tile's rounds s
 straddling vector's stores out of the vector's ``else``, each under its own predicate, their
 column parts made in the copy's prologue) and ``straddle`` (the emitter now: those column parts
 made before the fallback's rounds; ``ab_sources_7_pmoved`` timed the same edit made by hand),
-and ``k32`` (``straddle`` with the misalignment and its tests in 32-bit integers, made by
-``ab_oracle_forms.k32``: within +-2% of ``straddle``, not kept).
+and, timed in ``ab_sources_9_k32``, ``k32``: ``straddle`` with the misalignment and its tests
+in 32-bit integers (within +-2% of ``straddle``, not kept). It is not saved:
+``ab_oracle_forms.k32`` makes it (``python3 test/gpu/ab_oracle_forms.py DIR emitted ek32``
+while the tree emits ``straddle``).
 Results: ``test/gpu/results/ab_sources_*``; the timing-only forms of
 ``test/gpu/ab_oracle_forms.py`` use this module too.
 """

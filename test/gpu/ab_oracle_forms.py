@@ -14,7 +14,9 @@ before session 6 (``test/gpu/kernels/ragged_ab/switch``, a straddling vector's s
 * ``oboth``: both;
 * ``nostraddle``: the stores of a vector that straddles the row's end are dropped;
 * ``norows``: no row checks (right here: M is a multiple of the tile's rows);
-* ``k32``: the misalignment and its tests in 32-bit integers;
+* ``k32``: the misalignment and its tests in 32-bit integers; ``ek32``: the same made from
+  ``emitted`` (what ``ab_sources_9_k32_2026-12-02.txt`` timed as ``k32`` beside ``straddle``, the
+  form then emitted; ``python3 test/gpu/ab_oracle_forms.py DIR emitted ek32`` reruns it);
 * ``vecload``: the fallback's loads under the vector's predicate, not each element's (a
   straddling vector then loads nothing);
 * ``all3``: ``norows``, ``k32`` and ``vecload`` together;
@@ -165,6 +167,7 @@ def forms(base: str, emitted: str, tile: str) -> dict[str, str]:
             "nostraddle": no_straddle(base),
             "norows": no_rows(base),
             "k32": k32(base),
+            "ek32": k32(emitted),
             "vecload": vector_loads(base),
             "all3": vector_loads(k32(no_rows(base))),
             "predstraddle": predicated_straddle(base),
