@@ -74,7 +74,7 @@ from regcopy_tools.run_report import (
     sass_memory_ops,
     unknown_args,
 )
-from regcopy_tools.universe import REGCOPY_UNIVERSE
+from regcopy_tools.universe import DIALECT_OVERRIDES, REGCOPY_UNIVERSE
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -112,6 +112,8 @@ def build_context() -> Context:
         from xdsl.universe import XDSL_UNIVERSE
 
         universes = [XDSL_UNIVERSE, REGCOPY_UNIVERSE]
+    for name, factory in DIALECT_OVERRIDES.items():
+        ctx.register_dialect(name, factory)
     for universe in universes:
         for name, factory in universe.all_dialects.items():
             if name not in ctx.registered_dialect_names:
