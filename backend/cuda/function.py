@@ -4,7 +4,8 @@
 which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
 
 * the module: the ``cuda_types.PRELUDE`` (and the f32 <-> f16/bf16 helpers
-  of ``lanes.CONVERSIONS`` that the module calls), then each ``func.func`` (anything else at module
+  of ``lanes.CONVERSIONS`` and the ``maximumf``/``minimumf`` helpers of ``compute.HELPERS``
+  that the module calls), then each ``func.func`` (anything else at module
   level is an ``UnsupportedOpError``);
 * a function: a kernel (``func.func`` carrying ``regcopy.launch``) is
   ``extern "C" __global__ void __launch_bounds__(block)`` (``(block, min_blocks)`` when the

@@ -31,7 +31,10 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access; ``vector.bitcast`` between vectors
   of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
   add/sub/mul on i32 and f32 lanes);
-* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
+* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers);
+  its loop-carried values are variables declared before it (``yield_carried``);
+* ``math`` ops, ``arith.maximumf``/``minimumf``, ``vector.broadcast`` of any lanes and
+  ``gpu.shuffle`` are ``cuda.compute``'s;
 * runtime extents: a dynamic global buffer parameter is its pointer followed by one ``index``
   parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
   ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
