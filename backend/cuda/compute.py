@@ -58,29 +58,31 @@ COMPUTE_OPS: tuple[type[Operation], ...] = (*UNARY, math.FmaOp, *MINMAX)
 HELPERS: dict[str, str] = {
     "rc_maximumf": """\
 static __device__ __forceinline__ float rc_maximumf(float a, float b) {
-  return (a != a || b != b) ? __int_as_float(0x7fffffff)
-       : a == b ? __int_as_float(__float_as_int(a) & __float_as_int(b)) : fmaxf(a, b); }
+  const float m = a == b ? __int_as_float(__float_as_int(a) & __float_as_int(b)) : fmaxf(a, b);
+  return ((a != a) | (b != b)) ? __int_as_float(0x7fffffff) : m; }
 """,
     "rc_minimumf": """\
 static __device__ __forceinline__ float rc_minimumf(float a, float b) {
-  return (a != a || b != b) ? __int_as_float(0x7fffffff)
-       : a == b ? __int_as_float(__float_as_int(a) | __float_as_int(b)) : fminf(a, b); }
+  const float m = a == b ? __int_as_float(__float_as_int(a) | __float_as_int(b)) : fminf(a, b);
+  return ((a != a) | (b != b)) ? __int_as_float(0x7fffffff) : m; }
 """,
     "rc_maximum": """\
 static __device__ __forceinline__ double rc_maximum(double a, double b) {
-  return (a != a || b != b) ? __longlong_as_double(0x7fffffffffffffffLL)
-       : a == b ? __longlong_as_double(__double_as_longlong(a) & __double_as_longlong(b))
-       : fmax(a, b); }
+  const double m = a == b
+      ? __longlong_as_double(__double_as_longlong(a) & __double_as_longlong(b)) : fmax(a, b);
+  return ((a != a) | (b != b)) ? __longlong_as_double(0x7fffffffffffffffLL) : m; }
 """,
     "rc_minimum": """\
 static __device__ __forceinline__ double rc_minimum(double a, double b) {
-  return (a != a || b != b) ? __longlong_as_double(0x7fffffffffffffffLL)
-       : a == b ? __longlong_as_double(__double_as_longlong(a) | __double_as_longlong(b))
-       : fmin(a, b); }
+  const double m = a == b
+      ? __longlong_as_double(__double_as_longlong(a) | __double_as_longlong(b)) : fmin(a, b);
+  return ((a != a) | (b != b)) ? __longlong_as_double(0x7fffffffffffffffLL) : m; }
 """,
 }
 """``maximumf``/``minimumf`` (NaN-propagating; of equal operands, ``+0.0`` is the larger:
-the AND of the bits keeps a sign bit only when both have it, the OR when either has)."""
+the AND of the bits keeps a sign bit only when both have it, the OR when either has). The
+tests are combined with ``|``, not ``||``, and the results selected, so that ptxas emits
+``FMNMX`` and selects, no branch."""
 
 
 class ComputeError(ValueError):

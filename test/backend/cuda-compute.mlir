@@ -9,8 +9,8 @@
 // CHECK:      static __device__ __forceinline__ rc_bf16 rc_f32_to_bf16(float x) {
 // CHECK:      static __device__ __forceinline__ float rc_bf16_to_f32(uint32_t h) {
 // CHECK:      static __device__ __forceinline__ float rc_maximumf(float a, float b) {
-// CHECK-NEXT:   return (a != a || b != b) ? __int_as_float(0x7fffffff)
-// CHECK-NEXT:        : a == b ? __int_as_float(__float_as_int(a) & __float_as_int(b)) : fmaxf(a, b); }
+// CHECK-NEXT:   const float m = a == b ? __int_as_float(__float_as_int(a) & __float_as_int(b)) : fmaxf(a, b);
+// CHECK-NEXT:   return ((a != a) | (b != b)) ? __int_as_float(0x7fffffff) : m; }
 // CHECK:      static __device__ __forceinline__ float rc_minimumf(float a, float b) {
 // CHECK:      static __device__ __forceinline__ double rc_minimum(double a, double b) {
 
