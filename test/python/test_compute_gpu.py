@@ -87,6 +87,22 @@ def test_softmax_example_matches_numpy(m: int, n: int) -> None:
     assert np.all(np.abs(got - want) <= 2.0 ** -7 * want + 1e-30), np.abs(got - want).max()
 
 
+def test_layernorm_example_matches_numpy() -> None:
+    from test_softmax_example import LAYERNORM, layernorm_reference
+
+    m, n = 37, 1000
+    rng = np.random.default_rng(6)
+    x = bf16((rng.standard_normal((m, n)) * 2 + 1).astype(np.float32))
+    g = bf16(rng.uniform(0.5, 1.5, n).astype(np.float32))
+    b = bf16(rng.standard_normal(n).astype(np.float32))
+    module = parse_and_lower(LAYERNORM.read_text(), str(LAYERNORM))
+    info = kernel_info(kernels(module)[0])
+    y = run_kernel(print_cuda(module), info, [x, g, b, np.zeros_like(x)],
+                   grid=[-(-m // 4)]).arrays[3]
+    want = layernorm_reference(x, g, b)
+    assert np.all(np.abs(bf16_float(y) - want) <= 2.0 ** -7 * np.abs(want) + 1e-4)
+
+
 def test_bench_softmax_small_run(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="bench_softmax needs torch for its device tensors")
     from regcopy_bench.bench_softmax import main

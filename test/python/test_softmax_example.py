@@ -1,8 +1,8 @@
 """examples/softmax.mlir without a GPU: ``regcopy-run --check`` at a small ragged size (the
 lowered kernel on the CPU interpreter against the un-lowered reference), the lowered kernel
 against numpy's softmax on the aligned (N % 8 == 0) and the fallback path, and its SASS
-(128-bit row loads and stores, warp shuffles, no local memory). On the GPU:
-test_compute_gpu.py and lab/gpu/compute.sh."""
+(128-bit row loads and stores, warp shuffles, no local memory); examples/layernorm.mlir
+against numpy. On the GPU: test_compute_gpu.py and lab/gpu/compute.sh."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from regcopy_tools.regcopy_run import main, prepare
 from regcopy_tools.run_report import sass_memory_ops
 
 SOFTMAX = Path(__file__).resolve().parents[2] / "examples" / "softmax.mlir"
+LAYERNORM = SOFTMAX.with_name("layernorm.mlir")
 
 
 def bf16_bits(x: np.ndarray) -> np.ndarray:
@@ -66,3 +67,26 @@ def test_sass_has_wide_rows_and_no_local_memory(prepared) -> None:
     assert any(op.startswith("LDG.E.128") for op in ops), ops
     assert any(op.startswith("STG.E.128") for op in ops), ops
     assert sass.count("SHFL.BFLY") >= 10 and "MUFU.EX2" in sass
+
+
+def layernorm_reference(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
+    xf, gf, bf = (bf16_float(a).astype(np.float64) for a in (x, g, b))
+    mean = xf.mean(axis=1, keepdims=True)
+    var = xf.var(axis=1, keepdims=True)
+    return (xf - mean) / np.sqrt(var + 1e-5) * gf + bf
+
+
+def test_layernorm_matches_numpy() -> None:
+    """N = 300 (ragged, the fallback path); 3 rows, the CTA's last warp off the matrix. Within
+    one bf16 ulp and a small absolute error (mean and variance are f32 sums)."""
+    m, n = 3, 300
+    rng = np.random.default_rng(5)
+    x = bf16_bits((rng.standard_normal((m, n)) * 2 + 1).astype(np.float32))
+    g = bf16_bits(rng.uniform(0.5, 1.5, n).astype(np.float32))
+    b = bf16_bits(rng.standard_normal(n).astype(np.float32))
+    lowered = lower_layout_access(prepare(LAYERNORM.read_text(), str(LAYERNORM)).module)
+    *_, y = run_on_cpu(lowered, "layernorm", [x, g, b, np.zeros_like(x)], grid=[1])
+    want = layernorm_reference(x, g, b)
+    got = bf16_float(y)
+    assert np.all(np.abs(got - want) <= 2.0 ** -7 * np.abs(want) + 1e-4), \
+        np.abs(got - want).max()
