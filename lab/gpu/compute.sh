@@ -8,7 +8,7 @@
 # bench_softmax (regcopy vs the Triton tutorial softmax vs torch.softmax, outputs checked
 # before timing).
 # Run from the repository root after `pip install --no-deps --no-build-isolation -e .`:
-#   OUT=/tmp/out bash lab/gpu/compute.sh        (about 2-3 minutes; outputs under $OUT)
+#   OUT=/tmp/out bash lab/gpu/compute.sh        (about 3 minutes; outputs under $OUT)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -24,8 +24,6 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 }
 SM=examples/softmax.mlir
 step pytest_gpu 150 python3 -m pytest -o addopts="" -q -m gpu -rs test/python/test_compute_gpu.py
-step pytest_cpu 120 python3 -m pytest -o addopts="" -q test/python/test_compute_ops.py \
-  test/python/test_softmax_example.py
 step check_3x300 90 regcopy-run --check --arg X=3x300 --arg Y=3x300 --grid 1 $SM
 step check_5x1001 120 regcopy-run --check --arg X=5x1001 --arg Y=5x1001 --grid 2 $SM
 step check_4x264 90 regcopy-run --check --arg X=4x264 --arg Y=4x264 --grid 1 $SM
@@ -58,4 +56,4 @@ cat "$OUT/compile_only.txt" "$OUT/compile_only_ln.txt"
 echo "== bench_softmax"
 cat "$OUT/bench.txt"
 echo "== pytest"
-tail -3 "$OUT/pytest_gpu.txt" "$OUT/pytest_cpu.txt"
+tail -5 "$OUT/pytest_gpu.txt"
