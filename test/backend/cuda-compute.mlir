@@ -52,6 +52,19 @@
 // CHECK-NEXT:   const uint4 ve = uint4{(unsigned)(__float_as_uint(expf(__uint_as_float(v.x)))), {{.*}}, (unsigned)(__float_as_uint(expf(__uint_as_float(v.w))))};
 // CHECK-NEXT:   const uint4 vm = uint4{(unsigned)(__float_as_uint(rc_maximumf(__uint_as_float(ve.x), __uint_as_float(xb.x)))), {{.*}}};
 
+// Loop-carried values that swap: both are read before either is assigned.
+// CHECK-LABEL: extern "C" __global__ void __launch_bounds__(32) swap(
+// CHECK:        int a = 0;
+// CHECK-NEXT:   int b = 1;
+// CHECK-NEXT:   for (int i = 0; i < n; i += 1) {
+// CHECK-NEXT:     const int c = a + b;
+// CHECK-NEXT:     const int [[T0:t[0-9]+]] = b;
+// CHECK-NEXT:     const int [[T1:t[0-9]+]] = c;
+// CHECK-NEXT:     a = [[T0]];
+// CHECK-NEXT:     b = [[T1]];
+// CHECK-NEXT:   }
+// CHECK-NEXT:   F[lane] = a;
+
 // PTX: .visible .entry compute(
 // PTX: shfl.sync.bfly.b32
 // PTX: shfl.sync.down.b32
@@ -114,5 +127,20 @@ func.func @compute(%X: memref<64xf32, #regcopy.mem<global>>, %H: memref<64xbf16,
   %ve = math.exp %v : vector<4xf32>
   %vm = arith.maximumf %ve, %xb : vector<4xf32>
   vector.store %vm, %V[%base] : memref<128xf32, #regcopy.mem<global>>, vector<4xf32>
+  func.return
+}
+
+func.func @swap(%F: memref<32xi32, #regcopy.mem<global>>, %n: index)
+    attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %lane = "gpu.lane_id"() : () -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i32
+  %o = arith.constant 1 : i32
+  %fa, %fb = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z, %b = %o) -> (i32, i32) {
+    %c = arith.addi %a, %b : i32
+    scf.yield %b, %c : i32, i32
+  }
+  memref.store %fa, %F[%lane] : memref<32xi32, #regcopy.mem<global>>
   func.return
 }

@@ -18,6 +18,7 @@ from regcopy_tools.tolerance import ulp_mismatch
 from test_compute_ops import (
     CONST5,
     REVERSE,
+    SWAP,
     bf16,
     bf16_float,
     elementwise,
@@ -31,12 +32,17 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_GPU, reason=WHY)]
 SOFTMAX = Path(__file__).resolve().parents[2] / "examples" / "softmax.mlir"
 
 
-def gpu_and_cpu(text: str, arrays: list[np.ndarray], grid: list[int] | None = None
+def gpu_and_cpu(text: str, args: list[np.ndarray | int], grid: list[int] | None = None
                 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The buffers after a GPU run and a CPU run of the one kernel of ``text`` (lowered)."""
     module = parse_and_lower(text, "k.mlir")
     info = kernel_info(kernels(module)[0])
-    gpu = run_kernel(print_cuda(module), info, [a.copy() for a in arrays], grid=grid).arrays
-    cpu = run_on_cpu(module, info.name, [a.copy() for a in arrays], grid)
+
+    def fresh() -> list[np.ndarray | int]:
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+    gpu = run_kernel(print_cuda(module), info, fresh(), grid=grid).arrays
+    cpu = run_on_cpu(module, info.name, fresh(), grid)
     return gpu, cpu
 
 
@@ -71,6 +77,11 @@ def test_shuffle_bit_exact(mode: str, offset: str, t: str) -> None:
     gpu, cpu = gpu_and_cpu(shuffle_kernel(mode, t, offset),
                            [v, np.zeros_like(v), np.zeros(32, np.int32)])
     assert np.array_equal(gpu[1], cpu[1]) and np.array_equal(gpu[2], cpu[2])
+
+
+def test_carried_values_update_together() -> None:
+    gpu, cpu = gpu_and_cpu(SWAP, [np.zeros(32, np.int32), 10])
+    assert gpu[0].tolist() == cpu[0].tolist() == [55] * 32
 
 
 @pytest.mark.parametrize("m,n", [(37, 1001), (8, 4096), (13, 4093), (4, 17)])

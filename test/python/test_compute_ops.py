@@ -232,6 +232,29 @@ func.func @k(%V: {g}, %O: {g}) {LAUNCH} {{
     assert got.tolist() == [int(v.sum())] * 32
 
 
+SWAP = f"""
+func.func @k(%F: memref<32xi32, #regcopy.mem<global>>, %n: index) {LAUNCH} {{
+  %lane = "gpu.lane_id"() : () -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i32
+  %o = arith.constant 1 : i32
+  %fa, %fb = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z, %b = %o) -> (i32, i32) {{
+    %c = arith.addi %a, %b : i32
+    scf.yield %b, %c : i32, i32
+  }}
+  memref.store %fa, %F[%lane] : memref<32xi32, #regcopy.mem<global>>
+  func.return
+}}"""
+"""Carried values that swap (Fibonacci): the next iteration sees both updated at once."""
+
+
+def test_carried_values_update_together() -> None:
+    module = parse_located(regcopy_context(), SWAP, "k.mlir")
+    (got,) = run_on_cpu(module, "k", [np.zeros(32, np.int32), 10])
+    assert got.tolist() == [55] * 32
+
+
 def test_shuffle_width_other_than_32_is_one_line() -> None:
     text = shuffle_kernel("xor", "f32", CONST5).replace("arith.constant 32 : i32",
                                                          "arith.constant 16 : i32")
