@@ -4,7 +4,8 @@
 which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
 
 * the module: the ``cuda_types.PRELUDE`` (and the f32 <-> f16/bf16 helpers
-  of ``lanes.CONVERSIONS`` that the module calls), then each ``func.func`` (anything else at module
+  of ``lanes.CONVERSIONS`` and the ``maximumf``/``minimumf`` helpers of ``compute.HELPERS``
+  that the module calls), then each ``func.func`` (anything else at module
   level is an ``UnsupportedOpError``);
 * a function: a kernel (``func.func`` carrying ``regcopy.launch``) is
   ``extern "C" __global__ void __launch_bounds__(block)`` (``(block, min_blocks)`` when the
@@ -38,7 +39,7 @@ from regcopy_backend.cuda.literals import index_ctype
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda.arith import ArithError, constant_literal
 from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
-from regcopy_backend.cuda.lanes import conversion_helpers
+from regcopy_backend.cuda.compute import COMPUTE_OPS, module_helpers
 from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
 from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param, tensor_map_ops
 from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
@@ -50,6 +51,7 @@ from regcopy_backend.cuda.shared_memory import (
     shared_usage,
 )
 from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.regcopy import LaunchAttr, MemSpace, MultipleOfOp, StorageOp, memory_space
 from regcopy_dialect.tma_ops import TensorMapOp
 
@@ -70,7 +72,7 @@ PURE_OPS: tuple[type[Operation], ...] = (
     memref.DimOp,
     vector.LoadOp, vector.BitcastOp, vector.BroadcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
-    gpu.GlobalIdOp, gpu.SubgroupIdOp,
+    gpu.GlobalIdOp, gpu.SubgroupIdOp, *COMPUTE_OPS, ShuffleOp,
 )
 """Ops printed only when a printed op uses their result."""
 
@@ -200,7 +202,7 @@ class CudaFunctionPrinter(BasePrinter):
     # ---- module and functions -----------------------------------------------------------
     def print_module(self, module: ModuleOp) -> None:
         self.print_string(PRELUDE)
-        self.print_string(conversion_helpers(module.walk()))
+        self.print_string(module_helpers(module.walk()))
         if any(isinstance(op, TensorMapOp) for op in module.walk()):
             self.print_string(TENSOR_MAP_DECL)
         self.function_names = function_c_names(module)

@@ -31,7 +31,10 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access; ``vector.bitcast`` between vectors
   of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
   add/sub/mul on i32 and f32 lanes);
-* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
+* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers);
+  its loop-carried values are variables declared before it (``yield_carried``);
+* ``math`` ops, ``arith.maximumf``/``minimumf``, ``vector.broadcast`` of any lanes and
+  ``gpu.shuffle`` are ``cuda.compute``'s;
 * runtime extents: a dynamic global buffer parameter is its pointer followed by one ``index``
   parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
   ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
@@ -60,7 +63,14 @@ from typing import IO, cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr, VectorType
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    VectorType,
+)
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -81,6 +91,15 @@ from regcopy_backend.cuda.function import (
     vector_step,
 )
 from regcopy_backend.cuda import tma
+from regcopy_backend.cuda.compute import (
+    COMPUTE_OPS,
+    ComputeError,
+    broadcast_lanes,
+    math_expression,
+    shuffle_expression,
+    shuffle_offset,
+    shuffle_valid,
+)
 from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.kernel_info import root_buffer
 from regcopy_backend.cuda.matrix import print_matrix
@@ -96,6 +115,7 @@ from regcopy_dialect.async_ops import (
     CpAsyncWaitOp,
 )
 from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.gpu_shuffle import ShuffleOp, shuffle_width_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.tma_ops import (
     FenceBarrierInitOp,
@@ -144,6 +164,8 @@ class CudaPrinter(CudaFunctionPrinter):
     def print_op(self, op: Operation) -> None:
         if isinstance(op, ARITH_OPS):
             return self.print_arith(op)
+        if isinstance(op, COMPUTE_OPS):
+            return self.print_compute(op)
         raise UnsupportedOpError(op_error(op, "is not supported by the CUDA target"))
 
     def print_arith(self, op: Operation) -> None:
@@ -153,6 +175,28 @@ class CudaPrinter(CudaFunctionPrinter):
         except (ArithError, CudaTypeError) as e:
             raise UnsupportedOpError(op_error(op, str(e))) from None
         self.assign(op, rhs)
+
+    def print_compute(self, op: Operation) -> None:
+        """``math`` ops and ``arith.maximumf``/``minimumf`` (``cuda.compute``)."""
+        rt = self.ctype(op.results[0].type, op)
+        try:
+            rhs = math_expression(op, [self.val(v) for v in op.operands], rt)
+        except ComputeError as e:
+            raise UnsupportedOpError(op_error(op, str(e))) from None
+        self.assign(op, rhs)
+
+    @print_op.register
+    def _(self, op: ShuffleOp) -> None:
+        """``__shfl_*_sync`` of the whole warp (``cuda.compute``); each result is printed
+        only when used."""
+        if (problem := shuffle_width_error(op)) is not None:
+            raise self.fail(op, problem)
+        ct = self.ctype(op.value.type, op)
+        offset = shuffle_offset(op.offset, self.val(op.offset))
+        if op.shuffle_result.uses:
+            self.assign(op, shuffle_expression(op, self.val(op.value), offset, ct))
+        if op.valid.uses:
+            self.line(f"const bool {self.define(op.valid)} = {shuffle_valid(op, offset)};")
 
     @print_op.register
     def _(self, op: CopyOp) -> None:
@@ -181,23 +225,48 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: scf.YieldOp) -> None:
         """The end of an ``scf.if`` branch assigns the yielded values to the if's result
-        variables (those that are used); loops carry no values."""
+        variables (those that are used); the end of an ``scf.for`` body assigns them to its
+        loop-carried variables, through temporaries when several are carried (the next
+        iteration sees all of them updated at once, as MLIR's block arguments)."""
         if not op.arguments:
             return
         parent = op.parent_op()
+        if isinstance(parent, scf.ForOp):
+            return self.yield_carried(op, parent)
         if not isinstance(parent, scf.IfOp):
-            raise self.fail(op, "yields values; loop-carried values are not supported by the "
-                            "CUDA target")
+            raise self.fail(op, f"yields values to {parent.name if parent else 'nothing'}; "
+                            "the CUDA target prints scf.yield of scf.if and scf.for")
         for result, value in zip(parent.results, op.arguments, strict=True):
             if result.uses:
                 self.line(f"{self.names[result]} = {self.val(value)};")
 
+    def yield_carried(self, op: scf.YieldOp, loop: scf.ForOp) -> None:
+        carried = loop.body.block.args[1:]
+        moves = [(a, self.val(v)) for a, v in zip(carried, op.arguments, strict=True)
+                 if self.names[a] != self.val(v)]
+        if len(moves) == 1:
+            self.line(f"{self.names[moves[0][0]]} = {moves[0][1]};")
+            return
+        temps: list[tuple[str, str]] = []
+        for arg, value in moves:
+            temp = self.fresh("t")
+            self.line(f"const {self.ctype(arg.type, op)} {temp} = {value};")
+            temps.append((self.names[arg], temp))
+        for name, temp in temps:
+            self.line(f"{name} = {temp};")
+
     @print_op.register
     def _(self, op: scf.ForOp) -> None:
-        if op.iter_args:
-            raise self.fail(op, "has iter_args; loop-carried values are not supported by the "
-                            "CUDA target")
+        """A C ``for``; ``#pragma unroll`` with constant bounds. Each loop-carried value is a
+        variable declared before the loop (initialised to its init value), read by the body
+        through its block argument, assigned by the body's ``scf.yield`` and read after the
+        loop through the loop's result."""
         bounds = (op.lb, op.ub, op.step)
+        for arg, init, result in zip(op.body.block.args[1:], op.iter_args, op.results,
+                                     strict=True):
+            name = self.define(arg, "acc")
+            self.line(f"{self.ctype(arg.type, op)} {name} = {self.val(init)};")
+            self.names[result] = name
         if all(isinstance(v.owner, arith.ConstantOp) for v in bounds):
             self.line("#pragma unroll")
         lb, ub, step = (self.val(v) for v in bounds)
@@ -403,11 +472,17 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: vector.BroadcastOp) -> None:
-        """An ``i32`` scalar in every word of a ``vector<w x i32>``
-        (``cuda_arith.broadcast_expression``)."""
+        """A scalar in every lane: an ``i32`` in every word of a ``vector<w x i32>``
+        (``cuda_arith.broadcast_expression``), any other lanes packed
+        (``cuda.compute.broadcast_lanes``)."""
+        source, result = op.source.type, cast(VectorType, op.vector.type)
         try:
-            rhs = broadcast_expression(op.source.type, op.vector.type, self.val(op.source))
-        except (ArithError, CudaTypeError) as e:
+            if source == result.element_type == IntegerType(32):
+                rhs = broadcast_expression(source, result, self.val(op.source))
+            else:
+                rt = self.ctype(result, op)
+                rhs = broadcast_lanes(source, result, self.val(op.source), rt)
+        except (ArithError, CudaTypeError, ComputeError) as e:
             raise self.fail(op, str(e)) from None
         self.assign(op, rhs)
 

@@ -84,6 +84,7 @@ from regcopy_backend.interpreter.buffers import (
 from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
 from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
+from regcopy_backend.interpreter.compute import ComputeFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.engine import (
@@ -139,8 +140,9 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
     """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
     ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``interp_casts``' (casts,
     ``negf``, ``minnumf``/``maxnumf``), ``VectorFunctions``
-    (arith on vectors lane by lane, ``vector.bitcast``) and ``RegcopyFunctions`` (which
-    overrides ``memref.load/store`` to honour layouts)."""
+    (arith on vectors lane by lane, ``vector.bitcast``), ``RegcopyFunctions`` (which
+    overrides ``memref.load/store`` to honour layouts) and ``ComputeFunctions`` (``math``,
+    ``maximumf``/``minimumf``, the warp-collective ``gpu.shuffle``)."""
     interp = RegcopyInterpreter(module, programs)
     arith_fns = (ArithFunctions(), ExtraArithFunctions(), CastFunctions())
     overrides = (FastIntArithFunctions(), FloatArithFunctions())
@@ -148,7 +150,7 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
                 MemRefFunctions()):
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions()):
+                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ComputeFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 
