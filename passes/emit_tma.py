@@ -51,7 +51,13 @@ from xdsl.utils.exceptions import PassFailedException
 from regcopy_dialect.async_ops import AsyncGroupOp, AsyncWaitOp, CopyAsyncOp
 from regcopy_dialect.attrs import ExecScope, MemSpace, MemSpaceAttr
 from regcopy_dialect.buffers import buffer_layout
-from regcopy_dialect.diagnostics import Diagnostic, emit, op_error, op_location
+from regcopy_dialect.diagnostics import (
+    Diagnostic,
+    emit,
+    op_error,
+    op_location,
+    split_clauses,
+)
 from regcopy_dialect.element_types import element_bits
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.regcopy import DIVISIBILITY, StorageOp
@@ -66,6 +72,7 @@ from regcopy_dialect.tma_ops import (
 from regcopy_passes.async_tokens import drop_tokens, token_placeholder
 from regcopy_passes.divisibility import divisibility
 from regcopy_passes.tma_plan import TmaPlan, TmaRequest, plan_tma
+from regcopy_passes.tma_ring import ring_depth
 
 Report = Callable[[Operation, str, bool], None]
 """``report(op, message, lowered)``: a remark (or, for a refusal under strict, an error)."""
@@ -114,9 +121,10 @@ def plan_copy(op: CopyAsyncOp) -> TmaPlan | str:
         return f"shared region: {e}"
     base_div = sliced.base.divisibility({v: divisibility(v) for v, _ in sliced.base.terms})
     bits = element_bits(src_t.element_type) or 0
-    del src_offsets
+    col = src_offsets[-1]
+    start = divisibility(col) if isinstance(col, SSAValue) else abs(col)
     return plan_tma(TmaRequest(bits, shape, tuple(box), sliced, base_div,
-                               _global_divisibility(src_t, op.src)))
+                               _global_divisibility(src_t, op.src), start))
 
 
 class _Emitter:
@@ -235,16 +243,19 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
                     if isinstance(plans[op], TmaPlan):
                         plans[op] = ("a group closes a token that is not a copy_async result "
                                      "(the TMA lowering counts each group's boxes)")
+    depth = ring_depth(f)
+    if isinstance(depth, str):
+        plans = {op: depth if isinstance(p, TmaPlan) else p for op, p in plans.items()}
     refused = {op: p for op, p in plans.items() if isinstance(p, str)}
     if refused:
-        first = next(iter(refused.values())).split("; ")[0]
+        first = split_clauses(next(iter(refused.values())))[0]
         for op in copies:
             why = refused.get(op) or f"another copy of the kernel is refused ({first})"
             report(op, f"transfer=tma: {why}; lowered with cp.async instead", False)
         return False
     waits = [op for op in f.walk() if isinstance(op, AsyncWaitOp)]
     groups = [op for op in f.walk() if isinstance(op, AsyncGroupOp)]
-    nb = 1 + max((w.pending.value.data for w in waits), default=0)
+    nb = cast(int, depth)
     em = _Emitter(f, nb)
     for op in copies:
         plan = cast(TmaPlan, plans[op])
@@ -277,7 +288,7 @@ def lower_tma_ops(module: ModuleOp, strict: bool, remarks: bool) -> None:
         if strict and not lowered:
             raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {message}"))
         if remarks:
-            first, *rest = message.split("; ")
+            first, *rest = split_clauses(message)
             emit(Diagnostic("remark", first, "copy_async", op_location(op), tuple(rest)))
 
     for f in module.ops:

@@ -52,6 +52,7 @@ from regcopy_dialect.diagnostics import (
     emit,
     op_error,
     op_location,
+    split_clauses,
 )
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_dialect.swizzle_syntax import cute_order_note
@@ -191,7 +192,7 @@ def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Dia
     """``not lowered: <first clause of the reason> [<copy>]``, then the reason's later clauses
     (``; ``-separated: how to fix it), one per indented line, so the first line stays short
     and the same whatever the file's path."""
-    first, *rest = reason.split("; ")
+    first, *rest = split_clauses(reason)
     return _diagnostic(op, label, severity, f"not lowered: {first}", tuple(rest))
 
 

@@ -68,6 +68,19 @@ LOCATED = re.compile(r"[^\n]*:\d+:\d+: (?:error|warning|remark): ")
 """The start of a diagnostic that already says where (``file:line:col: error: ``)."""
 
 
+def split_clauses(message: str) -> list[str]:
+    """``message`` cut at each ``"; "`` outside brackets (a remark's line and its notes): a
+    parenthesised aside that contains ``"; "`` stays whole. ``(`` and ``[`` open, ``)`` and
+    ``]`` close (so a half-open ``[4, 7)`` is balanced)."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(message):
+        depth = max(0, depth + (c in "([") - (c in ")]"))
+        if depth == 0 and message.startswith("; ", i):
+            parts.append(message[start:i])
+            start = i + 2
+    return [*parts, message[start:]]
+
+
 def located(where: str, severity: str, message: str, context: Sequence[str]) -> str:
     """``where: severity: message`` and the ``context`` lines (source line and caret)."""
     return "\n".join([f"{where}: {severity}: {message}", *context])
