@@ -54,6 +54,7 @@ from regcopy_dialect.buffers import buffer_layout
 from regcopy_dialect.diagnostics import (
     Diagnostic,
     emit,
+    locate_inserted,
     op_error,
     op_location,
     split_clauses,
@@ -256,18 +257,10 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
     waits = [op for op in f.walk() if isinstance(op, AsyncWaitOp)]
     groups = [op for op in f.walk() if isinstance(op, AsyncGroupOp)]
     nb = cast(int, depth)
-    em = _Emitter(f, nb)
-    for op in copies:
-        plan = cast(TmaPlan, plans[op])
-        report(op, f"lowered: {plan.describe()}, mbarrier ring of {nb}", True)
-    group_bytes = {g: sum(cast(TmaPlan, plans[cast(CopyAsyncOp, t.owner)]).box_bytes
-                          for t in g.tokens) for g in groups}
-    for op in copies:
-        em.copy(op, cast(TmaPlan, plans[op]))
-    for g in groups:
-        em.group(g, group_bytes[g])
-    for w in waits:
-        em.wait(w)
+    anchor = f.body.block.first_op
+    with locate_inserted(copies[0], anchor):  # the prologue and the tensor maps
+        em = _Emitter(f, nb)
+        _emit_all(em, copies, groups, waits, plans, report, nb)
     placeholder = token_placeholder(f)
     for w in waits:
         Rewriter.erase_op(w)
@@ -278,6 +271,26 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
         Rewriter.erase_op(op)
     drop_tokens(f, placeholder)
     return True
+
+
+def _emit_all(em: _Emitter, copies: list[CopyAsyncOp], groups: list[AsyncGroupOp],
+              waits: list[AsyncWaitOp], plans: dict[CopyAsyncOp, TmaPlan | str],
+              report: Report, nb: int) -> None:
+    """The TMA form of every async op (each located at its op), before the op."""
+    for op in copies:
+        plan = cast(TmaPlan, plans[op])
+        report(op, f"lowered: {plan.describe()}, mbarrier ring of {nb}", True)
+    group_bytes = {g: sum(cast(TmaPlan, plans[cast(CopyAsyncOp, t.owner)]).box_bytes
+                          for t in g.tokens) for g in groups}
+    for op in copies:
+        with locate_inserted(op):
+            em.copy(op, cast(TmaPlan, plans[op]))
+    for g in groups:
+        with locate_inserted(g):
+            em.group(g, group_bytes[g])
+    for w in waits:
+        with locate_inserted(w):
+            em.wait(w)
 
 
 def lower_tma_ops(module: ModuleOp, strict: bool, remarks: bool) -> None:

@@ -50,6 +50,7 @@ from regcopy_dialect.diagnostics import (
     copy_label,
     copy_labels,
     emit,
+    inherit_location,
     op_error,
     op_location,
     split_clauses,
@@ -142,7 +143,9 @@ class LowerRegCopyPattern(RewritePattern):
             return
         if self.remarks:
             emit(_lowered_remark(op, self._label(op), lp))
-        rewriter.replace(op, emit_copy(op, lp), [])
+        lowered = emit_copy(op, lp)
+        inherit_location(lowered, op)
+        rewriter.replace(op, lowered, [])
 
     def _plan(self, op: CopyOp) -> LoweringPlan:
         """``plan_for(op)``, computed once per ``plan_key``. The checks that read the copy's

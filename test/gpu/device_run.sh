@@ -68,7 +68,7 @@ exit $status
 fi
 if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py test/python/test_async_ragged.py test/python/test_gpu_ragged.py test/python/test_tma_runtime.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py test/python/test_async_ragged.py test/python/test_gpu_ragged.py test/python/test_tma_runtime.py test/python/test_tma_matrix.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
@@ -134,6 +134,9 @@ if command -v compute-sanitizer >/dev/null; then
     step "compute-sanitizer memcheck: TMA ragged boxes" memcheck_tma_ragged.txt \
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
         -p 'lower-reg-copy{transfer=tma}' test/gpu/kernels/tma_ragged.mlir
+    step "compute-sanitizer memcheck: the TMA matrix (test/python/tma_cases.py)" memcheck_tma_matrix.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 \
+        python3 test/python/tma_cases.py
     step "compute-sanitizer memcheck: gemm_async (ragged 200x136x200)" memcheck_gemm_async.txt \
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
         --arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 --arg fragB=2x2x4x256x64 \
