@@ -2,8 +2,9 @@
 
 Per kernel, all or nothing: every ``regcopy.copy_async`` is planned (``tma_plan.plan_tma``);
 if one is refused, none is rewritten (they stay for the ``cp.async`` lowering) and each copy
-gets a remark saying why (an error under ``strict``). Otherwise, with ``NB = 1 + max pending``
-of the kernel's ``async_wait`` ops (the ring depth) and ``tid`` the CTA thread id:
+gets a remark saying why (an error under ``strict``). Otherwise, with ``NB`` the ring depth
+(the most groups in flight right after a commit, ``tma_ring.ring_depth``; a kernel where that
+is unbounded is refused as a copy is) and ``tid`` the CTA thread id:
 
 * kernel entry: one ``regcopy.tensor_map`` per (source argument, box, swizzle); an
   ``NB``-slot mbarrier array ``B`` in shared memory (thread 0 initialises every slot for one

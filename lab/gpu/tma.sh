@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# tma's GPU steps (issue 29: TMA exact and memcheck-clean; f64/fp8 padding on the GPU), at most
+# ~4 minutes: run from the repository root on the H200, outputs under $OUT (default /tmp/out).
+#   1. the TMA matrix (test/python/tma_cases.py: box start column mod 16 bytes, pending 0..3
+#      with every group committed before the waits, every swizzle x shared/shared.dyn, one and
+#      two kernels per module, ragged boxes) under compute-sanitizer memcheck: pass/fail counts;
+#   2. the GPU-marked pytest tests of the matrix, the padding types and the older TMA kernels;
+#   3. SASS: UTMALDG for an aligned box, none (LDGSTS instead) for a box at f16 column 2.
+set -uo pipefail
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+summary=$out/tma_summary.txt
+: >"$summary"
+step() {  # step SECONDS NAME LOG CMD...
+    local limit=$1 name=$2 log=$3
+    shift 3
+    echo "== $name"
+    timeout "$limit" "$@" >"$out/$log" 2>&1
+    local rc=$?
+    tail -n 3 "$out/$log"
+    echo "$name: exit $rc" | tee -a "$summary"
+}
+san=(compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1)
+command -v compute-sanitizer >/dev/null || san=(/usr/local/cuda/bin/compute-sanitizer "${san[@]:1}")
+step 150 "TMA matrix under memcheck" tma_matrix_memcheck.txt "${san[@]}" python3 test/python/tma_cases.py
+grep -E "^(FAIL|tma matrix:)|ERROR SUMMARY" "$out/tma_matrix_memcheck.txt" | tail -n 20
+step 60 "TMA matrix without memcheck" tma_matrix.txt python3 test/python/tma_cases.py
+step 90 "pytest -m gpu (TMA matrix, padding types, TMA runtime)" pytest_gpu.txt \
+    python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
+    test/python/test_tma_matrix.py test/python/test_padding_types.py test/python/test_tma_runtime.py
+sass() {  # sass COL: the SASS of one f16 box at column COL, lowered with transfer=tma
+    python3 - "$1" <<'PY'
+import sys
+sys.path.insert(0, "test/python")
+from tma_cases import TmaCase, module_text
+print(module_text([TmaCase(col=int(sys.argv[1]))]))
+PY
+}
+sass 8 >"$out/tma_c8.mlir" && sass 2 >"$out/tma_c2.mlir"
+step 30 "SASS: f16 box at column 8 (TMA)" sass_c8.txt \
+    regcopy-opt "$out/tma_c8.mlir" -p 'lower-reg-copy{transfer=tma}' -t sass
+step 30 "SASS: f16 box at column 2 (cp.async fallback)" sass_c2.txt \
+    regcopy-opt "$out/tma_c2.mlir" -p 'lower-reg-copy{transfer=tma}' -t sass
+echo "UTMALDG at column 8: $(grep -c UTMALDG "$out/sass_c8.txt"), at column 2: $(grep -c UTMALDG "$out/sass_c2.txt") (want >0 and 0); LDGSTS at column 2: $(grep -c LDGSTS "$out/sass_c2.txt")" | tee -a "$summary"
+echo "== summary"
+cat "$summary"
