@@ -241,9 +241,8 @@ def fixed_dims(t: BoundedTransfer, sizes: Sequence[int]) -> tuple[int, ...]:
 
 def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     """The remark notes: what is checked and how, the tails, the versioning."""
-    et = t.element_type
-    if not t.checked:
-        return ("in bounds: {in_bounds} (no checks)",)
+    if not t.checked:  # no checks, but the widths may still be versioned or realigned
+        return ("in bounds: {in_bounds} (no checks)", *_width_notes(ext, t))
     dims = ", ".join(str(i) for i in t.checked)
     notes = [f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
              f" {dims} of {ext.name})"]
@@ -259,6 +258,13 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
             why = (f"extent {last} divisible by {p.tail}" if p.tail > 1
                    else f"extent {last} has no divisibility promise")
             notes.append(f"ragged tail split to vec {p.tail} ({why})")
+    return (*notes, *_width_notes(ext, t))
+
+
+def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
+    """The notes of a versioned or realigned copy (with or without bounds checks)."""
+    et = t.element_type
+    notes: list[str] = []
     if len(t.paths) == 1 and (only := t.paths[0]).realign:
         n, g = only.plan.n, only.realign
         notes.append(f"vec {n} × {et} realigned at run time (the static strides of "
@@ -278,7 +284,7 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
         else:
             notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}, "
                          f"{other.plan.rounds} rounds ({proves})")
-    return tuple(notes)
+    return notes
 
 
 def _an(number: int) -> str:
