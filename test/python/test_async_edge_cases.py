@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_dialect.diagnostics import capture_diagnostics, split_clauses
 from regcopy_tools.regcopy_run import parse_and_lower
+
+from regcopy_dialect.diagnostics import capture_diagnostics, split_clauses
 
 COLUMN = """
 func.func @column(%G: memref<64x64xT, #regcopy.mem<global>>, %O: memref<64xT, #regcopy.mem<global>>)
@@ -36,7 +36,7 @@ def test_column_copy_into_shared_uses_one_element_chunks(elem: str, dtype: type)
     with capture_diagnostics() as diags:
         module = parse_and_lower(text, "column.mlir", "lower-reg-copy{remarks}")
     assert diags[0].message.startswith(f"cp.async.ca {np.dtype(dtype).itemsize} bytes (1 × {elem})")
-    g = np.arange(64 * 64).astype(dtype).reshape(64, 64)
+    g: np.ndarray = np.arange(64 * 64).astype(dtype).reshape(64, 64)
     out = run_on_cpu(module, "column", [g, np.zeros(64, dtype)])[1]
     np.testing.assert_array_equal(out, g[:, 3])
 
@@ -63,8 +63,8 @@ def test_in_bounds_remark_names_the_versioning() -> None:
     assert "%aligned" in str(module)
     assert diags[0].notes == (
         "in bounds: {in_bounds} (no checks)",
-        "versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 1 × f32, 8 rounds (extent "
-        "divisors [1, 1] prove 1)")
+        ("versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 1 × f32, 8 rounds "
+         "(extent divisors [1, 1] prove 1)"))
 
 
 def test_clauses_split_outside_brackets() -> None:

@@ -12,15 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from ragged_cases import parse_unverified
+from regcopy_backend.cuda.printer import print_cuda
+from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_passes.lower_layout_access import lower_layout_access
+from regcopy_tools.regcopy_run import parse_and_lower
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 
-from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_dialect.diagnostics import capture_diagnostics, op_error
-from regcopy_passes.lower_layout_access import lower_layout_access
-from regcopy_tools.regcopy_run import parse_and_lower
 
 ELEMENTS = ("f64", "f32", "f16", "bf16", "f8E4M3FN", "f8E5M2", "i64", "i32", "i16", "i8",
             "ui8")
@@ -43,8 +43,8 @@ def program(elem: str, shape: tuple[str, str], tile: tuple[int, int], vec: int, 
     if divisor > 1 and "?" in shape[1]:
         promise = f" {{regcopy.divisibility = array<i64: 1, {divisor}>}}"
     body = [f"func.func @k(%X: {g}{promise}, %Y: {g})",
-            f"    attributes {{regcopy.launch = #regcopy.launch<block = {rows * per_row}, "
-            "grid = [1, 1]>} {",
+            (f"    attributes {{regcopy.launch = #regcopy.launch<block = {rows * per_row}, "
+             "grid = [1, 1]>} {"),
             f"  %R = memref.alloca() : {r}",
             '  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index',
             '  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index',
