@@ -28,6 +28,7 @@ from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
+from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -208,6 +209,10 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
         head += ", guarded"
     head += lp.copy.describe_replicas()
     notes: list[str] = []
+    if lp.copy.replicas > 1 and isinstance(lp.transfer, MatrixTransfer):
+        notes.append(f"each of the {lp.copy.replicas} replica groups issues the same "
+                     f"{lp.transfer.kind} (the replica digits of the thread index leave its "
+                     "lane addresses unchanged)")
     if lp.copy.narrowed_by and isinstance(lp.transfer, VectorTransfer):
         notes.append(f"narrowed: {lp.copy.narrowed_by}")
     notes += lp.passed_over

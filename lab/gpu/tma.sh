@@ -5,7 +5,9 @@
 #      with every group committed before the waits, every swizzle x shared/shared.dyn, one and
 #      two kernels per module, ragged boxes) under compute-sanitizer memcheck: pass/fail counts;
 #   2. the GPU-marked pytest tests of the matrix, the padding types and the older TMA kernels;
-#   3. SASS: UTMALDG for an aligned box, none (LDGSTS instead) for a box at f16 column 2.
+#   3. SASS: UTMALDG for an aligned box, none (LDGSTS instead) for a box at f16 column 2;
+#   4. ldmatrix into a replicated register tile (test/gpu/kernels/ldmatrix_replicated.mlir):
+#      --check (every replica's registers, GPU vs CPU), memcheck, 4 LDSM.16.M88.4 and no LDS.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -26,9 +28,17 @@ command -v compute-sanitizer >/dev/null || san=(/usr/local/cuda/bin/compute-sani
 step 150 "TMA matrix under memcheck" tma_matrix_memcheck.txt "${san[@]}" python3 test/python/tma_cases.py
 grep -E "^(FAIL|tma matrix:)|ERROR SUMMARY" "$out/tma_matrix_memcheck.txt" | tail -n 20
 step 60 "TMA matrix without memcheck" tma_matrix.txt python3 test/python/tma_cases.py
-step 90 "pytest -m gpu (TMA matrix, padding types, TMA runtime)" pytest_gpu.txt \
+step 90 "pytest -m gpu (TMA matrix, padding types, TMA runtime, replicated ldmatrix)" pytest_gpu.txt \
     python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
-    test/python/test_tma_matrix.py test/python/test_padding_types.py test/python/test_tma_runtime.py
+    test/python/test_tma_matrix.py test/python/test_padding_types.py test/python/test_tma_runtime.py \
+    test/python/test_ldmatrix_replicated.py
+step 60 "regcopy-run --check ldmatrix_replicated.mlir (GPU vs CPU, every replica)" check_ldmatrix_replicated.txt \
+    regcopy-run --check test/gpu/kernels/ldmatrix_replicated.mlir
+step 60 "memcheck: ldmatrix_replicated.mlir" memcheck_ldmatrix_replicated.txt \
+    "${san[@]}" "$(command -v regcopy-run)" test/gpu/kernels/ldmatrix_replicated.mlir
+step 30 "SASS: ldmatrix_replicated.mlir" sass_ldmatrix_replicated.txt \
+    regcopy-opt test/gpu/kernels/ldmatrix_replicated.mlir -p lower-reg-copy -t sass
+echo "replicated A operand: LDSM.16.M88.4 $(grep -c 'LDSM.16.M88.4' "$out/sass_ldmatrix_replicated.txt") (want 4), executed LDS $(grep -v '@!PT' "$out/sass_ldmatrix_replicated.txt" | grep -cE '\bLDS(\.U16|\.32|\.64|\.128)? ') (want 0)" | tee -a "$summary"
 sass() {  # sass COL: the SASS of one f16 box at column COL, lowered with transfer=tma
     python3 - "$1" <<'PY'
 import sys
