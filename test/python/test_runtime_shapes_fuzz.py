@@ -12,19 +12,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from ragged_cases import parse_unverified
+from regcopy_backend.cuda.function import CudaEmitError
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_passes.lower_layout_access import lower_layout_access
-from regcopy_tools.regcopy_run import parse_and_lower
+from regcopy_tools.regcopy_run import RunInputError, parse_and_lower
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 
-from regcopy_dialect.diagnostics import capture_diagnostics, op_error
+from regcopy_dialect.diagnostics import LOCATED, capture_diagnostics, op_error
+from regcopy_dialect.element_types import BY_NAME
 
-ELEMENTS = ("f64", "f32", "f16", "bf16", "f8E4M3FN", "f8E5M2", "i64", "i32", "i16", "i8",
-            "ui8")
-BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16}
+ELEMENTS = tuple(BY_NAME)
+"""Every element type regcopy supports."""
+BITS = {name: e.bits for name, e in BY_NAME.items()}
 
 
 def program(elem: str, shape: tuple[str, str], tile: tuple[int, int], vec: int, read: bool,
@@ -78,6 +80,59 @@ def test_valid_runtime_shapes_print_cuda(text: str) -> None:
     """No traceback, every copy lowered (strict), CUDA printed."""
     module = parse_and_lower(text, "fuzz.mlir", "lower-reg-copy{strict}")
     assert 'extern "C" __global__' in print_cuda(module)
+
+
+def async_program(elem: str, shape: tuple[str, str], box: tuple[int, int], col: int,
+                  swizzle: str, pending: int, divisor: int) -> str:
+    """Two ``copy_async`` boxes of ``X`` (runtime or static odd extents) into a shared tile
+    with layout ``swizzle`` (``swizzle<...>``, ``xor<...>`` or none), both committed before
+    one wait."""
+    rows, cols = box
+    g = f"memref<{shape[0]}x{shape[1]}x{elem}, #regcopy.mem<global>>"
+    extra = f", {swizzle}" if swizzle else ""
+    s = (f"memref<2x{rows}x{cols}x{elem}, #regcopy.layout<(2,{rows},{cols}):"
+         f"({rows * cols},{cols},1){extra}>, #regcopy.mem<shared>>")
+    promise = ""
+    if divisor > 1 and "?" in shape[1]:
+        promise = f" {{regcopy.divisibility = array<i64: 1, {divisor}>}}"
+    body = [f"func.func @k(%X: {g}{promise})",
+            "    attributes {regcopy.launch = #regcopy.launch<block = 64, grid = [1]>} {",
+            f"  %S = memref.alloca() : {s}"]
+    for j in range(2):
+        body += [(f"  %t{j} = regcopy.copy_async cta %X[{j * rows}, {col}] [{rows}, {cols}] "
+                  f"-> %S[{j}, 0, 0] [1, {rows}, {cols}] : {g} -> {s}"),
+                 f"  %g{j} = regcopy.async_group %t{j}"]
+    body.append(f"  regcopy.async_wait %g1 {{pending = {pending} : i64}}")
+    return "\n".join([*body, "  func.return", "}", ""])
+
+
+@st.composite
+def async_programs(draw: st.DrawFn) -> tuple[str, str]:
+    elem = draw(st.sampled_from(ELEMENTS))
+    e = BITS[elem] // 8
+    cols = draw(st.sampled_from([c for c in (4, 8, 16, 32, 64) if c * e <= 256]))
+    k = {1: 4, 2: 3, 4: 2, 8: 1}[e]
+    swizzle = draw(st.sampled_from(("", f"swizzle<{k},{1 + (cols * e >= 64)},3>",
+                                    f"xor<{k + 3}:{1 << k}>", "xor<7:8, 9:16>")))
+    odd = str(draw(st.integers(cols + 1, 3 * cols)))
+    inner = draw(st.sampled_from(("?", "?", str(16 * cols), odd)))  # mostly lowerable
+    text = async_program(elem, ("?", inner), (draw(st.sampled_from((1, 4, 8))), cols),
+                         draw(st.sampled_from((0, 0, 16, 1, 2, 3, 8))), swizzle,
+                         draw(st.integers(0, 1)), draw(st.sampled_from((16, 16, 1, 2))))
+    return text, draw(st.sampled_from(("", "{transfer=tma}")))
+
+
+@settings(max_examples=examples(12, 400, 3000))
+@given(case=async_programs())
+def test_async_runtime_shapes_print_cuda_or_say_why(case: tuple[str, str]) -> None:
+    """Async copies (cp.async, TMA) of runtime and static odd extents into swizzled, XOR or
+    plain shared tiles: CUDA printed, or one located diagnostic; never a traceback."""
+    text, option = case
+    try:
+        module = parse_and_lower(text, "fuzz.mlir", f"lower-reg-copy{option}")
+        assert 'extern "C" __global__' in print_cuda(module)
+    except (RunInputError, CudaEmitError) as e:
+        assert LOCATED.match(str(e)), str(e)
 
 
 @pytest.mark.parametrize("elem", ["i8", "f16", "f32", "f8E4M3FN"])
