@@ -124,6 +124,11 @@ def test_kernels_of_one_module_share_the_largest_alignment(space: str) -> None:
     assert externs == (["1024"] if space == "shared.dyn" else [])
     if space == "shared":
         assert "__shared__ alignas(1024)" in source
+    else:  # NVRTC compiles the module: both kernels, each with its own dynamic size
+        from regcopy_tools.regcopy_run import prepare
+
+        prepared = prepare(module_text(cases), "two.mlir", "lower-reg-copy{transfer=tma}")
+        assert sorted(k.name for k in prepared.kernels) == sorted(c.name for c in cases)
 
 
 def test_xor_destination_is_a_tma_swizzle_or_a_reason() -> None:
