@@ -7,7 +7,8 @@
 #      two kernels per module, ragged boxes) under compute-sanitizer memcheck: pass/fail counts;
 #   2. the GPU-marked pytest tests of the matrix, the padding types and the older TMA kernels;
 #   3. SASS: UTMALDG for an aligned box, none (LDGSTS instead) for a box at f16 column 2;
-#   4. ldmatrix into a replicated register tile (test/gpu/kernels/ldmatrix_replicated.mlir):
+#   4. an A/B probe: the box start columns the hardware takes with the rule switched off;
+#   5. ldmatrix into a replicated register tile (test/gpu/kernels/ldmatrix_replicated.mlir):
 #      --check (every replica's registers, GPU vs CPU), memcheck, 4 LDSM.16.M88.4 and no LDS.
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -26,15 +27,18 @@ step() {  # step SECONDS NAME LOG CMD...
 }
 san=(compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1)
 command -v compute-sanitizer >/dev/null || san=(/usr/local/cuda/bin/compute-sanitizer "${san[@]:1}")
-step 100 "TMA matrix under memcheck" tma_matrix_memcheck.txt "${san[@]}" python3 test/python/tma_cases.py
+step 90 "TMA matrix under memcheck" tma_matrix_memcheck.txt "${san[@]}" python3 test/python/tma_cases.py
 grep -E "^(FAIL|tma matrix:)|ERROR SUMMARY" "$out/tma_matrix_memcheck.txt" | tail -n 20
-step 60 "pytest -m gpu (TMA matrix, padding types, TMA runtime, replicated ldmatrix)" pytest_gpu.txt \
+step 50 "pytest -m gpu (TMA matrix, padding types, TMA runtime, replicated ldmatrix)" pytest_gpu.txt \
     python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
     test/python/test_tma_matrix.py test/python/test_padding_types.py test/python/test_tma_runtime.py \
     test/python/test_ldmatrix_replicated.py
-step 25 "regcopy-run --check ldmatrix_replicated.mlir (GPU vs CPU, every replica)" check_ldmatrix_replicated.txt \
+step 30 "A/B: TMA box start columns with the 16-byte rule off (lab/gpu/tma_box_start_probe.py)" box_start_probe.txt \
+    python3 lab/gpu/tma_box_start_probe.py
+cat "$out/box_start_probe.txt"
+step 20 "regcopy-run --check ldmatrix_replicated.mlir (GPU vs CPU, every replica)" check_ldmatrix_replicated.txt \
     regcopy-run --check test/gpu/kernels/ldmatrix_replicated.mlir
-step 25 "memcheck: ldmatrix_replicated.mlir" memcheck_ldmatrix_replicated.txt \
+step 20 "memcheck: ldmatrix_replicated.mlir" memcheck_ldmatrix_replicated.txt \
     "${san[@]}" "$(command -v regcopy-run)" test/gpu/kernels/ldmatrix_replicated.mlir
 step 10 "SASS: ldmatrix_replicated.mlir" sass_ldmatrix_replicated.txt \
     regcopy-opt test/gpu/kernels/ldmatrix_replicated.mlir -p lower-reg-copy -t sass
