@@ -24,11 +24,11 @@ from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
+from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
