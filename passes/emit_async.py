@@ -172,11 +172,11 @@ def _lower_function(f: func.FuncOp, report: Callable[[Operation, str], None],
     if len(plans) < len(copies):
         return
     placeholder = token_placeholder(f)
-    for op in waits:
-        Rewriter.replace_op(op, with_location(CpAsyncWaitOp(op.pending.value.data), op))
-    for op in groups:
-        op.group.replace_all_uses_with(placeholder)
-        Rewriter.replace_op(op, with_location(CpAsyncCommitOp(), op), [None])
+    for w in waits:
+        Rewriter.replace_op(w, with_location(CpAsyncWaitOp(w.pending.value.data), w))
+    for g in groups:
+        g.group.replace_all_uses_with(placeholder)
+        Rewriter.replace_op(g, with_location(CpAsyncCommitOp(), g), [None])
     for op in copies:
         if remarks:
             emit(remark(op, plans[op]))
