@@ -133,11 +133,11 @@ def module_text(cases: Sequence[TmaCase]) -> str:
 
 def matrix() -> list[tuple[TmaCase, ...]]:
     """Every module of the GPU matrix (a tuple of cases per module): box start column mod 16
-    bytes; pending 0..3 with up to 4 groups committed before the waits; every swizzle ×
+    bytes (0, 4, 8, 12: a 2-byte start fits neither TMA nor cp.async and is refused); pending 0..3 with up to 4 groups committed before the waits; every swizzle ×
     shared/shared.dyn, alone and with a kernel of another alignment in the same module;
     ragged boxes."""
     out: list[tuple[TmaCase, ...]] = []
-    out += [(TmaCase(col=c),) for c in range(9)]
+    out += [(TmaCase(col=c),) for c in range(0, 9, 2)]  # (odd: no cp.async width either)
     out += [(TmaCase(elem="f32", col=c),) for c in (1, 2, 4)]
     out += [(TmaCase(elem="i8", col=c),) for c in (4, 8, 16)]
     out += [(TmaCase(groups=g, pending=p),) for g in range(1, 5) for p in range(min(g, 4))]
