@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+from ragged_cases import THOROUGH
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
@@ -162,6 +163,20 @@ def test_ragged_and_swizzled_boxes_on_the_interpreter(case: TmaCase) -> None:
     text, _ = lowered([case])
     assert "regcopy.tma_load" in text
     interpreted(case)
+
+
+def test_the_gpu_matrix_on_the_interpreter() -> None:
+    """Every case of the GPU matrix (a slice of it unless REGCOPY_HYPOTHESIS/REGCOPY_PERF ask
+    for thoroughness), lowered as the GPU run lowers it: CUDA printed and the interpreter's
+    result equal to numpy, so that a GPU failure is the GPU's."""
+    modules = matrix() if THOROUGH else matrix()[::9]
+    for cases in modules:
+        module = parse_and_lower(module_text(cases), "matrix.mlir", "lower-reg-copy{transfer=tma}")
+        assert 'extern "C" __global__' in print_cuda(module)
+        for case in cases:
+            g, o = case.inputs(np.random.default_rng(0))
+            got = run_on_cpu(module, case.name, [g, o])[1]
+            assert (got.view(np.uint8) == case.expected(g).view(np.uint8)).all(), case.name
 
 
 def test_matrix_covers_the_issue() -> None:
