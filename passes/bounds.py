@@ -241,9 +241,8 @@ def fixed_dims(t: BoundedTransfer, sizes: Sequence[int]) -> tuple[int, ...]:
 
 def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     """The remark notes: what is checked and how, the tails, the versioning."""
-    et = t.element_type
-    if not t.checked:
-        return ("in bounds: {in_bounds} (no checks)",)
+    if not t.checked:  # no checks, but the widths may still be versioned or realigned
+        return ("in bounds: {in_bounds} (no checks)", *_width_notes(ext, t))
     dims = ", ".join(str(i) for i in t.checked)
     notes = [f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
              f" {dims} of {ext.name})"]
@@ -259,6 +258,19 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
             why = (f"extent {last} divisible by {p.tail}" if p.tail > 1
                    else f"extent {last} has no divisibility promise")
             notes.append(f"ragged tail split to vec {p.tail} ({why})")
+    return (*notes, *_width_notes(ext, t))
+
+
+def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
+    """The notes of a versioned or realigned copy (with or without bounds checks)."""
+    et = t.element_type
+    notes: list[str] = []
+    if len(t.paths) == 1 and (only := t.paths[0]).realign:
+        n, g = only.plan.n, only.realign
+        notes.append(f"vec {n} × {et} realigned at run time (the static strides of "
+                     f"{ext.name} prove {g}: a vector off {_an(n * t.element_bits // 8)}-byte "
+                     f"boundary is stored as its aligned pieces, vec {g} to vec {n}, one "
+                     "branch per misalignment)")
     if len(t.paths) == 2:
         wide, other = t.paths
         n, g = wide.plan.n, other.plan.n if not other.realign else other.realign
@@ -272,7 +284,7 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
         else:
             notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}, "
                          f"{other.plan.rounds} rounds ({proves})")
-    return tuple(notes)
+    return notes
 
 
 def _an(number: int) -> str:
@@ -302,12 +314,26 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
     proven, the wide path before it (versioned); for a copy that ``writes`` the buffer the
     fallback is the wide plan realigned (granule: the proven width) instead."""
     proven = plan_at(cap_bits(alignment(ext), element_bits, max_vector_bits))
-    optimistic = frozenset(range(ext.rank - 1))
-    wide = plan_at(cap_bits(alignment(ext, optimistic), element_bits, max_vector_bits))
     proven_path = BoundedPath(proven, tail_width(ext, proven.n, ()))
-    if wide.n <= proven.n:
-        return (proven_path,)
-    tests = stride_tests(ext, wide.n)
-    realigned = BoundedPath(wide, min(tail_width(ext, wide.n, ()), proven.n), (), proven.n)
-    wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
-    return (wide_path, realigned if writes else proven_path)
+    wide = plan_at(cap_bits(alignment(ext, runtime_strides(ext)), element_bits,
+                            max_vector_bits))
+    if wide.n > proven.n:  # a runtime test on the dynamic strides can pick the wide path
+        tests = stride_tests(ext, wide.n)
+        realigned = BoundedPath(wide, min(tail_width(ext, wide.n, ()), proven.n), (),
+                                proven.n)
+        wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
+        return (wide_path, realigned if writes else proven_path)
+    if writes:  # static strides decide: no test (it would be constant), realign at run time
+        full = plan_at(cap_bits(alignment(ext, frozenset(range(ext.rank - 1))),
+                                element_bits, max_vector_bits))
+        if full.n > proven.n:
+            return (BoundedPath(full, min(tail_width(ext, full.n, ()), proven.n), (),
+                                proven.n),)
+    return (proven_path,)
+
+
+def runtime_strides(ext: Extents) -> frozenset[int]:
+    """The dims ``i`` whose stride is a runtime value (a later extent is dynamic): only
+    these can be tested at run time; a static stride's divisibility is known here."""
+    return frozenset(i for i in range(ext.rank - 1)
+                     if any(ext.dynamic(j) for j in range(i + 1, ext.rank)))

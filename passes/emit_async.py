@@ -38,7 +38,13 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
-from regcopy_dialect.diagnostics import Diagnostic, emit, op_location
+from regcopy_dialect.diagnostics import (
+    Diagnostic,
+    emit,
+    inherit_location,
+    op_location,
+    with_location,
+)
 from regcopy_dialect.layout import Layout
 from regcopy_dialect.regcopy import StorageOp
 
@@ -166,14 +172,16 @@ def _lower_function(f: func.FuncOp, report: Callable[[Operation, str], None],
     if len(plans) < len(copies):
         return
     placeholder = token_placeholder(f)
-    for op in waits:
-        Rewriter.replace_op(op, CpAsyncWaitOp(op.pending.value.data))
-    for op in groups:
-        op.group.replace_all_uses_with(placeholder)
-        Rewriter.replace_op(op, CpAsyncCommitOp(), [None])
+    for w in waits:
+        Rewriter.replace_op(w, with_location(CpAsyncWaitOp(w.pending.value.data), w))
+    for g in groups:
+        g.group.replace_all_uses_with(placeholder)
+        Rewriter.replace_op(g, with_location(CpAsyncCommitOp(), g), [None])
     for op in copies:
         if remarks:
             emit(remark(op, plans[op]))
         op.token.name_hint = None  # the chunk math is named by the builder, not the token
-        Rewriter.replace_op(op, emit_copy_async(op, plans[op]), [None])
+        lowered = emit_copy_async(op, plans[op])
+        inherit_location(lowered, op)
+        Rewriter.replace_op(op, lowered, [None])
     drop_tokens(f, placeholder)

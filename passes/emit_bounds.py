@@ -251,7 +251,8 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
     r_off = _r_offset(fr, body, plan, f)
     pred = _predicate(fr, body, steps, 0, plan.n)
-    whole = pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
+    whole = (pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
+             or fr.rank - 1 not in fr.bt.checked)  # (no vector straddles a static column)
     gate = pred if whole else None
     if path.realign:  # a write (reads are never realigned: ``bounds.choose_paths``)
         wide = store_pieces(fr.realign(path), body, g, r, g_off, r_off)

@@ -101,11 +101,14 @@ class AsyncPlan:
 
 def chunk_layout(layout: Layout, w: int) -> Layout | str:
     """``layout`` (over the region, row-major) with its inner ``w`` elements divided out, or
-    why the inner ``w`` elements are not one contiguous, stride-1 run."""
+    why the inner ``w`` elements are not one contiguous, stride-1 run (``w = 1``: every
+    element is a chunk, at any stride)."""
     merged = merge_contiguous(Layout(tuple(i for i in layout.iters if i.extent > 1)))
     iters = list(merged.iters)
     if not iters:
         return "the region has one element" if w > 1 else Layout(())
+    if w == 1:  # one element is a contiguous run whatever the strides (a column copy)
+        return Layout(tuple(iters))
     inner = iters[-1]
     if inner.stride != 1:
         return f"the innermost region dim has stride {inner.stride}, not 1"

@@ -42,6 +42,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.address import physical_offset
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.diagnostics import inherit_location
 from regcopy_dialect.regcopy import (
     LayoutAttr,
     MultipleOfOp,
@@ -140,8 +141,10 @@ class LowerLayoutAccessPattern(RewritePattern):
         new_ops = b.ops[start:]
         if off.owner in new_ops and off.name_hint is None:
             off.name_hint = "off"
+        flat = self.flat_access(op, self.storage(buf, rewriter), off)
+        inherit_location([*new_ops, flat], op)
         rewriter.insert(new_ops, InsertPoint.before(op))
-        rewriter.replace(op, self.flat_access(op, self.storage(buf, rewriter), off))
+        rewriter.replace(op, flat)
 
     @staticmethod
     def offset(b: IndexBuilder, t: MemRefType, indices: Sequence[SSAValue]) -> Value:
@@ -174,6 +177,9 @@ class LowerLayoutAccessPattern(RewritePattern):
         """The buffer's ``regcopy.storage``, made right after the buffer's definition."""
         if (flat := self.storages.get(buf)) is None:
             op = StorageOp(buf)
+            owner = buf.owner.parent_op() if isinstance(buf.owner, Block) else buf.owner
+            if owner is not None:
+                inherit_location([op], owner)
             where = InsertPoint.at_start(buf.owner) if isinstance(buf.owner, Block) \
                 else InsertPoint.after(buf.owner)
             rewriter.insert(op, where)

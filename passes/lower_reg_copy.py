@@ -24,6 +24,7 @@ from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
+from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
@@ -50,8 +51,10 @@ from regcopy_dialect.diagnostics import (
     copy_label,
     copy_labels,
     emit,
+    inherit_location,
     op_error,
     op_location,
+    split_clauses,
 )
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_dialect.swizzle_syntax import cute_order_note
@@ -141,7 +144,9 @@ class LowerRegCopyPattern(RewritePattern):
             return
         if self.remarks:
             emit(_lowered_remark(op, self._label(op), lp))
-        rewriter.replace(op, emit_copy(op, lp), [])
+        lowered = emit_copy(op, lp)
+        inherit_location(lowered, op)
+        rewriter.replace(op, lowered, [])
 
     def _plan(self, op: CopyOp) -> LoweringPlan:
         """``plan_for(op)``, computed once per ``plan_key``. The checks that read the copy's
@@ -191,7 +196,7 @@ def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Dia
     """``not lowered: <first clause of the reason> [<copy>]``, then the reason's later clauses
     (``; ``-separated: how to fix it), one per indented line, so the first line stays short
     and the same whatever the file's path."""
-    first, *rest = reason.split("; ")
+    first, *rest = split_clauses(reason)
     return _diagnostic(op, label, severity, f"not lowered: {first}", tuple(rest))
 
 
@@ -204,6 +209,10 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
         head += ", guarded"
     head += lp.copy.describe_replicas()
     notes: list[str] = []
+    if lp.copy.replicas > 1 and isinstance(lp.transfer, MatrixTransfer):
+        notes.append(f"each of the {lp.copy.replicas} replica groups issues the same "
+                     f"{lp.transfer.kind} (the replica digits of the thread index leave its "
+                     "lane addresses unchanged)")
     if lp.copy.narrowed_by and isinstance(lp.transfer, VectorTransfer):
         notes.append(f"narrowed: {lp.copy.narrowed_by}")
     notes += lp.passed_over

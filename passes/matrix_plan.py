@@ -149,9 +149,9 @@ def plan_matrix(acc: Accepted, plan: CopyPlan, shared: bool) -> MatrixTransfer |
         return "exec scope thread is not a warp collective"
     if acc.threads % WARP:
         return f"the scope's {acc.threads} threads are not whole warps"
-    if plan.replicas > 1:
-        return "R is replicated (replicate<...>); ldmatrix/stmatrix are not used for " \
-               "replicated register tiles"
+    if plan.replicas > 1 and not acc.r_is_dst:
+        return "R is replicated and the copy's source (replica 0 stores); stmatrix would " \
+               "have every replica store"
     if plan.guarded:
         return "some lanes own no data (guarded); every lane of a warp must take part"
     eb = acc.element_bits // 8

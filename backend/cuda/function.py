@@ -15,7 +15,8 @@ which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
   ``?`` dimension, ``<name>_dim<i>``: ``extent_params``) and its scalar arguments scalar
   parameters, in order;
 * shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
-  offsets into the kernel's ``extern __shared__ unsigned char rc_smem[]`` (``shared_memory``);
+  offsets into the module's one ``extern __shared__ unsigned char rc_smem[]``, declared at file
+  scope with the largest alignment any kernel's buffers need (``shared_memory``);
 * ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
   more, or a dynamic buffer (its runtime size may reach that) (``literals.index_ctype``);
 * names: values keep their MLIR names when those are plain, unreserved C identifiers and are
@@ -45,7 +46,7 @@ from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param, te
 from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
 from regcopy_backend.cuda.shared_memory import (
     SharedMemoryError,
-    alloca_alignment,
+    dynamic_shared_alignment,
     check_shared_limits,
     shared_allocas,
     shared_usage,
@@ -206,6 +207,11 @@ class CudaFunctionPrinter(BasePrinter):
         if any(isinstance(op, TensorMapOp) for op in module.walk()):
             self.print_string(TENSOR_MAP_DECL)
         self.function_names = function_c_names(module)
+        if (align := dynamic_shared_alignment(module)) is not None:
+            # one declaration for every kernel: NVRTC keeps a single rc_smem, so kernels
+            # declaring it with their own alignments would all get one of them
+            self.print_string(f"extern __shared__ __align__({align}) unsigned char "
+                              f"{DYN_SMEM}[];\n")
         for op in module.ops:
             if not isinstance(op, func.FuncOp):
                 raise UnsupportedOpError(op_error(op, "at module level is not supported by "
@@ -242,9 +248,6 @@ class CudaFunctionPrinter(BasePrinter):
         name = self.function_names.get(f.sym_name.data) or c_identifier(f.sym_name.data, "k")
         self.line(f"{head} {name}({params}) {{")
         with self.indented():
-            if self.dyn_offsets:
-                align = max(alloca_alignment(op) for op in self.dyn_offsets)
-                self.line(f"extern __shared__ __align__({align}) unsigned char {DYN_SMEM}[];")
             self.print_block(f.body.block)
         self.line("}")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from regcopy_backend.cuda.types import element_bytes
 from regcopy_dialect.regcopy import MemSpace, buffer_layout, memory_space
@@ -101,6 +101,16 @@ def alloca_alignment(op: memref.AllocaOp) -> int:
     """Bytes a shared buffer is aligned to: 128, or its ``alignment`` if larger (a TMA
     destination with a 128-byte swizzle asks for 1024)."""
     return max(DYN_ALIGN, op.alignment.value.data if op.alignment is not None else 0)
+
+
+def dynamic_shared_alignment(module: ModuleOp) -> int | None:
+    """The alignment of the module's one ``extern __shared__`` array: the largest any
+    ``shared.dyn`` buffer of any kernel needs (None without ``shared.dyn``). Every kernel of
+    a module sees the same declaration, so it must satisfy all of them."""
+    aligns = [alloca_alignment(op) for op in module.walk()
+              if isinstance(op, memref.AllocaOp)
+              and memory_space(cast(MemRefType, op.memref.type)) == MemSpace.SHARED_DYN]
+    return max(aligns, default=None)
 
 
 def shared_usage(f: func.FuncOp) -> SharedUsage:

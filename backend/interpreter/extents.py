@@ -84,20 +84,14 @@ def divisor_problem(shape: Sequence[int], divisors: Sequence[int] | None) -> str
 def padding_value(op: CopyOp, element: Attribute) -> Any:
     """The host value the copy's ``{padding = V}`` puts in out-of-extent elements (zero by
     default), as the interpreter holds elements: Python numbers, raw bits for bf16/fp8."""
-    from regcopy_backend.runtime.host_data import (  # pyright: ignore[reportPrivateUsage]
-        _e4m3_bits,
-        _e5m2_bits,
-        bf16_bits,
-    )
+    from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
 
     attr = op.attributes.get(PADDING)
     value = attr.value.data if isinstance(attr, FloatAttr | IntegerAttr) else 0
     if isinstance(element, BFloat16Type):
         return bf16_bits(float(value))
-    if isinstance(element, Float8E5M2Type):
-        return int(_e5m2_bits(np.array([float(value)]))[0])
-    if isinstance(element, Float8E4M3FNType):
-        return int(_e4m3_bits(np.array([float(value)]))[0])
+    if isinstance(element, Float8E5M2Type | Float8E4M3FNType):
+        return fp8_bits(float(value), element)
     return float(value) if isinstance(element, AnyFloat) else int(value)
 
 

@@ -6,8 +6,8 @@
 // RUN: regcopy-opt %s --lower-reg-copy -t cuda | filecheck %s
 // RUN: regcopy-opt %s --lower-reg-copy -t sass | filecheck %s --check-prefix=SASS
 
+// CHECK:      extern __shared__ __align__(128) unsigned char rc_smem[];
 // CHECK:      extern "C" __global__ void __launch_bounds__(256) shared_dyn_192k(
-// CHECK-NEXT:   extern __shared__ __align__(128) unsigned char rc_smem[];
 // CHECK-NEXT:   rc_f16* const S = reinterpret_cast<rc_f16*>(rc_smem + 0);  // shared.dyn, 90112 elements
 // CHECK-NEXT:   rc_f16* const T = reinterpret_cast<rc_f16*>(rc_smem + 180224);  // shared.dyn, 8192 elements
 // CHECK-NOT:  __shared__ alignas
