@@ -1,0 +1,179 @@
+"""The regcopy IR of the GEMM kernels that ``bench_gemm`` times and ``examples/gemm.mlir`` holds.
+
+``D[M,N] = A[M,K] * B[N,K]^T`` (both operands K-major), f32 accumulation in registers, D
+rounded to the input type. One CTA of 256 threads (8 warps as 2 (M) x 4 (N)) computes a
+128 x 256 tile of D, each warp 64 x 64 (``regcopy.mma`` on 4 x 8 m16n8k16 accumulator
+fragments), K walked 32 at a time; each 32-wide K tile is two k16 steps of ldmatrix.x4 (4 for
+A, 4 for B) and 32 mma.sync. Two ways to bring the tiles into shared memory:
+
+* ``kernel_text(name, t)`` (``async``): a 4-stage ``cp.async`` ring (``regcopy.copy_async``,
+  16-byte chunks, zero-fill past the edges); needs K a multiple of 8 (16-byte rows), which
+  the kernel promises (``regcopy.divisibility``);
+* ``kernel_text(name, t, staged=True)``: for any K. Each K tile goes global -> registers
+  (bounds-checked ``regcopy.copy``, issued one tile ahead, so the loads fly while the warps
+  compute) -> shared (two slots). The global copy is versioned on the runtime K: 128-bit loads
+  where K % 8 == 0, else the loads the row alignment proves (16-bit for f16/bf16 rows of odd
+  length: cp.async has no width for them at all).
+
+The epilogue rounds the accumulators (``arith.truncf``, into the same fragment layout),
+writes them to shared memory (stmatrix) and copies the CTA's tile out in 128-bit rows
+(bounds-checked; where N % 8 != 0 each vector is stored realigned as its aligned pieces).
+"""
+
+from __future__ import annotations
+
+CTA_M, CTA_N, BK, THREADS = 128, 256, 32, 256
+STAGES = 4
+
+_G = "memref<?x?x{t}, #regcopy.mem<global>>"
+_FA = ("memref<64x16x{t}, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, "
+       "#regcopy.mem<local>>")
+_FB = ("memref<64x16x{t}, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, "
+       "#regcopy.mem<local>>")
+_C = ("memref<64x64x{t}, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, "
+      "#regcopy.mem<local>>")
+_RC = "memref<128x256x{t}, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>"
+_RA = "memref<128x32x{t}, #regcopy.layout<(2,64,4,8):(8,4@tx,1@tx,1)>, #regcopy.mem<local>>"
+_RB = "memref<256x32x{t}, #regcopy.layout<(4,64,4,8):(8,4@tx,1@tx,1)>, #regcopy.mem<local>>"
+
+
+def _shared(rows: int, t: str, slots: int) -> str:
+    return f"memref<{slots}x{rows}x32x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+
+
+def grid(m: int, n: int) -> tuple[int, int, int]:
+    """The launch grid for an M x N output: ``ceil(N / 256) x ceil(M / 128)``."""
+    return -(-n // CTA_N), -(-m // CTA_M), 1
+
+
+def _mma_steps(t: str, sa: str, sb: str, indent: str) -> str:
+    """The two k16 steps on shared slot ``%stage``: fragments, then the mma."""
+    fa, fb, c = _FA.format(t=t), _FB.format(t=t), _C.format(t="f32")
+    out = ""
+    for kk in (0, 16):
+        out += (f"{indent}regcopy.copy warp %SA[%stage, %am, {kk}] [1, 64, 16] -> %FA : "
+                f"{sa} -> {fa}\n"
+                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, 64, 16] -> %FB : "
+                f"{sb} -> {fb}\n"
+                f"{indent}regcopy.mma warp %FA, %FB, %C {{transpose_b}} : {fa}, {fb}, {c}\n")
+    return out
+
+
+def _async_loop(t: str, sa: str, sb: str) -> str:
+    g = _G.format(t=t)
+
+    def start(k: str, slot: str, a: str, b: str, indent: str) -> str:
+        return (f"{indent}{a} = regcopy.copy_async cta %A[%m0, {k}] [128, 32] -> "
+                f"%SA[{slot}, 0, 0] [1, 128, 32] : {g} -> {sa}\n"
+                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [256, 32] -> "
+                f"%SB[{slot}, 0, 0] [1, 256, 32] : {g} -> {sb}\n")
+
+    text = "  // prologue: stages 0, 1, 2 in flight\n"
+    for s, k in enumerate(("%c0", "%c32", "%c64")):
+        text += start(k, f"%c{s}", f"%ta{s}", f"%tb{s}", "  ")
+        text += f"  %g{s} = regcopy.async_group %ta{s}, %tb{s}\n"
+    tokens = "!regcopy.token, !regcopy.token, !regcopy.token"
+    return text + f"""  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk = %g0, %gk1 = %g1, %gk2 = %g2) -> ({tokens}) {{
+    %kt = arith.divui %k, %c32 : index
+    %stage = arith.remui %kt, %c4 : index
+    // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
+    regcopy.async_wait %gk {{pending = 2 : i64}}
+    "gpu.barrier"() : () -> ()
+    // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
+    %k3 = arith.addi %k, %c96 : index
+    %more = arith.cmpi ult, %k3, %K : index
+    %gn = scf.if %more -> (!regcopy.token) {{
+      %kt3 = arith.addi %kt, %c3 : index
+      %s3 = arith.remui %kt3, %c4 : index
+{start("%k3", "%s3", "%ta", "%tb", "      ")}      %g = regcopy.async_group %ta, %tb
+      scf.yield %g : !regcopy.token
+    }} else {{
+      %g = regcopy.async_group
+      scf.yield %g : !regcopy.token
+    }}
+    // 3. two k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp
+{_mma_steps(t, sa, sb, "    ")}    scf.yield %gk1, %gk2, %gn : {tokens}
+  }}
+"""
+
+
+def _staged_loop(t: str, sa: str, sb: str) -> str:
+    g, ra, rb = _G.format(t=t), _RA.format(t=t), _RB.format(t=t)
+
+    def load(k: str, indent: str) -> str:
+        return (f"{indent}regcopy.copy cta %A[%m0, {k}] [128, 32] -> %RA : {g} -> {ra}\n"
+                f"{indent}regcopy.copy cta %B[%n0, {k}] [256, 32] -> %RB : {g} -> {rb}\n")
+
+    return f"""  %RA = memref.alloca() : {ra}
+  %RB = memref.alloca() : {rb}
+  // prologue: K tile 0 in registers
+{load("%c0", "  ")}  scf.for %k = %c0 to %K step %c32 {{
+    %kt = arith.divui %k, %c32 : index
+    %stage = arith.remui %kt, %c2 : index
+    // 1. K tile k: registers -> shared slot k % 2 (every warp is done with tile k-2: it
+    //    passed the barrier of iteration k-1 after computing on it)
+    regcopy.copy cta %RA -> %SA[%stage, 0, 0] [1, 128, 32] : {ra} -> {sa}
+    regcopy.copy cta %RB -> %SB[%stage, 0, 0] [1, 256, 32] : {rb} -> {sb}
+    "gpu.barrier"() : () -> ()
+    // 2. K tile k+1: global -> registers (zeros past K), in flight during step 3
+    %k1 = arith.addi %k, %c32 : index
+{load("%k1", "    ")}    // 3. two k16 steps: ldmatrix.x4 fragments of slot k % 2, then 32 mma.sync a warp
+{_mma_steps(t, sa, sb, "    ")}  }}
+"""
+
+
+def kernel_text(name: str, t: str, staged: bool = False) -> str:
+    """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc)."""
+    slots = 2 if staged else STAGES
+    sa, sb = _shared(CTA_M, t, slots), _shared(CTA_N, t, slots)
+    sc = f"memref<128x256x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+    g, c, co, rc = _G.format(t=t), _C.format(t="f32"), _C.format(t=t), _RC.format(t=t)
+    fa, fb = _FA.format(t=t), _FB.format(t=t)
+    promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
+    loop = _staged_loop(t, sa, sb) if staged else _async_loop(t, sa, sb)
+    consts = "".join(f"  %c{v} = arith.constant {v} : index\n"
+                     for v in (0, 1, 2, 3, 4, 8, 32, 64, 96, 128, 256))
+    return f"""func.func @{name}(%A: {g}{promise},
+    %B: {g}{promise},
+    %D: {g})
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>}} {{
+  %SA = memref.alloca() : {sa}
+  %SB = memref.alloca() : {sb}
+  %SC = memref.alloca() : {sc}
+  %FA = memref.alloca() : {fa}
+  %FB = memref.alloca() : {fb}
+  %C = memref.alloca() : {c}
+  %CO = memref.alloca() : {co}
+  %RC = memref.alloca() : {rc}
+{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %K = memref.dim %A, %c1 : {g}
+  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
+  %m0 = arith.muli %by, %c128 : index
+  %n0 = arith.muli %bx, %c256 : index
+  %warp = arith.divui %tid, %c32 : index
+  %wm = arith.divui %warp, %c4 : index
+  %wn = arith.remui %warp, %c4 : index
+  %am = arith.muli %wm, %c64 : index
+  %bn = arith.muli %wn, %c64 : index
+  // the accumulators start at zero
+  %acc = regcopy.storage %C : {c} -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {{
+    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }}
+{loop}  // epilogue: round to {t} (same fragment layout), stmatrix to shared, 128-bit rows out
+  %out = regcopy.storage %CO : {co} -> memref<128x{t}, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {{
+    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
+    vector.store %h, %out[%i] : memref<128x{t}, #regcopy.mem<local>>, vector<4x{t}>
+  }}
+  regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : {co} -> {sc}
+  "gpu.barrier"() : () -> ()
+  regcopy.copy cta %SC -> %RC : {sc} -> {rc}
+  regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : {rc} -> {g}
+  func.return
+}}
+"""
