@@ -33,8 +33,16 @@ _FB = ("memref<64x16x{t}, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>
 _C = ("memref<64x64x{t}, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, "
       "#regcopy.mem<local>>")
 _RC = "memref<128x256x{t}, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>"
-_RA = "memref<128x32x{t}, #regcopy.layout<(2,64,4,8):(8,4@tx,1@tx,1)>, #regcopy.mem<local>>"
-_RB = "memref<256x32x{t}, #regcopy.layout<(4,64,4,8):(8,4@tx,1@tx,1)>, #regcopy.mem<local>>"
+STAGED_LAYOUTS = {
+    "rows": ("(2,64,4,8):(8,4@tx,1@tx,1)", "(4,64,4,8):(8,4@tx,1@tx,1)"),
+    "columns": ("(16,8,32):(1,32@tx,1@tx)", "(32,8,32):(1,32@tx,1@tx)"),
+}
+"""The register layouts of the staged A (128 x 32) and B (256 x 32) tiles: ``rows``, 8
+consecutive elements a thread (128-bit loads where K % 8 == 0, else 16-bit ones, a warp
+touching 8 rows); ``columns``, a warp reads 32 consecutive elements of one row an
+instruction (16-bit loads, fully coalesced, and 16-bit shared stores)."""
+_RA = "memref<128x32x{t}, #regcopy.layout<{a}>, #regcopy.mem<local>>"
+_RB = "memref<256x32x{t}, #regcopy.layout<{b}>, #regcopy.mem<local>>"
 
 
 def _shared(rows: int, t: str, slots: int) -> str:
@@ -97,8 +105,9 @@ def _async_loop(t: str, sa: str, sb: str) -> str:
 """
 
 
-def _staged_loop(t: str, sa: str, sb: str) -> str:
-    g, ra, rb = _G.format(t=t), _RA.format(t=t), _RB.format(t=t)
+def _staged_loop(t: str, sa: str, sb: str, layouts: str) -> str:
+    a, b = STAGED_LAYOUTS[layouts]
+    g, ra, rb = _G.format(t=t), _RA.format(t=t, a=a), _RB.format(t=t, b=b)
 
     def load(k: str, indent: str) -> str:
         return (f"{indent}regcopy.copy cta %A[%m0, {k}] [128, 32] -> %RA : {g} -> {ra}\n"
@@ -122,15 +131,16 @@ def _staged_loop(t: str, sa: str, sb: str) -> str:
 """
 
 
-def kernel_text(name: str, t: str, staged: bool = False) -> str:
-    """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc)."""
+def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows") -> str:
+    """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
+    ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``)."""
     slots = 2 if staged else STAGES
     sa, sb = _shared(CTA_M, t, slots), _shared(CTA_N, t, slots)
     sc = f"memref<128x256x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     g, c, co, rc = _G.format(t=t), _C.format(t="f32"), _C.format(t=t), _RC.format(t=t)
     fa, fb = _FA.format(t=t), _FB.format(t=t)
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
-    loop = _staged_loop(t, sa, sb) if staged else _async_loop(t, sa, sb)
+    loop = _staged_loop(t, sa, sb, layouts) if staged else _async_loop(t, sa, sb)
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n"
                      for v in (0, 1, 2, 3, 4, 8, 32, 64, 96, 128, 256))
     return f"""func.func @{name}(%A: {g}{promise},
@@ -150,9 +160,25 @@ def kernel_text(name: str, t: str, staged: bool = False) -> str:
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
+  // 8 M tiles first, then across its N tiles
+  %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c8 : index
+  %group = arith.divui %pid, %width : index
+  %first = arith.muli %group, %c8 : index
+  %left = arith.subi %gy, %first : index
+  %size = arith.minui %left, %c8 : index
+  %inside = arith.remui %pid, %width : index
+  %pmo = arith.remui %inside, %size : index
+  %pm = arith.addi %first, %pmo : index
+  %pn = arith.divui %inside, %size : index
   // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
-  %m0 = arith.muli %by, %c128 : index
-  %n0 = arith.muli %bx, %c256 : index
+  %m0 = arith.muli %pm, %c128 : index
+  %n0 = arith.muli %pn, %c256 : index
   %warp = arith.divui %tid, %c32 : index
   %wm = arith.divui %warp, %c4 : index
   %wn = arith.remui %warp, %c4 : index

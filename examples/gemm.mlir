@@ -6,7 +6,8 @@
 // 16 bytes), M and N nothing. Launch with ceil(N / 256) x ceil(M / 128) CTAs (--grid). K of any length (odd: rows not 16-byte aligned): examples/gemm_any_k.mlir.
 //   regcopy-run --check examples/gemm.mlir --arg A=40x24 --arg B=72x24 --arg D=40x72 --grid 1,1
 //
-// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D; each warp
+// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D (the CTAs
+// walk the tiles in groups of 8 M tiles, for L2 reuse); each warp
 // a 64 x 64 tile, in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K
 // is walked in 32-wide tiles through a 4-stage ring of A (128 x 32) and B (256 x 32) tiles in
 // dynamic shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled,
@@ -60,9 +61,25 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
+  // 8 M tiles first, then across its N tiles
+  %gx = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+  %gy = "gpu.grid_dim"() <{dimension = #gpu<dim y>}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c8 : index
+  %group = arith.divui %pid, %width : index
+  %first = arith.muli %group, %c8 : index
+  %left = arith.subi %gy, %first : index
+  %size = arith.minui %left, %c8 : index
+  %inside = arith.remui %pid, %width : index
+  %pmo = arith.remui %inside, %size : index
+  %pm = arith.addi %first, %pmo : index
+  %pn = arith.divui %inside, %size : index
   // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
-  %m0 = arith.muli %by, %c128 : index
-  %n0 = arith.muli %bx, %c256 : index
+  %m0 = arith.muli %pm, %c128 : index
+  %n0 = arith.muli %pn, %c256 : index
   %warp = arith.divui %tid, %c32 : index
   %wm = arith.divui %warp, %c4 : index
   %wn = arith.remui %warp, %c4 : index
@@ -154,9 +171,25 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
+  // 8 M tiles first, then across its N tiles
+  %gx = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+  %gy = "gpu.grid_dim"() <{dimension = #gpu<dim y>}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c8 : index
+  %group = arith.divui %pid, %width : index
+  %first = arith.muli %group, %c8 : index
+  %left = arith.subi %gy, %first : index
+  %size = arith.minui %left, %c8 : index
+  %inside = arith.remui %pid, %width : index
+  %pmo = arith.remui %inside, %size : index
+  %pm = arith.addi %first, %pmo : index
+  %pn = arith.divui %inside, %size : index
   // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
-  %m0 = arith.muli %by, %c128 : index
-  %n0 = arith.muli %bx, %c256 : index
+  %m0 = arith.muli %pm, %c128 : index
+  %n0 = arith.muli %pn, %c256 : index
   %warp = arith.divui %tid, %c32 : index
   %wm = arith.divui %warp, %c4 : index
   %wn = arith.remui %warp, %c4 : index
