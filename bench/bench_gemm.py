@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from regcopy_bench.gemm_kernels import grid, kernel_text
+from regcopy_bench.gemm_kernels import grid, kernel_text, peak_kernel_text
 
 SIZES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (8192, 8192, 1024),
          (16384, 128, 16384))
@@ -34,8 +34,9 @@ VARIANTS = ("async", "rows", "columns")
 ``gemm_kernels.STAGED_LAYOUTS`` (any K)."""
 
 
-def lowered(name: str, t: str, staged: bool, layouts: str = "rows") -> tuple[str, Any]:
-    """``(CUDA source, KernelInfo)`` of one kernel."""
+def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
+            text: str | None = None) -> tuple[str, Any]:
+    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR)."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_passes.lower_reg_copy import LowerRegCopyPass
@@ -44,7 +45,7 @@ def lowered(name: str, t: str, staged: bool, layouts: str = "rows") -> tuple[str
     from regcopy_dialect.context import regcopy_context
 
     ctx = regcopy_context()
-    module = Parser(ctx, kernel_text(name, t, staged, layouts)).parse_module()
+    module = Parser(ctx, text or kernel_text(name, t, staged, layouts)).parse_module()
     LowerRegCopyPass(strict=True).apply(ctx, module)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
@@ -165,6 +166,29 @@ class RegcopyGemm:
         return lambda: self.core.launch(stream, config, kernel, *args)
 
 
+def mma_peak(t: str, iters: int) -> float:
+    """mma.sync's own rate on this GPU, TFLOPS: ``peak_kernel_text`` (32 independent
+    m16n8k16 a warp, registers only) on one CTA of 8 warps per SM."""
+    import numpy as np
+    import torch
+    from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
+
+    core, dev = cuda_core(), get_device()
+    source, info = lowered("mma_peak", t, False, text=peak_kernel_text(t))
+    kernel = compile_kernel(dev, source, info.symbol)
+    sms = dev.properties.multiprocessor_count
+    ctas, n = sms, 8192
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
+    x = torch.ones(64, 16, device="cuda", dtype=dtype)
+    d = torch.empty(ctas * 8 * 64, 64, device="cuda", dtype=torch.float32)
+    idx = np.int64 if info.index64 else np.int32
+    args = [x.data_ptr(), x.data_ptr(), d.data_ptr(), idx(d.shape[0]),
+            info.params[3].dtype.type(n)]
+    config = core.LaunchConfig(grid=(ctas, 1, 1), block=(256, 1, 1))
+    ms = time_ms(lambda: core.launch(dev.default_stream, config, kernel, *args), iters)
+    return 2.0 * 64 * 64 * 16 * n * 8 * ctas / ms / 1e9
+
+
 def time_ms(fn: Callable[[], Any], iters: int) -> float:
     """Median milliseconds of ``fn`` over ``iters`` launches (torch CUDA events)."""
     import torch
@@ -208,9 +232,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     tri = triton_matmul()
     ok = True
     rows = []
+    peaks = {}
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         rc = RegcopyGemm(t)
+        peaks[t] = mma_peak(t, args.iters)
+        print(f"mma.sync.m16n8k16 {t} -> f32 peak, measured (registers only): "
+              f"{peaks[t]:.0f} TFLOPS", flush=True)
         # torch's default stream is the legacy default stream, which cuda.core's default
         # stream also is: the regcopy launches order and time against torch's work
         cstream = rc.dev.default_stream
@@ -244,11 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"Triton {rows[-1][4]:.0f} TFLOPS ({rows[-1][5]})", flush=True)
     print()
     print("| dtype | M x N x K | regcopy TFLOPS | cuBLAS TFLOPS | Triton TFLOPS | regcopy / "
-          "cuBLAS | Triton / cuBLAS | check |")
-    print("|---|---|---|---|---|---|---|---|")
+          "cuBLAS | Triton / cuBLAS | regcopy / mma.sync peak | check |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t, size, r, c, tr, chk in rows:
         print(f"| {t} | {size} | {r:.0f} | {c:.0f} | {tr:.0f} | {r / c:.2f}x | {tr / c:.2f}x | "
-              f"{chk} |")
+              f"{r / peaks[t]:.2f} | {chk} |")
     return 0 if ok else 1
 
 

@@ -203,3 +203,45 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows") 
   func.return
 }}
 """
+
+
+def peak_kernel_text(t: str = "f16") -> str:
+    """``@mma_peak``: the GEMM's warp tile without memory: each of 8 warps a CTA runs ``%n``
+    times the 32 ``mma.sync.m16n8k16`` of one k16 step (``regcopy.mma`` on fragments loaded
+    once from ``%X``/``%Y``), then writes its accumulators to ``%D`` (64 rows a warp), so
+    nothing is elided. ``2 * 64 * 64 * 16 * n`` flop a warp: mma.sync's own rate."""
+    fa, fb, c = _FA.format(t=t), _FB.format(t=t), _C.format(t="f32")
+    g = f"memref<64x16x{t}, #regcopy.mem<global>>"
+    d = "memref<?x64xf32, #regcopy.mem<global>>"
+    return f"""func.func @mma_peak(%X: {g}, %Y: {g}, %D: {d}, %n: index)
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [132], min_blocks = 1>}} {{
+  %FA = memref.alloca() : {fa}
+  %FB = memref.alloca() : {fb}
+  %C = memref.alloca() : {c}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %acc = regcopy.storage %C : {c} -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {{
+    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }}
+  regcopy.copy warp %X -> %FA : {g} -> {fa}
+  regcopy.copy warp %Y -> %FB : {g} -> {fb}
+  scf.for %i = %c0 to %n step %c1 {{
+    regcopy.mma warp %FA, %FB, %C {{transpose_b}} : {fa}, {fb}, {c}
+  }}
+  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %warp = arith.divui %tid, %c32 : index
+  %b8 = arith.muli %bx, %c4 : index
+  %b8w = arith.addi %b8, %b8 : index
+  %w = arith.addi %b8w, %warp : index
+  %row = arith.muli %w, %c64 : index
+  regcopy.copy warp %C -> %D[%row, 0] [64, 64] : {c} -> {d}
+  func.return
+}}
+"""
