@@ -45,8 +45,9 @@ _RA = "memref<128x32x{t}, #regcopy.layout<{a}>, #regcopy.mem<local>>"
 _RB = "memref<256x32x{t}, #regcopy.layout<{b}>, #regcopy.mem<local>>"
 
 
-def _shared(rows: int, t: str, slots: int) -> str:
-    return f"memref<{slots}x{rows}x32x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+def _shared(rows: int, t: str, slots: int, bk: int = BK) -> str:
+    return (f"memref<{slots}x{rows}x{bk}x{t}, #regcopy.layout<auto>, "
+            "#regcopy.mem<shared.dyn>>")
 
 
 def grid(m: int, n: int) -> tuple[int, int, int]:
@@ -54,11 +55,11 @@ def grid(m: int, n: int) -> tuple[int, int, int]:
     return -(-n // CTA_N), -(-m // CTA_M), 1
 
 
-def _mma_steps(t: str, sa: str, sb: str, indent: str) -> str:
-    """The two k16 steps on shared slot ``%stage``: fragments, then the mma."""
+def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK) -> str:
+    """The ``bk / 16`` k16 steps on shared slot ``%stage``: fragments, then the mma."""
     fa, fb, c = _FA.format(t=t), _FB.format(t=t), _C.format(t="f32")
     out = ""
-    for kk in (0, 16):
+    for kk in range(0, bk, 16):
         out += (f"{indent}regcopy.copy warp %SA[%stage, %am, {kk}] [1, 64, 16] -> %FA : "
                 f"{sa} -> {fa}\n"
                 f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, 64, 16] -> %FB : "
@@ -67,40 +68,43 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str) -> str:
     return out
 
 
-def _async_loop(t: str, sa: str, sb: str) -> str:
+def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int) -> str:
     g = _G.format(t=t)
+    ahead = stages - 1
 
     def start(k: str, slot: str, a: str, b: str, indent: str) -> str:
-        return (f"{indent}{a} = regcopy.copy_async cta %A[%m0, {k}] [128, 32] -> "
-                f"%SA[{slot}, 0, 0] [1, 128, 32] : {g} -> {sa}\n"
-                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [256, 32] -> "
-                f"%SB[{slot}, 0, 0] [1, 256, 32] : {g} -> {sb}\n")
+        return (f"{indent}{a} = regcopy.copy_async cta %A[%m0, {k}] [128, {bk}] -> "
+                f"%SA[{slot}, 0, 0] [1, 128, {bk}] : {g} -> {sa}\n"
+                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [256, {bk}] -> "
+                f"%SB[{slot}, 0, 0] [1, 256, {bk}] : {g} -> {sb}\n")
 
-    text = "  // prologue: stages 0, 1, 2 in flight\n"
-    for s, k in enumerate(("%c0", "%c32", "%c64")):
-        text += start(k, f"%c{s}", f"%ta{s}", f"%tb{s}", "  ")
+    text = f"  // prologue: stages 0 .. {ahead - 1} in flight\n"
+    for s in range(ahead):
+        text += start(f"%c{s * bk}", f"%c{s}", f"%ta{s}", f"%tb{s}", "  ")
         text += f"  %g{s} = regcopy.async_group %ta{s}, %tb{s}\n"
-    tokens = "!regcopy.token, !regcopy.token, !regcopy.token"
-    return text + f"""  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk = %g0, %gk1 = %g1, %gk2 = %g2) -> ({tokens}) {{
-    %kt = arith.divui %k, %c32 : index
-    %stage = arith.remui %kt, %c4 : index
+    tokens = ", ".join(["!regcopy.token"] * ahead)
+    carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
+    shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
+    return text + f"""  %done:{ahead} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}) -> ({tokens}) {{
+    %kt = arith.divui %k, %c{bk} : index
+    %stage = arith.remui %kt, %c{stages} : index
     // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
-    regcopy.async_wait %gk {{pending = 2 : i64}}
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
     "gpu.barrier"() : () -> ()
-    // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
-    %k3 = arith.addi %k, %c96 : index
-    %more = arith.cmpi ult, %k3, %K : index
+    // 2. start stage k+{ahead} into stage k-1's slot (an empty group past the end)
+    %kn = arith.addi %k, %c{ahead * bk} : index
+    %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
-      %kt3 = arith.addi %kt, %c3 : index
-      %s3 = arith.remui %kt3, %c4 : index
-{start("%k3", "%s3", "%ta", "%tb", "      ")}      %g = regcopy.async_group %ta, %tb
+      %ktn = arith.addi %kt, %c{ahead} : index
+      %sn = arith.remui %ktn, %c{stages} : index
+{start("%kn", "%sn", "%ta", "%tb", "      ")}      %g = regcopy.async_group %ta, %tb
       scf.yield %g : !regcopy.token
     }} else {{
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-    // 3. two k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp
-{_mma_steps(t, sa, sb, "    ")}    scf.yield %gk1, %gk2, %gn : {tokens}
+    // 3. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
+{_mma_steps(t, sa, sb, "    ", bk)}    scf.yield {shifted} : {tokens}
   }}
 """
 
@@ -131,18 +135,24 @@ def _staged_loop(t: str, sa: str, sb: str, layouts: str) -> str:
 """
 
 
-def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows") -> str:
+def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
+                bk: int = BK, stages: int = STAGES) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
-    ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``)."""
-    slots = 2 if staged else STAGES
-    sa, sb = _shared(CTA_M, t, slots), _shared(CTA_N, t, slots)
+    ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
+    multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
+    ``bk = 32`` and 2 slots)."""
+    if staged:
+        bk, stages = BK, 2
+    sa, sb = _shared(CTA_M, t, stages, bk), _shared(CTA_N, t, stages, bk)
     sc = f"memref<128x256x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     g, c, co, rc = _G.format(t=t), _C.format(t="f32"), _C.format(t=t), _RC.format(t=t)
     fa, fb = _FA.format(t=t), _FB.format(t=t)
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
-    loop = _staged_loop(t, sa, sb, layouts) if staged else _async_loop(t, sa, sb)
-    consts = "".join(f"  %c{v} = arith.constant {v} : index\n"
-                     for v in (0, 1, 2, 3, 4, 8, 32, 64, 96, 128, 256))
+    loop = (_staged_loop(t, sa, sb, layouts) if staged
+            else _async_loop(t, sa, sb, bk, stages))
+    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, bk, stages, stages - 1, (stages - 1) * bk,
+            *(s * bk for s in range(stages)), *range(stages)}
+    consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
     return f"""func.func @{name}(%A: {g}{promise},
     %B: {g}{promise},
     %D: {g})

@@ -90,7 +90,7 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   scf.for %i = %c0 to %c128 step %c4 {
     vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
   }
-  // prologue: stages 0, 1, 2 in flight
+  // prologue: stages 0 .. 2 in flight
   %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 32] -> %SA[%c0, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 32] -> %SB[%c0, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0 = regcopy.async_group %ta0, %tb0
@@ -100,27 +100,27 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %ta2 = regcopy.copy_async cta %A[%m0, %c64] [128, 32] -> %SA[%c2, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %tb2 = regcopy.copy_async cta %B[%n0, %c64] [256, 32] -> %SB[%c2, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g2 = regcopy.async_group %ta2, %tb2
-  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
+  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk0 = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
     %kt = arith.divui %k, %c32 : index
     %stage = arith.remui %kt, %c4 : index
     // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
-    regcopy.async_wait %gk {pending = 2 : i64}
+    regcopy.async_wait %gk0 {pending = 2 : i64}
     "gpu.barrier"() : () -> ()
     // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
-    %k3 = arith.addi %k, %c96 : index
-    %more = arith.cmpi ult, %k3, %K : index
+    %kn = arith.addi %k, %c96 : index
+    %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {
-      %kt3 = arith.addi %kt, %c3 : index
-      %s3 = arith.remui %kt3, %c4 : index
-      %ta = regcopy.copy_async cta %A[%m0, %k3] [128, 32] -> %SA[%s3, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %tb = regcopy.copy_async cta %B[%n0, %k3] [256, 32] -> %SB[%s3, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %ktn = arith.addi %kt, %c3 : index
+      %sn = arith.remui %ktn, %c4 : index
+      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 32] -> %SA[%sn, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 32] -> %SB[%sn, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
       %g = regcopy.async_group %ta, %tb
       scf.yield %g : !regcopy.token
     } else {
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }
-    // 3. two k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp
+    // 3. 2 k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
     regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -200,7 +200,7 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   scf.for %i = %c0 to %c128 step %c4 {
     vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
   }
-  // prologue: stages 0, 1, 2 in flight
+  // prologue: stages 0 .. 2 in flight
   %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 32] -> %SA[%c0, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 32] -> %SB[%c0, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0 = regcopy.async_group %ta0, %tb0
@@ -210,27 +210,27 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %ta2 = regcopy.copy_async cta %A[%m0, %c64] [128, 32] -> %SA[%c2, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %tb2 = regcopy.copy_async cta %B[%n0, %c64] [256, 32] -> %SB[%c2, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g2 = regcopy.async_group %ta2, %tb2
-  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
+  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk0 = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
     %kt = arith.divui %k, %c32 : index
     %stage = arith.remui %kt, %c4 : index
     // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
-    regcopy.async_wait %gk {pending = 2 : i64}
+    regcopy.async_wait %gk0 {pending = 2 : i64}
     "gpu.barrier"() : () -> ()
     // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
-    %k3 = arith.addi %k, %c96 : index
-    %more = arith.cmpi ult, %k3, %K : index
+    %kn = arith.addi %k, %c96 : index
+    %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {
-      %kt3 = arith.addi %kt, %c3 : index
-      %s3 = arith.remui %kt3, %c4 : index
-      %ta = regcopy.copy_async cta %A[%m0, %k3] [128, 32] -> %SA[%s3, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %tb = regcopy.copy_async cta %B[%n0, %k3] [256, 32] -> %SB[%s3, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %ktn = arith.addi %kt, %c3 : index
+      %sn = arith.remui %ktn, %c4 : index
+      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 32] -> %SA[%sn, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 32] -> %SB[%sn, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
       %g = regcopy.async_group %ta, %tb
       scf.yield %g : !regcopy.token
     } else {
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }
-    // 3. two k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp
+    // 3. 2 k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
     regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>

@@ -23,12 +23,10 @@ func.func @gemm_any_k(%A: memref<?x?xf16, #regcopy.mem<global>>,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %c8 = arith.constant 8 : index
   %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
-  %c96 = arith.constant 96 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
   %zero = arith.constant dense<0.0> : vector<4xf32>
@@ -119,12 +117,10 @@ func.func @gemm_any_k_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>>,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %c8 = arith.constant 8 : index
   %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
-  %c96 = arith.constant 96 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
   %zero = arith.constant dense<0.0> : vector<4xf32>
