@@ -255,3 +255,43 @@ def peak_kernel_text(t: str = "f16") -> str:
   func.return
 }}
 """
+
+
+PAD_ROWS, PAD_COLS = 32, 256
+"""The tile of ``pad_kernel_text``'s CTAs."""
+
+
+def pad_kernel_text(name: str, t: str) -> str:
+    """``@name``: ``Y[r, c] = X[r, c]`` for ``c < K``, 0 for ``K <= c < K8``: the rows of an
+    ``R x K`` matrix copied into an ``R x K8`` one whose rows are 16-byte aligned (``K8`` =
+    K rounded up to 8, promised). With it, a GEMM of any K runs the cp.async kernel on
+    zero-padded copies of A and B (the zeros add nothing to the products).
+
+    256 threads copy a 32 x 256 tile, 8 consecutive elements a thread and row, global ->
+    registers -> global: the read is bounds-checked against the runtime K (zeros past it)
+    and versioned on K % 8 (128-bit loads when rows are aligned, else the narrow loads the
+    alignment proves, which a warp's L1 line requests merge); the write is 128-bit (K8 is
+    promised a multiple of 8). Grid: ``ceil(K8 / 256) x ceil(R / 32)``."""
+    g = f"memref<?x?x{t}, #regcopy.mem<global>>"
+    r = (f"memref<32x256x{t}, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, "
+         "#regcopy.mem<local>>")
+    return f"""func.func @{name}(%X: {g},
+    %Y: {g} {{regcopy.divisibility = array<i64: 1, 8>}})
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>}} {{
+  %R = memref.alloca() : {r}
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %r0 = arith.muli %by, %c32 : index
+  %k0 = arith.muli %bx, %c256 : index
+  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : {g} -> {r}
+  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : {r} -> {g}
+  func.return
+}}
+"""
+
+
+def pad_grid(rows: int, k8: int) -> tuple[int, int, int]:
+    """The launch grid of ``pad_kernel_text`` for an ``rows x k8`` output."""
+    return -(-k8 // PAD_COLS), -(-rows // PAD_ROWS), 1

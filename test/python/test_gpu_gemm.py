@@ -47,3 +47,25 @@ def test_gemm_exact(example: str, kernel: str, t: str, mnk: tuple[int, int, int]
                      grid=grid(m, n)).arrays[2]
     got = as_float64(out, info.buffers[2].type.element_type)
     assert np.array_equal(got, want)
+
+
+def test_padded_rows_then_gemm_exact() -> None:
+    """Odd K through examples/pad_rows.mlir and the cp.async GEMM, on the GPU."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_bench.gemm_kernels import grid, pad_grid
+    from regcopy_tools.regcopy_run import prepare
+
+    m, n, k = 300, 270, 77
+    rng = np.random.default_rng(k)
+    a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
+    pad_path, gemm_path = REPO / "examples" / "pad_rows.mlir", REPO / "examples" / "gemm.mlir"
+    pad = prepare(pad_path.read_text(), str(pad_path))
+    gemm = prepare(gemm_path.read_text(), str(gemm_path))
+    pad_info = next(p for p in pad.kernels if p.name == "pad_rows")
+    gemm_info = next(p for p in gemm.kernels if p.name == "gemm")
+    padded = [run_kernel(pad.source, pad_info, [_bits(x, "f16"), np.full((x.shape[0], 80), 5,
+                                                                         np.float16)],
+                         grid=pad_grid(x.shape[0], 80)).arrays[1] for x in (a, b)]
+    out = run_kernel(gemm.source, gemm_info, [*padded, _bits(np.zeros((m, n)), "f16")],
+                     grid=grid(m, n)).arrays[2]
+    assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
