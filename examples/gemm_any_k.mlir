@@ -6,7 +6,9 @@
 // loads, the widest that rows of odd length allow, each warp instruction reading 64
 // contiguous bytes, and 16-bit shared stores. Everything else (ldmatrix.x4
 // fragments, regcopy.mma on 64 x 64 warp tiles, the stmatrix + 128-bit epilogue) is
-// examples/gemm.mlir's. Launch with ceil(N / 256) x ceil(M / 128) CTAs:
+// examples/gemm.mlir's. The other route for odd K pads the rows of A and B first
+// (examples/pad_rows.mlir) and runs examples/gemm.mlir. Launch with ceil(N / 256) x
+// ceil(M / 128) CTAs:
 //   regcopy-run --check examples/gemm_any_k.mlir --arg A=40x37 --arg B=72x37 --arg D=40x72 --grid 1,1
 func.func @gemm_any_k(%A: memref<?x?xf16, #regcopy.mem<global>>,
     %B: memref<?x?xf16, #regcopy.mem<global>>,
