@@ -28,11 +28,32 @@ STAGES = 4
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 _FA = ("memref<64x16x{t}, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, "
        "#regcopy.mem<local>>")
-_FB = ("memref<64x16x{t}, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, "
-       "#regcopy.mem<local>>")
-_C = ("memref<64x64x{t}, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, "
-      "#regcopy.mem<local>>")
-_RC = "memref<128x256x{t}, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>"
+WARP_N = 64
+"""N of a warp's tile (64 x WARP_N); the CTA's N is 4 x that."""
+
+
+def _fb(t: str, wn: int = WARP_N) -> str:
+    """The warp's ``wn x 16`` (N x K) B fragments: ``wn / 8`` n8 tiles, register
+    ``4 ni + i``."""
+    return (f"memref<{wn}x16x{t}, #regcopy.layout<({wn // 8},8,2,4,2):"
+            "(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>")
+
+
+def _c(t: str, wn: int = WARP_N) -> str:
+    """The warp's ``64 x wn`` accumulator: 4 x ``wn / 8`` C fragments, register
+    ``(wn / 2) mi + 4 ni + i``."""
+    return (f"memref<64x{wn}x{t}, #regcopy.layout<(4,2,8,{wn // 8},4,2):"
+            f"({wn // 2},2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>")
+
+
+def _rc(t: str, wn: int = WARP_N) -> str:
+    """The CTA's ``128 x 4 wn`` output tile over 256 threads, 8 consecutive elements a
+    thread and row (128-bit transfers)."""
+    chunks = wn // 2  # 8-element chunks a row
+    return (f"memref<128x{4 * wn}x{t}, #regcopy.layout<({wn // 4},{256 // chunks},"
+            f"{chunks},8):(8,{chunks}@tx,1@tx,1)>, #regcopy.mem<local>>")
+
+
 STAGED_LAYOUTS = {
     "rows": ("(2,64,4,8):(8,4@tx,1@tx,1)", "(4,64,4,8):(8,4@tx,1@tx,1)"),
     "columns": ("(16,8,32):(1,32@tx,1@tx)", "(32,8,32):(1,32@tx,1@tx)"),
@@ -50,33 +71,33 @@ def _shared(rows: int, t: str, slots: int, bk: int = BK) -> str:
             "#regcopy.mem<shared.dyn>>")
 
 
-def grid(m: int, n: int) -> tuple[int, int, int]:
-    """The launch grid for an M x N output: ``ceil(N / 256) x ceil(M / 128)``."""
-    return -(-n // CTA_N), -(-m // CTA_M), 1
+def grid(m: int, n: int, wn: int = WARP_N) -> tuple[int, int, int]:
+    """The launch grid for an M x N output: ``ceil(N / (4 wn)) x ceil(M / 128)``."""
+    return -(-n // (4 * wn)), -(-m // CTA_M), 1
 
 
-def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK) -> str:
+def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WARP_N) -> str:
     """The ``bk / 16`` k16 steps on shared slot ``%stage``: fragments, then the mma."""
-    fa, fb, c = _FA.format(t=t), _FB.format(t=t), _C.format(t="f32")
+    fa, fb, c = _FA.format(t=t), _fb(t, wn), _c("f32", wn)
     out = ""
     for kk in range(0, bk, 16):
         out += (f"{indent}regcopy.copy warp %SA[%stage, %am, {kk}] [1, 64, 16] -> %FA : "
                 f"{sa} -> {fa}\n"
-                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, 64, 16] -> %FB : "
+                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, {wn}, 16] -> %FB : "
                 f"{sb} -> {fb}\n"
                 f"{indent}regcopy.mma warp %FA, %FB, %C {{transpose_b}} : {fa}, {fb}, {c}\n")
     return out
 
 
-def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int) -> str:
+def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N) -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
     def start(k: str, slot: str, a: str, b: str, indent: str) -> str:
         return (f"{indent}{a} = regcopy.copy_async cta %A[%m0, {k}] [128, {bk}] -> "
                 f"%SA[{slot}, 0, 0] [1, 128, {bk}] : {g} -> {sa}\n"
-                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [256, {bk}] -> "
-                f"%SB[{slot}, 0, 0] [1, 256, {bk}] : {g} -> {sb}\n")
+                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [{4 * wn}, {bk}] -> "
+                f"%SB[{slot}, 0, 0] [1, {4 * wn}, {bk}] : {g} -> {sb}\n")
 
     text = f"  // prologue: stages 0 .. {ahead - 1} in flight\n"
     for s in range(ahead):
@@ -104,7 +125,7 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int) -> str:
       scf.yield %g : !regcopy.token
     }}
     // 3. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
-{_mma_steps(t, sa, sb, "    ", bk)}    scf.yield {shifted} : {tokens}
+{_mma_steps(t, sa, sb, "    ", bk, wn)}    scf.yield {shifted} : {tokens}
   }}
 """
 
@@ -136,27 +157,32 @@ def _staged_loop(t: str, sa: str, sb: str, layouts: str) -> str:
 
 
 def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
-                bk: int = BK, stages: int = STAGES) -> str:
+                bk: int = BK, stages: int = STAGES, wn: int = WARP_N) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
-    ``bk = 32`` and 2 slots)."""
+    ``bk = 32`` and 2 slots); ``wn`` (64 or 32) is the N of a warp's tile, so the CTA's is
+    ``4 wn`` (the staged kernel has ``wn = 64``)."""
     if staged:
-        bk, stages = BK, 2
-    sa, sb = _shared(CTA_M, t, stages, bk), _shared(CTA_N, t, stages, bk)
-    sc = f"memref<128x256x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-    g, c, co, rc = _G.format(t=t), _C.format(t="f32"), _C.format(t=t), _RC.format(t=t)
-    fa, fb = _FA.format(t=t), _FB.format(t=t)
+        bk, stages, wn = BK, 2, WARP_N
+    cn = 4 * wn
+    sa, sb = _shared(CTA_M, t, stages, bk), _shared(cn, t, stages, bk)
+    sc = f"memref<128x{cn}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+    g, c, co, rc = _G.format(t=t), _c("f32", wn), _c(t, wn), _rc(t, wn)
+    fa, fb = _FA.format(t=t), _fb(t, wn)
+    regs = 2 * wn  # accumulator registers a lane
+    ctas = 1 if wn == WARP_N else 2  # the narrow tile fits two CTAs an SM (<= 128 registers)
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
-            else _async_loop(t, sa, sb, bk, stages))
-    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, bk, stages, stages - 1, (stages - 1) * bk,
+            else _async_loop(t, sa, sb, bk, stages, wn))
+    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, regs, bk, stages, stages - 1,
+            (stages - 1) * bk,
             *(s * bk for s in range(stages)), *range(stages)}
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
     return f"""func.func @{name}(%A: {g}{promise},
     %B: {g}{promise},
     %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>}} {{
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = {ctas}>}} {{
   %SA = memref.alloca() : {sa}
   %SB = memref.alloca() : {sb}
   %SC = memref.alloca() : {sc}
@@ -186,30 +212,30 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %pmo = arith.remui %inside, %size : index
   %pm = arith.addi %first, %pmo : index
   %pn = arith.divui %inside, %size : index
-  // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
+  // the CTA's first rows of A (M) and B (N); the warp's 64 x {wn} tile inside the CTA's
   %m0 = arith.muli %pm, %c128 : index
-  %n0 = arith.muli %pn, %c256 : index
+  %n0 = arith.muli %pn, %c{cn} : index
   %warp = arith.divui %tid, %c32 : index
   %wm = arith.divui %warp, %c4 : index
   %wn = arith.remui %warp, %c4 : index
   %am = arith.muli %wm, %c64 : index
-  %bn = arith.muli %wn, %c64 : index
+  %bn = arith.muli %wn, %c{wn} : index
   // the accumulators start at zero
-  %acc = regcopy.storage %C : {c} -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  %acc = regcopy.storage %C : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c{regs} step %c4 {{
+    vector.store %zero, %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
   }}
 {loop}  // epilogue: round to {t} (same fragment layout), stmatrix to shared, 128-bit rows out
-  %out = regcopy.storage %CO : {co} -> memref<128x{t}, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c{regs} step %c4 {{
+    %v = vector.load %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
-    vector.store %h, %out[%i] : memref<128x{t}, #regcopy.mem<local>>, vector<4x{t}>
+    vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
   }}
-  regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : {co} -> {sc}
+  regcopy.copy warp %CO -> %SC[%am, %bn] [64, {wn}] : {co} -> {sc}
   "gpu.barrier"() : () -> ()
   regcopy.copy cta %SC -> %RC : {sc} -> {rc}
-  regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : {rc} -> {g}
+  regcopy.copy cta %RC -> %D[%m0, %n0] [128, {cn}] : {rc} -> {g}
   func.return
 }}
 """
@@ -220,7 +246,7 @@ def peak_kernel_text(t: str = "f16") -> str:
     times the 32 ``mma.sync.m16n8k16`` of one k16 step (``regcopy.mma`` on fragments loaded
     once from ``%X``/``%Y``), then writes its accumulators to ``%D`` (64 rows a warp), so
     nothing is elided. ``2 * 64 * 64 * 16 * n`` flop a warp: mma.sync's own rate."""
-    fa, fb, c = _FA.format(t=t), _FB.format(t=t), _C.format(t="f32")
+    fa, fb, c = _FA.format(t=t), _fb(t), _c("f32")
     g = f"memref<64x16x{t}, #regcopy.mem<global>>"
     d = "memref<?x64xf32, #regcopy.mem<global>>"
     return f"""func.func @mma_peak(%X: {g}, %Y: {g}, %D: {d}, %n: index)
