@@ -69,3 +69,20 @@ def test_padded_rows_then_gemm_exact() -> None:
     out = run_kernel(gemm.source, gemm_info, [*padded, _bits(np.zeros((m, n)), "f16")],
                      grid=grid(m, n)).arrays[2]
     assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
+
+
+def test_narrow_cta_tile_exact() -> None:
+    """The 128 x 128 CTA tile (warps 64 x 32) that bench_gemm times beside the example's."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_bench.gemm_kernels import grid, kernel_text
+    from regcopy_tools.regcopy_run import prepare
+
+    m, n, k = 260, 130, 48
+    prepared = prepare(kernel_text("gemm", "bf16", wn=32), "narrow.mlir")
+    rng = np.random.default_rng(n)
+    a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
+    out = run_kernel(prepared.source, prepared.kernels[0],
+                     [_bits(a, "bf16"), _bits(b, "bf16"), _bits(np.zeros((m, n)), "bf16")],
+                     grid=grid(m, n, 32)).arrays[2]
+    assert np.array_equal(as_float64(out, prepared.kernels[0].buffers[2].type.element_type),
+                          a.astype(np.float64) @ b.T)
