@@ -46,7 +46,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.attrs import ExecScope, ExecScopeAttr, MemSpace
+from regcopy_dialect.attrs import ExecScope, ExecScopeAttr, LayoutAttr, MemSpace
 from regcopy_dialect.buffers import buffer_layout, memory_space, verify_buffer
 from regcopy_dialect.element_types import element_info
 from regcopy_dialect.layout import Layout
@@ -121,8 +121,9 @@ def plan_mma(a: MemRefType, b: MemRefType, c: MemRefType, transpose_b: bool,
     one line otherwise)."""
     for name, t in (("A", a), ("B", b), ("C", c)):
         verify_buffer(t)
-        if memory_space(t) != MemSpace.LOCAL or t.layout is None:
-            raise VerifyException(f"operand {name} must be a local register tile, got {t}")
+        if memory_space(t) != MemSpace.LOCAL or not isinstance(t.layout, LayoutAttr):
+            raise VerifyException(f"operand {name} must be a local register tile (a local "
+                                  f"buffer with a #regcopy.layout), got {t}")
         if len(t.get_shape()) != 2:
             raise VerifyException(f"operand {name} must be 2-D, got {t}")
     shape = mma_shape(a.element_type, b.element_type, c.element_type)
