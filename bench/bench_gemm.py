@@ -12,7 +12,7 @@ kernel on the copies; the single register-staged kernel (cp.async has no width f
 are not 4-byte aligned) is timed beside it, with both its register layouts. Before timing, each kernel is checked:
 bit-exact against a float64 reference on integer-valued inputs at a small ragged size, and
 within tolerance of ``torch.matmul`` on random inputs at every benchmarked size. TFLOPS are
-``2 M N K`` over the median of ``--iters`` timed launches (CUDA events, after warm-up);
+``2 M N K`` over the mean time of ``--iters`` launches back to back (``time_ms``);
 ratios are to cuBLAS in the same run.
 """
 
@@ -228,6 +228,7 @@ def mma_peak(t: str, iters: int) -> float:
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
     x = torch.ones(64, 16, device="cuda", dtype=dtype)
     d = torch.empty(ctas * 8 * 64, 64, device="cuda", dtype=torch.float32)
+    torch.cuda.synchronize()
     idx = np.int64 if info.index64 else np.int32
     args = [x.data_ptr(), x.data_ptr(), d.data_ptr(), idx(d.shape[0]),
             info.params[3].dtype.type(n)]
@@ -270,20 +271,22 @@ def ring_table(base: RegcopyGemm, iters: int) -> None:
 
 
 def time_ms(fn: Callable[[], Any], iters: int) -> float:
-    """Median milliseconds of ``fn`` over ``iters`` launches (torch CUDA events)."""
+    """Milliseconds per call of ``fn``: ``iters`` calls back to back between two device-wide
+    synchronizations (after 3 warm-up calls). The launches queue up asynchronously, so for
+    these kernels (0.1 ms and more) the host's launch cost is hidden; and the device-wide
+    synchronization times regcopy's launches (cuda.core) and torch's and Triton's alike,
+    whatever stream each uses."""
+    import time
+
     import torch
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    times = []
+    start = time.perf_counter()
     for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
         fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)[len(times) // 2]
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) * 1e3 / iters
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -332,6 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
             d = torch.empty(m, n, device="cuda", dtype=dtype)
             run = rc.launcher(a, b, d, cstream)
+            torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             run()
             ref = torch.matmul(a, b.T)
             torch.cuda.synchronize()
@@ -395,6 +399,7 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         for variant in (("async", "narrow", "rows", "columns") if k % 8 == 0
                         else ("pad", "rows", "columns")):
             d.fill_(7.0)
+            torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()
             torch.cuda.synchronize()
             same = bool(torch.equal(d, want))
