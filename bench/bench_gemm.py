@@ -66,26 +66,33 @@ def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
 
 
 def sass_report() -> list[str]:
-    """Per kernel: registers-free SASS counts of the whole kernel (HMMA, LDSM, LDGSTS, LDG,
-    local memory) and the HMMA per 32-wide K tile of the main loop."""
+    """Per kernel, the instructions of its SASS main loop (one 32-wide K tile: the loop is
+    not unrolled) by opcode, the loop's length, and the kernel's local-memory accesses."""
+    from collections import Counter
+
     from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_bench.sass_loops import main_loop, sass_ops
 
     lines = []
     for variant in ("async", "rows", "columns"):
         source, _ = lowered("gemm", "f16", variant != "async", variant)
         sass = disassemble(compile_cuda(source).cubin)
-        count = {k: sum(1 for ln in sass.splitlines() if k in ln)
-                 for k in ("HMMA.16816.F32", "LDSM", "LDGSTS", "LDG.E.128", "LDG.E.U16",
-                           "STS.128", "BAR.SYNC", "LDL", "STL")}
+        loop = main_loop(sass_ops(sass))
+        ops = Counter(op.split(".")[0] for op in loop)
+        mix = " ".join(f"{op}*{ops[op]}" for op in ("HMMA", "LDSM", "LDGSTS", "LDG", "STS",
+                                                    "BAR") if ops[op])
+        local = sum(1 for ln in sass.splitlines() if " LDL" in ln or " STL" in ln)
+        other = len(loop) - sum(ops[op] for op in ("HMMA", "LDSM", "LDGSTS", "LDG", "STS"))
         label = ("cp.async ring (K % 8 == 0)" if variant == "async"
                  else f"register-staged, {variant} layout (any K)")
-        lines.append(f"{label}: " + " ".join(f"{k}*{v}" for k, v in count.items()))
+        lines.append(f"{label}: main loop (one 32-wide K tile, per thread) {len(loop)} "
+                     f"instructions: {mix}, {other} others; LDL/STL in the kernel: {local}")
     return lines
 
 
 def peak_note() -> str:
-    return ("per 32-wide K tile and warp: 64 HMMA.16816.F32 (2 x 4 x 8), 16 LDSM.x4; per "
-            "thread 6 LDGSTS.128 (cp.async) or 6 LDG.128 + 6 STS.128 (staged, aligned K)")
+    return ("a warp's 64 x 64 tile per 32-wide K tile: 64 HMMA.16816.F32 (2 k16 steps x 4 m16 x "
+            "8 n8, 4096 flop each) and 16 LDSM.16.M88.4 (4 for A, 4 for B, per k16 step)")
 
 
 class RegcopyGemm:
