@@ -24,6 +24,7 @@ from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
+from regcopy_passes.lower_mma import lower_mma_ops
 from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
@@ -308,3 +309,4 @@ class LowerRegCopyPass(ModulePass):
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)
         lower_async_ops(op, pattern.refuse_async, self.remarks)
+        lower_mma_ops(op, self.remarks)

@@ -66,7 +66,7 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
 )
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
-from regcopy_dialect.tma_ops import TMA_OPS, TMA_TYPES
+from regcopy_dialect.mma_ops import MMA_OPS
 from regcopy_dialect.promises import (  # noqa: F401 (re-exported)
     DIVISIBILITY,
     MultipleOfOp,
@@ -76,6 +76,7 @@ from regcopy_dialect.promises import (  # noqa: F401 (re-exported)
     extent_divisibility,
     verify_divisibility_attrs,
 )
+from regcopy_dialect.tma_ops import TMA_OPS, TMA_TYPES
 
 DYNAMIC = -(2**63)  # marker of a dynamic entry in a static offset list (as memref.subview)
 
@@ -442,5 +443,5 @@ class StorageOp(IRDLOperation):
 
 
 Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
-                              *ASYNC_OPS, *TMA_OPS],
+                              *MMA_OPS, *ASYNC_OPS, *TMA_OPS],
                   [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *ASYNC_TYPES, *TMA_TYPES])

@@ -61,6 +61,45 @@ from functools import singledispatchmethod
 from io import StringIO
 from typing import IO, cast
 
+from regcopy_backend.cuda import tma
+from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda.arith import (
+    ArithError,
+    bitcast_expression,
+    broadcast_expression,
+    expression,
+)
+from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
+from regcopy_backend.cuda.function import (
+    DYN_SMEM,
+    PURE_OPS,
+    CudaEmitError,
+    CudaFunctionPrinter,
+    UnsupportedOpError,
+    live_ops,
+    vector_step,
+)
+from regcopy_backend.cuda.compute import (
+    COMPUTE_OPS,
+    ComputeError,
+    broadcast_lanes,
+    math_expression,
+    shuffle_expression,
+    shuffle_offset,
+    shuffle_valid,
+)
+from regcopy_backend.cuda.kernel_info import root_buffer
+from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.matrix import print_matrix
+from regcopy_backend.cuda.mma import mma_statements
+from regcopy_backend.cuda.shared_memory import alloca_alignment
+from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
+from regcopy_passes.lower_layout_access import (
+    access_operands,
+    layout_access_refusal,
+    lower_layout_access,
+    needs_flat_storage,
+)
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -74,38 +113,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
-from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
-from regcopy_backend.cuda.arith import (
-    ArithError,
-    bitcast_expression,
-    broadcast_expression,
-    expression,
-)
-from regcopy_backend.cuda.function import (
-    DYN_SMEM,
-    PURE_OPS,
-    CudaEmitError,
-    CudaFunctionPrinter,
-    UnsupportedOpError,
-    live_ops,
-    vector_step,
-)
-from regcopy_backend.cuda import tma
-from regcopy_backend.cuda.compute import (
-    COMPUTE_OPS,
-    ComputeError,
-    broadcast_lanes,
-    math_expression,
-    shuffle_expression,
-    shuffle_offset,
-    shuffle_valid,
-)
-from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
-from regcopy_backend.cuda.kernel_info import root_buffer
-from regcopy_backend.cuda.matrix import print_matrix
-from regcopy_backend.cuda.literals import int_literal
-from regcopy_backend.cuda.shared_memory import alloca_alignment
-from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
 from regcopy_dialect.async_ops import (
     AsyncGroupOp,
     AsyncWaitOp,
@@ -117,14 +124,7 @@ from regcopy_dialect.async_ops import (
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.gpu_shuffle import ShuffleOp, shuffle_width_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
-from regcopy_dialect.tma_ops import (
-    FenceBarrierInitOp,
-    MBarrierArriveExpectTxOp,
-    MBarrierInitOp,
-    MBarrierTryWaitParityOp,
-    TensorMapOp,
-    TmaLoadOp,
-)
+from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.regcopy import (
     CopyOp,
     LayoutAttr,
@@ -134,11 +134,13 @@ from regcopy_dialect.regcopy import (
     buffer_layout,
     memory_space,
 )
-from regcopy_passes.lower_layout_access import (
-    access_operands,
-    layout_access_refusal,
-    lower_layout_access,
-    needs_flat_storage,
+from regcopy_dialect.tma_ops import (
+    FenceBarrierInitOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierInitOp,
+    MBarrierTryWaitParityOp,
+    TensorMapOp,
+    TmaLoadOp,
 )
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
@@ -516,6 +518,17 @@ class CudaPrinter(CudaFunctionPrinter):
         """Inline PTX (``cuda_matrix``): flat storages, the lane's 1-D offset."""
         self.line(print_matrix(op, self.val(op.shared), self.val(op.offset),
                                self.val(op.registers)))
+
+    # ---- tensor cores (cuda.mma) --------------------------------------------------------
+    @print_op.register
+    def _(self, op: MmaSyncOp) -> None:
+        for text in mma_statements(op, self.val(op.a), self.val(op.b), self.val(op.c)):
+            self.line(text)
+
+    @print_op.register
+    def _(self, op: MmaOp) -> None:
+        raise UnsupportedOpError(op_error(
+            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass"))
 
     # ---- the bulk tensor copy (TMA) and its mbarrier (cuda.tma) ------------------------
     def barrier(self, op: MBarrierInitOp | MBarrierArriveExpectTxOp | MBarrierTryWaitParityOp

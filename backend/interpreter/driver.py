@@ -73,6 +73,7 @@ from regcopy_backend.interpreter.arith import (
     FastIntArithFunctions,
     FloatArithFunctions,
 )
+from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
 from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
@@ -81,18 +82,16 @@ from regcopy_backend.interpreter.buffers import (
     layout_of,
     storage_size,
 )
-from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
-from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
 from regcopy_backend.interpreter.compute import ComputeFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.engine import (
     KernelError,
     RegcopyInterpreter,
     Step,
     op_head,
 )
+from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.launch import (
     Dim3,
     ThreadState,
@@ -104,12 +103,14 @@ from regcopy_backend.interpreter.launch import (
     threads_of,
     whole_warps,
 )
+from regcopy_backend.interpreter.mma import MmaFunctions
 from regcopy_backend.interpreter.regcopy import (
     GpuState,
     RegcopyFunctions,
     gpu_state,
     set_thread,
 )
+from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.vector import VectorFunctions
 from regcopy_backend.interpreter.warp_sync import attach_warps
 from xdsl.dialects.builtin import ModuleOp
@@ -150,7 +151,8 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
                 MemRefFunctions()):
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ComputeFunctions()):
+                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ComputeFunctions(),
+                MmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 

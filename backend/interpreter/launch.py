@@ -28,6 +28,7 @@ from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.layout import THREAD_AXES, WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
 
@@ -134,7 +135,7 @@ def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
         raise InterpretationError(f"{where} of shape {'x'.join(map(str, shape))} {problem}")
 
 
-COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp, ShuffleOp)
+COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp, ShuffleOp, MmaOp, MmaSyncOp)
 """Warp-collective ops: their warp's 32 lanes execute them together (``warp_sync``)."""
 
 
