@@ -251,6 +251,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-rings", action="store_true",
                     help="skip the comparison of cp.async ring shapes")
     args = ap.parse_args(argv)
+    if not args.sass_only:
+        # torch first: imported after NVRTC has compiled in this process, its schema parser
+        # fails ("expected ident but found ')'"), as seen on the H200 (torch 2.11)
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            pass
     print("SASS (NVRTC, sm_90):")
     for line in sass_report():
         print("  " + line)
