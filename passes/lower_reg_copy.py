@@ -24,6 +24,7 @@ from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
+from regcopy_passes.lower_convert import is_conversion, lower_conversions
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
@@ -61,6 +62,7 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
+    "conversion": ("auto", "shuffle", "shared"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -134,6 +136,8 @@ class LowerRegCopyPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
+        if is_conversion(op):  # refused by lower_conversions, which said why
+            return
         try:
             lp = self._plan(op)
         except Rejected as reason:
@@ -247,7 +251,10 @@ class LowerRegCopyPass(ModulePass):
       weighs a rotation (a calibration knob: the default was measured on the H200);
     * ``fma-swap-share`` (a number from 0 to 1, default 1/3): the share of a lane rotation's
       conditional swaps done as integer multiply-adds (``IMAD``, the FMA pipe) instead of
-      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects.
+      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects;
+    * ``conversion`` (``auto``/``shuffle``/``shared``): how a register ↔ register copy moves
+      its elements: the cheapest kind (``auto``), warp shuffles wherever they apply, or always
+      the shared round trip (``lower_convert``).
     """
 
     name = "lower-reg-copy"
@@ -260,6 +267,7 @@ class LowerRegCopyPass(ModulePass):
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
     fma_swap_share: float = FMA_SWAP_SHARE
+    conversion: str = "auto"
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():
@@ -288,6 +296,7 @@ class LowerRegCopyPass(ModulePass):
 
     def _apply(self, op: builtin.ModuleOp) -> None:
         from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
+        self._lower_conversions(op)
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
@@ -299,3 +308,20 @@ class LowerRegCopyPass(ModulePass):
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)
         lower_async_ops(op, pattern.refuse_async, self.remarks)
+
+    def _lower_conversions(self, module: builtin.ModuleOp) -> None:
+        """Register ↔ register copies first (``lower_convert``): in place, or into two shared
+        copies that the pattern below lowers."""
+        labels = copy_labels(module)
+        reporter = LowerRegCopyPattern(strict=self.strict, remarks=self.remarks,
+                                       warn_unlowered=self.warn_unlowered, labels=labels)
+
+        def report(copy: CopyOp, message: str, reason: str | None,
+                   notes: tuple[str, ...]) -> None:
+            if reason is not None:
+                reporter._rejected(copy, reason)  # pyright: ignore[reportPrivateUsage]
+            elif self.remarks:
+                emit(_diagnostic(copy, reporter._label(copy),  # pyright: ignore
+                                 "remark", message, notes))
+
+        lower_conversions(module, report, self.conversion)

@@ -518,3 +518,7 @@ def print_cuda(module: ModuleOp) -> str:
     out = StringIO()
     CudaPrinter(stream=out).print_module(lower_layout_access(module.clone()))
     return out.getvalue()
+
+
+# gpu.shuffle and vector.extract (register ↔ register conversions) register themselves here.
+from regcopy_backend.cuda import convert_print as _convert_print  # noqa: F401

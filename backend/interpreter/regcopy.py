@@ -282,6 +282,10 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(CopyOp)
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src, dst, *dyn = args
+        if src.local and dst.local:  # a conversion: the CTA's threads together
+            from regcopy_backend.interpreter.convert_ops import run_reference_conversion
+            run_reference_conversion(interp, op, src, dst, dyn)
+            return ()
         n_src = len(op.src_offsets)
         state = gpu_state(interp)
         run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
