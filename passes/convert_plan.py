@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from regcopy_dialect.layout import THREAD_AXES, WARP, Sliced, replica_shifts
 
@@ -243,8 +244,19 @@ def schedule(deliveries: list[Delivery], per_unit: int = 1, lanes: int = WARP
         takers.setdefault(d.unit, set()).add(d.lane)
     moves = {u: next(iter(v))[1] for u, v in by_unit.items()
              if len(v) == 1 and next(iter(v))[0] and len(takers[u]) == lanes}
+    plans = [_greedy(deliveries, moves, order, per_unit, lanes) for order in ORDERS]
+    return min(plans, key=lambda p: (p.shuffles, p.selects))
+
+
+ORDERS = (lambda d: d.unit, lambda d: (d.src_unit, d.unit), lambda d: (d.src_lane, d.unit))
+"""The orders in which ``schedule`` offers each lane's pending units (it keeps the plan with
+the fewest shuffles, then selects)."""
+
+
+def _greedy(deliveries: list[Delivery], moves: dict[int, int], order: Any, per_unit: int,
+            lanes: int) -> ShufflePlan:
     pending: dict[int, list[Delivery]] = {}
-    for d in deliveries:
+    for d in sorted(deliveries, key=order):
         if d.unit not in moves:
             pending.setdefault(d.lane, []).append(d)
     rounds: list[Round] = []
