@@ -114,7 +114,7 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
                 message = (f"{plan.describe()} through a {_scratch_bytes(copy, block)}-byte "
                            f"shared.dyn scratch tile, {2 if leading else 1} "
                            f"barrier{'s' if leading else ''}")
-                report(copy, message, None, plan.why_not)
+                report(copy, message, None, tuple(f"not shuffled: {w}" for w in plan.why_not))
                 _round_trip(copy, fn, block, leading)
                 scratch_seen = True
                 continue
