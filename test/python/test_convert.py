@@ -161,7 +161,7 @@ def test_accumulator_to_rows_shuffles_at_the_ideal(case: Case, shuffles: int) ->
 
 
 CTA_SMALL = Case("cta rows->columns 16x16", 16, 16, "f32", "(16,4,4):(4@tx,1@tx,1)",
-                 "(4,4,16):(16@tx,1,1@tx)", "cta", 64)
+                 "(4,4,16):(1,16@tx,1@tx)", "cta", 64)
 
 
 @pytest.mark.parametrize("case", [ACC_F32, ACC_BF16, CTA_SMALL])
