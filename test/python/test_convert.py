@@ -239,3 +239,17 @@ def test_gpu_conversions_are_bit_exact(case: Case, form: str) -> None:
                         [a, np.zeros_like(a), 3])
     assert np.array_equal(result.arrays[1], a)
     assert prod(a.shape) > 0
+
+
+def test_round_trips_share_one_scratch_offset() -> None:
+    """Two conversions (A -> B, B -> A) each get a scratch tile; the kernel's dynamic shared
+    memory is one tile's bytes (they sit at one offset), not two."""
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+
+    module = lower(CTA_SMALL, "shared")
+    scratch = [op for op in module.walk()
+               if isinstance(op, memref.AllocaOp) and "regcopy.scratch" in op.attributes]
+    assert len(scratch) == 2
+    assert kernel_info(kernels(module)[0]).dynamic_shared_bytes == 16 * 16 * 4
+    source = print_cuda(module)
+    assert source.count("(rc_smem + 0)") == 2
