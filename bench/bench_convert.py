@@ -117,7 +117,8 @@ def lower(c: Case, form: str, grid: int = 1) -> Any:
 
 def sass_counts(sass: str) -> Counter[str]:
     """Opcode heads of the SASS (``SHFL``, ``LDS``, ``BAR``, ``SEL``, ``LDL`` ...)."""
-    ops = re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass, re.M)
+    ops = re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass,
+                     re.MULTILINE)
     return Counter(ops)
 
 

@@ -131,10 +131,8 @@ def measure(c: TritonCase, conversion: str = "auto") -> tuple[str, Counts]:
     for op in module.walk():
         if isinstance(op, LdMatrixOp | StMatrixOp):
             shared += _trips(op)
-        elif isinstance(op, vector.LoadOp | vector.StoreOp):
-            base = op.base if isinstance(op, vector.LoadOp) else op.base
-            if "shared" in str(base.type):
-                shared += _trips(op)
+        elif isinstance(op, vector.LoadOp | vector.StoreOp) and "shared" in str(op.base.type):
+            shared += _trips(op)
     waves = re.findall(r"copy %\S+ -> %\S+ in @\S+: [^:]+: (?:no bank conflict|[\d.]+-way bank "
                        r"conflict): (\d+) wavefronts, ideal (\d+)", text)
     wavefronts = " + ".join(f"{w}/{i}" for w, i in waves)
@@ -163,9 +161,9 @@ def _cell(v: int | None) -> str:
 
 
 def table() -> list[str]:
-    rows = ["| Triton test (`convert_layout_*`) | case | ours: kind | shfl | sel | shared "
-            "ld/st | barriers | wavefronts (got/ideal) | ours, `conversion=shuffle`: shfl / sel "
-            "| Triton: shfl | sel | shared ld/st | barriers |",
+    rows = [("| Triton test (`convert_layout_*`) | case | ours: kind | shfl | sel | shared "
+             "ld/st | barriers | wavefronts (got/ideal) | ours, `conversion=shuffle`: shfl / "
+             "sel | Triton: shfl | sel | shared ld/st | barriers |"),
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in CASES:
         kind, n = measure(c)

@@ -133,8 +133,8 @@ def test_random_layout_pairs_land_where_the_destination_says(
     a = _random_layout(rng, rows, cols, tbits, axis)
     b = _random_layout(rng, rows, cols, tbits, axis, replicas=1 if replicated else 0)
     text = _case_kernel(rows, cols, dtype, a, b, scope, block)
-    values = np.arange(rows * cols).astype(np.float32 if dtype == "f32" else np.float16)
-    values = values.reshape(rows, cols)
+    values = np.arange(rows * cols).astype(
+        np.float32 if dtype == "f32" else np.float16).reshape(rows, cols)
     threads = 64 if scope == "cta" else 32
     _check_registers(_module(text), values, threads, block)  # the reference semantics
     _check_registers(_lowered(text, conversion), values, threads, block)
@@ -256,12 +256,13 @@ def test_round_trips_share_one_scratch_offset() -> None:
 
 
 @pytest.mark.parametrize("name", ["mmav2_dot_reg", "blocked_blocked_shuffle_swap",
-                                  "blocked1d_to_slice0", "blocked_blocked"])
+                                  "mmav3_mmav3", "blocked_blocked"])
 def test_triton_cases_no_worse_than_triton(name: str) -> None:
     """Ported Triton convert_layout cases: renaming costs nothing; forced to shuffles, the
     swap takes no more shuffles and selects than Triton's CHECK lines; the 4-warp blocked
     re-deal needs no more shared transfers and barriers than Triton's."""
-    from regcopy_bench.triton_convert_cases import CASES as TRITON, measure
+    from regcopy_bench.triton_convert_cases import CASES as TRITON
+    from regcopy_bench.triton_convert_cases import measure
 
     case = next(c for c in TRITON if c.name == name)
     kind, ours = measure(case, "shuffle" if "shuffle" in name else "auto")
