@@ -129,9 +129,9 @@ def measure(c: TritonCase, conversion: str = "auto") -> tuple[str, Counts]:
     kind = re.search(r"conversion by ([a-z ]+?)(?::| through)", text)
     shared = 0
     for op in module.walk():
-        if isinstance(op, LdMatrixOp | StMatrixOp):
-            shared += _trips(op)
-        elif isinstance(op, vector.LoadOp | vector.StoreOp) and "shared" in str(op.base.type):
+        on_shared = isinstance(op, vector.LoadOp | vector.StoreOp) and \
+            "shared" in str(op.base.type)
+        if on_shared or isinstance(op, LdMatrixOp | StMatrixOp):
             shared += _trips(op)
     waves = re.findall(r"copy %\S+ -> %\S+ in @\S+: [^:]+: (?:no bank conflict|[\d.]+-way bank "
                        r"conflict): (\d+) wavefronts, ideal (\d+)", text)
