@@ -13,8 +13,9 @@ forms of each case:
   ``gpu.barrier``, ``S -> B``, ``gpu.barrier`` (the copies lowered by the same pass).
 
 The table gives, per form, microseconds per launch, conversions per second, the ratio to
-``hand`` and the SASS counts (``SHFL``, ``LDS``/``STS``/``LDSM``/``STSM``, ``BAR``, ``SEL``,
-local memory). ``--sass-only`` prints the SASS columns without a GPU.
+``hand`` and the SASS counts of one ``A -> B -> A`` (two conversions: ``SHFL``,
+``LDS``/``STS``/``LDSM``/``STSM``, ``BAR``, ``SEL``, local memory; the load and store of the
+tile are global). ``--sass-only`` prints the SASS columns without a GPU.
 """
 
 from __future__ import annotations
@@ -73,9 +74,11 @@ def _types(c: Case) -> dict[str, str]:
             "G": f"memref<?x{c.cols}x{c.dtype}, #regcopy.mem<global>>"}
 
 
-def kernel_text(c: Case, form: str, grid: int = 1) -> str:
+def kernel_text(c: Case, form: str, grid: int = 1, trips: int | None = None) -> str:
     """The case's kernel (module doc): ``k(%in, %out, %n)``; ``hand`` converts through a
-    row-major shared tile, the other forms with ``regcopy.copy`` between the tiles."""
+    row-major shared tile, the other forms with ``regcopy.copy`` between the tiles. With
+    ``trips``, the loop runs that constant number of times instead of ``%n`` (unrolled: the
+    SASS of one ``A -> B -> A`` is then the kernel's)."""
     t = _types(c)
     s = c.scope
 
@@ -98,17 +101,18 @@ def kernel_text(c: Case, form: str, grid: int = 1) -> str:
         "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
         f"  %a = memref.alloca() : {t['A']}\n  %b = memref.alloca() : {t['B']}\n{shared}"
         f"  regcopy.copy {s} %in{region} -> %a {{in_bounds}} : {t['G']} -> {t['A']}\n"
-        "  scf.for %i = %c0 to %n step %c1 {\n"
+        + (f"  %trips = arith.constant {trips} : index\n" if trips is not None else "")
+        + f"  scf.for %i = %c0 to {'%trips' if trips is not None else '%n'} step %c1 {{\n"
         + conv("a", "A", "b", "B") + conv("b", "B", "a", "A") +
         "  }\n"
         f"  regcopy.copy {s} %a -> %out{region} {{in_bounds}} : {t['A']} -> {t['G']}\n"
         "  func.return\n}\n")
 
 
-def lower(c: Case, form: str, grid: int = 1) -> Any:
+def lower(c: Case, form: str, grid: int = 1, trips: int | None = None) -> Any:
     """The lowered module of ``kernel_text`` (``auto``/``hand``: the default options)."""
     ctx = regcopy_context()
-    module = Parser(ctx, kernel_text(c, form, grid), "bench_convert.mlir").parse_module()
+    module = Parser(ctx, kernel_text(c, form, grid, trips), "bench_convert.mlir").parse_module()
     conversion = form if form in ("shuffle", "shared") else "auto"
     LowerRegCopyPass(conversion=conversion, warn_unlowered=False).apply(ctx, module)
     module.verify()
@@ -122,9 +126,12 @@ def sass_counts(sass: str) -> Counter[str]:
     return Counter(ops)
 
 
-def source_and_sass(c: Case, form: str, grid: int = 1) -> tuple[str, Counter[str]]:
-    source = print_cuda(lower(c, form, grid))
-    return source, sass_counts(disassemble(compile_cuda(source).cubin))
+def source_and_sass(c: Case, form: str) -> tuple[str, Counter[str]]:
+    """The CUDA of the timed kernel, and the SASS counts of one ``A -> B -> A`` (the kernel
+    with one constant trip, its loop unrolled away)."""
+    source = print_cuda(lower(c, form))
+    one = print_cuda(lower(c, form, trips=1))
+    return source, sass_counts(disassemble(compile_cuda(one).cubin))
 
 
 def _sass_text(n: Counter[str]) -> str:
@@ -133,26 +140,39 @@ def _sass_text(n: Counter[str]) -> str:
             f"local {n['LDL'] + n['STL']}")
 
 
-def _run(c: Case, form: str, grid: int, iters: int, reps: int) -> tuple[float, bool]:
-    from regcopy_backend.runtime.runner import run_kernel
+def _time(c: Case, form: str, grid: int, iters: int, reps: int) -> tuple[float, bool]:
+    """``(microseconds per launch, output equal to input)`` of the case's ``form``: compiled
+    once, timed by CUDA events over ``reps`` launches (``bench_copy.time_launches``)."""
+    from regcopy_backend.runtime.runner import (
+        compile_kernel,
+        cuda_core,
+        get_device,
+        launch_arguments,
+        set_dynamic_shared_memory,
+    )
+    from regcopy_bench.bench_async import _download, _upload
+    from regcopy_bench.bench_copy import time_launches
 
+    core, dev = cuda_core(), get_device()
+    stream = dev.create_stream()
     module = lower(c, form, grid)
-    source = print_cuda(module)
     info = kernel_info(kernels(module)[0])
+    kernel = compile_kernel(dev, print_cuda(module), info.symbol)
+    if info.dynamic_shared_bytes:
+        set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
     dtype = np.float32 if c.dtype == "f32" else np.uint16
-    rng = np.random.default_rng(0)
-    a = rng.integers(0, 1 << 15, size=(grid * c.rows, c.cols)).astype(dtype)
-    out = np.zeros_like(a)
-    import time
-
-    best = float("inf")
-    ok = True
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        result = run_kernel(source, info, [a, out, iters])
-        best = min(best, time.perf_counter() - t0)
-        ok = ok and bool(np.array_equal(result.arrays[1], a))
-    return best * 1e6, ok
+    a = np.random.default_rng(0).integers(0, 1 << 15, size=(grid * c.rows, c.cols)).astype(dtype)
+    src = _upload(core, dev, stream, a)
+    dst = _upload(core, dev, stream, np.zeros_like(a))
+    values = launch_arguments(info, [a, a, iters], [int(src.handle), int(dst.handle)])
+    config = core.LaunchConfig(grid=(grid, 1, 1), block=(c.block, 1, 1),
+                               shmem_size=info.dynamic_shared_bytes)
+    ms = time_launches(stream, lambda: core.launch(stream, config, kernel, *values), reps)
+    out = np.empty_like(a)
+    _download(core, stream, dst, out)
+    for b in (src, dst):
+        b.close(stream)
+    return ms * 1e3, bool(np.array_equal(out, a))
 
 
 def main() -> int:
@@ -160,6 +180,7 @@ def main() -> int:
     ap.add_argument("--sass-only", action="store_true")
     ap.add_argument("--iters", type=int, default=2048)
     ap.add_argument("--ctas-per-sm", type=int, default=16)
+    ap.add_argument("--reps", type=int, default=10, help="timed launches per form")
     args = ap.parse_args()
     print("| case | form | SASS | us/launch | conversions/s | vs hand | output |")
     print("|---|---|---|---|---|---|---|")
@@ -175,7 +196,7 @@ def main() -> int:
             cells = ["n/a", "n/a", "n/a", "n/a"]
             if not args.sass_only:
                 try:
-                    us, ok = _run(c, form, grid, args.iters, 3)
+                    us, ok = _time(c, form, grid, args.iters, args.reps)
                 except Exception as e:  # noqa: BLE001 - no GPU: SASS only
                     print(f"bench_convert: no GPU run ({e})", file=sys.stderr)
                     args.sass_only = True
