@@ -7,7 +7,9 @@ Per conversion, in place of the ``regcopy.copy``:
   ``vector.load`` of ``vector<n x T>`` + ``vector.bitcast`` to ``vector<1xi32>`` +
   ``vector.extract`` (an ``i32``), and back (``vector.broadcast`` + ``vector.bitcast`` +
   ``vector.store``);
-* renamed units: the load stored at the destination slot (a register move);
+* renamed units: the load stored at the destination slot (a register move); every load of
+  the source comes before the first store, so a conversion within one buffer (two regions of
+  it) reads nothing it has overwritten;
 * per shuffle round: the word this lane offers (``arith.select`` on per-lane predicates where
   lanes offer different words), the source lane (``lane ^ c`` where the round is an XOR
   pattern, else built bit by bit from per-lane masks), one ``gpu.shuffle idx`` — omitted
@@ -157,9 +159,9 @@ def emit_shuffles(src: SSAValue, dst: SSAValue, plan: ShufflePlan, lanes: int
             words[unit] = e.load_word(s_src, unit)
         return words[unit]
 
-    for dst_unit, src_unit in plan.moves:
-        v = e.add(vector.LoadOp(s_src, [e.cindex(src_unit * plan.per_unit)], e.unit_type))
-        e.ops.append(vector.StoreOp(v, s_dst, [e.cindex(dst_unit * plan.per_unit)]))
+    moved = [(dst_unit, e.add(vector.LoadOp(s_src, [e.cindex(src_unit * plan.per_unit)],
+                                            e.unit_type)))
+             for dst_unit, src_unit in plan.moves]  # every read before any write: R1 may be R2
     got: list[SSAValue] = []
     for r in plan.rounds:
         offered = sorted(set(r.send), key=lambda u: -r.send.count(u))
@@ -174,6 +176,8 @@ def emit_shuffles(src: SSAValue, dst: SSAValue, plan: ShufflePlan, lanes: int
                             ShuffleMode.IDX)
         e.ops.append(shuffle)
         got.append(shuffle.shuffle_result)
+    for dst_unit, v in moved:
+        e.ops.append(vector.StoreOp(v, s_dst, [e.cindex(dst_unit * plan.per_unit)]))
     for unit, fills in sorted(plan.receivers().items()):
         covered = {t for _, ls in fills for t in ls}
         ordered = sorted(fills, key=lambda f: -len(f[1]))
