@@ -296,7 +296,14 @@ def classify(src: Sliced, dst: Sliced, scope_threads: int, element_bits: int,
     ``shuffle`` (shuffles or renaming where they apply) or ``shared`` (always the round
     trip). ``spans``: both tiles' register slots per thread (a packed word must not reach
     past them)."""
-    src_places, dst_places = places(src, scope_threads), places(dst, scope_threads)
+    try:
+        src_places = places(src, scope_threads)
+    except ConvertError as e:
+        raise ConvertError(f"source {e}") from None
+    try:
+        dst_places = places(dst, scope_threads)
+    except ConvertError as e:
+        raise ConvertError(f"destination {e}") from None
     check_injective("source", src_places)
     check_injective("destination", dst_places)
     moves = pairs(src_places, dst_places)
