@@ -271,3 +271,30 @@ def test_triton_cases_no_worse_than_triton(name: str) -> None:
                          (ours.shared, t.shared), (ours.barriers, t.barriers)):
         if theirs is not None:
             assert mine is not None and mine <= theirs, (kind, ours, t)
+
+
+@settings(max_examples=examples(25, 500))
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 4, 8]))
+def test_schedule_delivers_every_word(seed: int, n: int) -> None:
+    """Any permutation of a warp's words: the schedule's moves and rounds (a lane pulls one
+    word a round from the lane it names, which offers one word a round) deliver exactly the
+    asked source word to every destination word, in no more rounds than words a lane."""
+    from regcopy_passes.convert_plan import Delivery, schedule
+
+    rng = random.Random(seed)
+    dst = [(lane, u) for lane in range(32) for u in range(n)]
+    src = dst[:]
+    rng.shuffle(src)
+    want = {d: s for d, s in zip(dst, src)}
+    plan = schedule([Delivery(t, u, p, s) for (t, u), (p, s) in want.items()], 1, 32)
+    got: dict[tuple[int, int], tuple[int, int]] = {}
+    for unit, src_unit in plan.moves:
+        for lane in range(32):
+            got[(lane, unit)] = (lane, src_unit)
+    for r in plan.rounds:
+        for t, unit in enumerate(r.recv):
+            if unit is not None:
+                assert (t, unit) not in got
+                got[(t, unit)] = (r.source[t], r.send[r.source[t]])
+    assert got == want
+    assert plan.shuffles <= len(plan.rounds) <= 32 * n
