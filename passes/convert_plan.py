@@ -21,9 +21,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cached_property
 from typing import Any
+
+from regcopy_passes.convert_butterfly import Butterfly, recv_butterfly, send_butterfly
 
 from regcopy_dialect.layout import THREAD_AXES, WARP, Sliced, replica_shifts
 
@@ -120,13 +123,33 @@ class ShufflePlan:
     moves: tuple[tuple[int, int], ...]
     rounds: tuple[Round, ...]
     lanes: int = WARP
+    src_units: int = 0
+    dst_units: int = 0
+    """Words of each tile's register storage (for the butterflies)."""
 
     @property
     def shuffles(self) -> int:
         return sum(not r.local for r in self.rounds)
 
+    @cached_property
+    def send_butterfly(self) -> tuple[Butterfly, tuple[int, ...]] | None:
+        """The sending side as one butterfly (``convert_butterfly``), where it exists and
+        takes fewer selects than a chain per round."""
+        bf = send_butterfly(self.rounds, self.src_units) if self.lanes == WARP else None
+        chains = sum(len(set(r.send)) - 1 for r in self.rounds)
+        return bf if bf is not None and bf[0].selects < chains else None
+
+    @cached_property
+    def recv_butterfly(self) -> tuple[Butterfly, tuple[int, ...]] | None:
+        """The receiving side as one butterfly, where it exists and takes fewer selects."""
+        bf = recv_butterfly(self.rounds, self.dst_units) if self.lanes == WARP else None
+        chains = sum(len(f) - 1 + self.keeps_old(f) for f in self.receivers().values())
+        return bf if bf is not None and bf[0].selects < chains else None
+
     @property
     def send_selects(self) -> int:
+        if self.send_butterfly is not None:
+            return self.send_butterfly[0].selects
         return sum(len(set(r.send)) - 1 for r in self.rounds)
 
     def receivers(self) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
@@ -147,6 +170,8 @@ class ShufflePlan:
 
     @property
     def recv_selects(self) -> int:
+        if self.recv_butterfly is not None:
+            return self.recv_butterfly[0].selects
         return sum(len(f) - 1 + self.keeps_old(f) for f in self.receivers().values())
 
     @property
@@ -332,7 +357,8 @@ def classify(src: Sliced, dst: Sliced, scope_threads: int, element_bits: int,
         why.append("the warps of the scope move their elements differently")
     if pattern is None:
         return ConvertPlan(Kind.SHARED, None, tuple(why), 0, moved_bytes)
-    sp = schedule(pattern, per_unit, lanes)
+    sp = replace(schedule(pattern, per_unit, lanes), src_units=spans[0] // per_unit,
+                 dst_units=spans[1] // per_unit)
     ideal = ideal_shuffles(pattern)
     if not sp.rounds:
         return ConvertPlan(Kind.RENAME, sp, (), 0, moved_bytes)

@@ -15,7 +15,9 @@ Per conversion, in place of the ``regcopy.copy``:
   pattern, else built bit by bit from per-lane masks), one ``gpu.shuffle idx`` — omitted
   where every lane keeps its own word;
 * per destination word: the round that fills it, selects where lanes take it from different
-  rounds (or keep the old word, when some lanes do not receive it).
+  rounds (or keep the old word, when some lanes do not receive it);
+* where the words a lane offers (files) follow an XOR-linear pattern of the lane, one
+  butterfly of selects over all its words replaces the chains (``convert_butterfly``).
 
 A per-lane predicate "lane ``t`` is in the set ``M``" is ``(M >> lane) & 1 != 0`` on ``i32``,
 computed once per set and conversion (before the shuffles).
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from regcopy_passes.convert_butterfly import Butterfly
 from regcopy_passes.convert_plan import (
     ShufflePlan,
     lane_set_mask,
@@ -163,12 +166,17 @@ def emit_shuffles(src: SSAValue, dst: SSAValue, plan: ShufflePlan, lanes: int
                                             e.unit_type)))
              for dst_unit, src_unit in plan.moves]  # every read before any write: R1 may be R2
     got: list[SSAValue] = []
-    for r in plan.rounds:
-        offered = sorted(set(r.send), key=lambda u: -r.send.count(u))
-        value = word(offered[0])
-        for unit in offered[1:]:
-            lanes_offering = [p for p, u in enumerate(r.send) if u == unit]
-            value = e.select(e.predicate(lanes_offering), word(unit), value)
+    permuted = _butterfly(e, [word(u) for u in range(plan.send_butterfly[0].units)],
+                          plan.send_butterfly[0]) if plan.send_butterfly else None
+    for k, r in enumerate(plan.rounds):
+        if permuted is not None and plan.send_butterfly is not None:
+            value = permuted[plan.send_butterfly[1][k]]
+        else:
+            offered = sorted(set(r.send), key=lambda u: -r.send.count(u))
+            value = word(offered[0])
+            for unit in offered[1:]:
+                lanes_offering = [p for p, u in enumerate(r.send) if u == unit]
+                value = e.select(e.predicate(lanes_offering), word(unit), value)
         if r.local:
             got.append(value)
             continue
@@ -178,6 +186,14 @@ def emit_shuffles(src: SSAValue, dst: SSAValue, plan: ShufflePlan, lanes: int
         got.append(shuffle.shuffle_result)
     for dst_unit, v in moved:
         e.ops.append(vector.StoreOp(v, s_dst, [e.cindex(dst_unit * plan.per_unit)]))
+    if plan.recv_butterfly is not None:
+        bf, bases = plan.recv_butterfly
+        filed: list[SSAValue | None] = [None] * bf.units
+        for k, base in enumerate(bases):
+            filed[base] = got[k]
+        for unit, value in enumerate(_butterfly(e, [v for v in filed if v is not None], bf)):
+            e.store_word(value, s_dst, unit)
+        return e.ops
     for unit, fills in sorted(plan.receivers().items()):
         covered = {t for _, ls in fills for t in ls}
         ordered = sorted(fills, key=lambda f: -len(f[1]))
@@ -189,6 +205,16 @@ def emit_shuffles(src: SSAValue, dst: SSAValue, plan: ShufflePlan, lanes: int
             value = e.select(e.predicate(ls), got[k], value)
         e.store_word(value, s_dst, unit)
     return e.ops
+
+
+def _butterfly(e: _Emitter, words: list[SSAValue], bf: Butterfly) -> list[SSAValue]:
+    """``v[u] = words[u ^ x(lane)]`` (``convert_butterfly``): per stage ``(c, mask)``, one
+    select per word on the lane predicate of ``mask``."""
+    v = list(words)
+    for c, mask in bf.stages:
+        pred = e.predicate([t for t in range(WARP) if mask >> t & 1])
+        v = [e.select(pred, v[u ^ (1 << c)], v[u]) for u in range(len(v))]
+    return v
 
 
 def _element(buf: SSAValue) -> Attribute:

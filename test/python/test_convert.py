@@ -298,3 +298,19 @@ def test_schedule_delivers_every_word(seed: int, n: int) -> None:
                 got[(t, unit)] = (r.source[t], r.send[r.source[t]])
     assert got == want
     assert plan.shuffles <= len(plan.rounds) <= 32 * n
+
+
+def test_four_accumulators_shuffle_through_butterflies() -> None:
+    """Four m16n8 f32 accumulators to rows, forced to shuffles: 16 shuffles (the ideal) and
+    one butterfly of 2 stages x 16 words on each side (64 selects, where chains need 96); the
+    round trip A -> B -> A gives the input back on the CPU."""
+    case = CASES[0]
+    plan = _plan(case)
+    assert plan.shuffle.shuffles == plan.ideal_shuffles == 16
+    assert plan.shuffle.send_butterfly is not None and plan.shuffle.recv_butterfly is not None
+    assert plan.shuffle.selects == 64
+    module = lower(case, "shuffle")
+    assert sum(op.name == "gpu.shuffle" for op in module.walk()) == 32  # A -> B and B -> A
+    a = np.arange(case.rows * case.cols, dtype=np.float32).reshape(case.rows, case.cols)
+    out = run_on_cpu(module, "k", [a, np.zeros_like(a), 1])[1]
+    assert np.array_equal(out, a)

@@ -45,7 +45,7 @@ func.func @acc_to_rows() attributes {regcopy.launch = #regcopy.launch<block = 32
 
 // -----
 
-// bf16 accumulator (two m16n8 tiles) to rows of 8 bf16. Shuffles would take 4 rounds but 24
+// bf16 accumulator (two m16n8 tiles) to rows of 8 bf16. Shuffles would take 4 rounds but 16
 // selects (lanes sharing a sender need different words of it), so the pass takes the round trip,
 // which is one stmatrix.x4 and one 128-bit load, conflict-free in the layout it chose.
 !ACC16 = memref<16x16xbf16, #regcopy.layout<(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -64,7 +64,7 @@ func.func @acc_to_rows_bf16() attributes {regcopy.launch = #regcopy.launch<block
 // CHECK-NOT:     gpu.shuffle
 // CHECK:         func.return
 // REMARK: remark: conversion by shared round trip through a 512-byte shared.dyn scratch tile, 1 barrier [copy %acc -> %rows in @acc_to_rows_bf16]
-// REMARK: not shuffled: shuffles would cost 10 (4 shfl.sync + 24 selects x 0.25), the round trip 6
+// REMARK: not shuffled: shuffles would cost 8 (4 shfl.sync + 16 selects x 0.25), the round trip 6
 // REMARK: copy %acc -> %scratch in @acc_to_rows_bf16: stmatrix.x4: no bank conflict: 4 wavefronts, ideal 4
 
 // -----
