@@ -100,6 +100,11 @@ def run_reference_conversion(interp: Interpreter, op: CopyOp, src: Buffer, dst: 
     table = conversion_table(src.type, src_region, dst.type, dst_region, threads)
     mine = snapshots[key]
     for j, p, s in table.get(tid - first, ()):
+        if first + p not in mine:
+            raise InterpretationError(
+                f"regcopy.copy between local tiles: thread {tid} needs an element of thread "
+                f"{first + p}, which did not reach the copy (every thread of the "
+                f"{op.scope.data.value} scope must execute it together)")
         dst.storage[j] = mine[first + p][s]
     state.barrier.wait(state.slot)
 
