@@ -21,15 +21,17 @@ out of range, a lane gets its own value back (PTX ``shfl.sync``; MLIR leaves tha
 undefined). The value is any 8- to 64-bit integer, ``index`` or float scalar.
 
 ``GPU_WITH_SHUFFLE`` is xDSL's ``gpu`` dialect plus this op and its mode attribute; regcopy's
-tools and ``regcopy_context()`` load it in place of ``gpu``.
+tools and ``regcopy_context()`` load it in place of ``gpu``; ``add_shuffle`` adds the op to a
+context that has xDSL's (stock ``xdsl-opt`` through regcopy's ``xdsl.universe`` entry point).
 """
 
 from __future__ import annotations
 
+from xdsl.context import Context
 from xdsl.dialects import arith, gpu
 from xdsl.dialects.builtin import (
-    AnyFloat,
     I32,
+    AnyFloat,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -164,6 +166,10 @@ GPU_WITH_SHUFFLE = Dialect(
 """xDSL's ``gpu`` dialect with ``gpu.shuffle`` and ``#gpu<shuffle_mode ...>``."""
 
 
-def get_gpu_with_shuffle() -> Dialect:
-    """Factory for ``Context.register_dialect`` (replacing xDSL's ``gpu``)."""
-    return GPU_WITH_SHUFFLE
+def add_shuffle(ctx: Context) -> None:
+    """Make ``gpu.shuffle`` and its mode attribute known to ``ctx`` whatever ``gpu`` dialect
+    it has (a no-op where they are)."""
+    if ShuffleOp.name not in {op.name for op in ctx.loaded_ops}:
+        ctx.load_op(ShuffleOp)
+    if ShuffleModeAttr.name not in {a.name for a in ctx.loaded_attrs}:
+        ctx.load_attr_or_type(ShuffleModeAttr)

@@ -1,4 +1,5 @@
-"""CUDA for the ops of register ↔ register conversions, registered on ``CudaPrinter``:
+"""CUDA for the ops of register ↔ register conversions, registered on ``CudaPrinter`` where
+it prints them in no other way (``register``):
 
 * ``gpu.shuffle`` (``regcopy_dialect.gpu_shuffle``) of a 32-bit integer or float over a whole
   warp: ``__shfl_sync(0xffffffffu, value, offset, 32)`` (``__shfl_xor_sync``,
@@ -56,5 +57,13 @@ def print_extract(self: CudaPrinter, op: vector.ExtractOp) -> None:
     self.assign(op, rhs)
 
 
-CudaPrinter.print_op.register(ShuffleOp)(print_shuffle)  # type: ignore[attr-defined]
-CudaPrinter.print_op.register(vector.ExtractOp)(print_extract)  # type: ignore[attr-defined]
+def register() -> None:
+    """Register both printers on ``CudaPrinter`` where it has none for the op (the compute
+    ops print ``gpu.shuffle`` themselves, with its ``valid`` result: theirs is kept)."""
+    registry = CudaPrinter.__dict__["print_op"].dispatcher.registry
+    for op, fn in ((ShuffleOp, print_shuffle), (vector.ExtractOp, print_extract)):
+        if op not in registry:
+            CudaPrinter.__dict__["print_op"].register(op, fn)
+
+
+register()

@@ -11,7 +11,9 @@
   group, and the CTA meets again (so that no snapshot is replaced while read).
 
 A kernel holding either op runs in barrier phases with its warps in lockstep
-(``uses_lockstep``, which ``launch.has_collectives`` asks).
+(``uses_lockstep``, which ``launch.has_collectives`` asks). ``RegcopyFunctions`` registers
+``run_shuffle`` and ``run_extract`` (a later registration of ``gpu.shuffle``, as the compute
+ops' own, takes its place).
 """
 
 from __future__ import annotations
@@ -25,13 +27,7 @@ from regcopy_backend.interpreter.regcopy import gpu_state
 from regcopy_passes.convert_plan import ConvertError, places
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import MemRefType
-from xdsl.interpreter import (
-    Interpreter,
-    InterpreterFunctions,
-    PythonValues,
-    impl,
-    register_impls,
-)
+from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
@@ -109,37 +105,34 @@ def run_reference_conversion(interp: Interpreter, op: CopyOp, src: Buffer, dst: 
     state.barrier.wait(state.slot)
 
 
-@register_impls
-class ConvertFunctions(InterpreterFunctions):
-    """``gpu.shuffle`` and ``vector.extract`` (module doc)."""
+def run_shuffle(interp: Interpreter, op: ShuffleOp, args: PythonValues) -> Any:
+    """This lane's part of a ``gpu.shuffle``: deposit ``(value, offset)`` at the warp barrier;
+    each lane gets its source lane's value and whether that lane was in range."""
+    value, offset, width = args
+    if width != WARP:
+        raise InterpretationError(f"gpu.shuffle of width {width}: the regcopy targets "
+                                  f"shuffle whole warps (width {WARP})")
+    state = gpu_state(interp)
+    if state.warp is None:
+        raise InterpretationError("gpu.shuffle is warp-collective: it runs only in a "
+                                  "launch() of the kernel (its warps in lockstep)")
+    mode = op.mode.data
 
-    @impl(ShuffleOp)
-    def run_shuffle(self, interp: Interpreter, op: ShuffleOp, args: PythonValues):
-        value, offset, width = args
-        if width != WARP:
-            raise InterpretationError(f"gpu.shuffle of width {width}: the regcopy targets "
-                                      f"shuffle whole warps (width {WARP})")
-        state = gpu_state(interp)
-        if state.warp is None:
-            raise InterpretationError("gpu.shuffle is warp-collective: it runs only in a "
-                                      "launch() of the kernel (its warps in lockstep)")
-        mode = op.mode.data
+    def execute(lanes: Sequence[Any]) -> list[tuple[Any, bool]]:
+        out = []
+        for lane, (_, off) in enumerate(lanes):
+            source, valid = shuffle_source(mode, lane, off)
+            out.append((lanes[source][0], valid))
+        return out
 
-        def execute(lanes: Sequence[Any]) -> list[tuple[Any, bool]]:
-            out = []
-            for lane, (_, off) in enumerate(lanes):
-                source, valid = shuffle_source(mode, lane, off)
-                out.append((lanes[source][0], valid))
-            return out
+    return state.warp.meet(state.thread.linear_tid % WARP, op, (value, offset), execute)
 
-        return state.warp.meet(state.thread.linear_tid % WARP, op, (value, offset), execute)
 
-    @impl(vector.ExtractOp)
-    def run_extract(self, interp: Interpreter, op: vector.ExtractOp, args: PythonValues):
-        vec, *dynamic = args
-        if dynamic:
-            raise InterpretationError("vector.extract at a dynamic position is not supported")
-        positions = list(op.static_position.get_values())
-        if len(positions) != 1:
-            raise InterpretationError("vector.extract of a 1-D vector at one position only")
-        return (vec[positions[0]],)
+def run_extract(op: vector.ExtractOp, args: PythonValues) -> tuple[Any]:
+    """``vector.extract`` at one static position of a 1-D vector value (a tuple)."""
+    vec, *dynamic = args
+    positions = list(op.static_position.get_values())
+    if dynamic or len(positions) != 1:
+        raise InterpretationError("vector.extract is supported at one static position of a "
+                                  "1-D vector")
+    return (vec[positions[0]],)

@@ -84,7 +84,6 @@ from regcopy_backend.interpreter.buffers import (
 from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
 from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
-from regcopy_backend.interpreter.convert_ops import ConvertFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.engine import (
@@ -149,7 +148,7 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
                 MemRefFunctions()):
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ConvertFunctions()):
+                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 

@@ -37,6 +37,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import crd2idx
+from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import WARP, replica_of
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
@@ -290,6 +291,17 @@ class RegcopyFunctions(InterpreterFunctions):
         state = gpu_state(interp)
         run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
         return ()
+
+    @impl(ShuffleOp)
+    def run_gpu_shuffle(self, interp: Interpreter, op: ShuffleOp, args: PythonValues):
+        from regcopy_backend.interpreter.convert_ops import run_shuffle
+        return run_shuffle(interp, op, args)
+
+    @impl(vector.ExtractOp)
+    def run_vector_extract(self, interp: Interpreter, op: vector.ExtractOp,
+                           args: PythonValues):
+        from regcopy_backend.interpreter.convert_ops import run_extract
+        return run_extract(op, args)
 
     @impl(LdMatrixOp)
     def run_ldmatrix(self, interp: Interpreter, op: LdMatrixOp, args: PythonValues):
