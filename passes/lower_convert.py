@@ -52,6 +52,9 @@ from regcopy_dialect.regcopy import (
     memory_space,
 )
 
+WARP_BARRIER = "regcopy.warp"
+"""On a ``gpu.barrier``: only the executing warp meets (``__syncwarp()``)."""
+
 SCRATCH_ATTR = "regcopy.scratch"
 """On a ``shared.dyn`` alloca: a conversion's scratch tile (see the module doc)."""
 
@@ -101,7 +104,7 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
     """Lower every register ↔ register copy of ``module`` (module doc); ``report`` says what
     was done or why not."""
     for fn in [f for f in module.walk() if isinstance(f, func.FuncOp)]:
-        scratch_seen = False
+        planned: list[tuple[CopyOp, ConvertPlan, int]] = []
         for op in [o for o in fn.walk() if is_conversion(o)]:
             copy = cast(CopyOp, op)
             try:
@@ -109,13 +112,18 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
             except Rejected as e:
                 report(copy, "", str(e), ())
                 continue
+            planned.append((copy, plan, block))
+        trips = sum(plan.kind is Kind.SHARED for _, plan, _ in planned)
+        scratch_seen = False
+        for copy, plan, block in planned:
             if plan.kind is Kind.SHARED:
-                leading = scratch_seen or _in_loop(copy)
+                barriers = _barriers(copy, scratch_seen, only=trips == 1)
                 message = (f"{plan.describe()} through a {_scratch_bytes(copy, block)}-byte "
-                           f"shared.dyn scratch tile, {2 if leading else 1} "
-                           f"barrier{'s' if leading else ''}")
+                           f"shared.dyn scratch tile, {len(barriers)} "
+                           f"barrier{'s' if len(barriers) > 1 else ''} "
+                           f"({', '.join(barriers)})")
                 report(copy, message, None, tuple(f"not shuffled: {w}" for w in plan.why_not))
-                _round_trip(copy, fn, block, leading)
+                _round_trip(copy, fn, block, barriers)
                 scratch_seen = True
                 continue
             assert plan.shuffle is not None
@@ -123,6 +131,20 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
             ops = emit_shuffles(copy.src, copy.dst, plan.shuffle, lanes)
             Rewriter.replace_op(copy, ops, [])
             report(copy, plan.describe(), None, plan.why_not)
+
+
+def _barriers(op: CopyOp, scratch_seen: bool, only: bool) -> list[str]:
+    """The round trip's barriers, ``warp`` (``__syncwarp``) or ``CTA``: the one between its
+    two copies, after a leading one where an earlier use of the scratch may still read it.
+    A warp-scope conversion's warp touches only its own slice, so its middle barrier is the
+    warp's; its leading one too when it is the function's only round trip (it then follows
+    only itself, in a loop: the same slices), else the CTA's (another conversion's tile,
+    at the same offset, may overlap other warps' slices)."""
+    warp = op.scope.data.scope is Scope.WARP
+    out = ["warp" if warp else "CTA"]
+    if scratch_seen or _in_loop(op):
+        out.insert(0, "warp" if warp and only else "CTA")
+    return out
 
 
 def _in_loop(op: Operation) -> bool:
@@ -148,7 +170,16 @@ def _scratch_bytes(op: CopyOp, block: int) -> int:
     return prod(_scratch_shape(op, block)[2]) * bits // 8
 
 
-def _round_trip(op: CopyOp, fn: func.FuncOp, block: int, needs_leading_barrier: bool) -> None:
+def _barrier(kind: str) -> gpu.BarrierOp:
+    """``gpu.barrier``; ``{regcopy.warp}`` on it for a warp-level one (``__syncwarp()``:
+    dropping the attribute leaves a CTA barrier, always correct)."""
+    op = gpu.BarrierOp()
+    if kind == "warp":
+        op.attributes[WARP_BARRIER] = UnitAttr()
+    return op
+
+
+def _round_trip(op: CopyOp, fn: func.FuncOp, block: int, barriers: list[str]) -> None:
     """Replace ``op`` by ``R1 -> scratch``, barrier, ``scratch -> R2`` (module doc)."""
     scope = op.scope.data.scope
     src_offsets, src_sizes = op.region("src")
@@ -170,12 +201,12 @@ def _round_trip(op: CopyOp, fn: func.FuncOp, block: int, needs_leading_barrier: 
         group = arith.DivUIOp(tid, size)
         before += [tid, size, group]
         region = ([group.result, *[0] * len(shape)], [1, *shape])
-    if needs_leading_barrier:
-        before.append(gpu.BarrierOp())
+    if len(barriers) > 1:
+        before.append(_barrier(barriers[0]))
     scope_enum = ExecScope(op.scope.data.value)
     store = CopyOp(scope_enum, op.src, alloca.memref, (src_offsets, src_sizes), region)
     load = CopyOp(scope_enum, alloca.memref, op.dst, region, (dst_offsets, dst_sizes))
-    new = [*before, store, gpu.BarrierOp(), load]
+    new = [*before, store, _barrier(barriers[-1]), load]
     for n in (*new, alloca):
         n.location = op.location  # diagnostics of the new copies point at the conversion
     Rewriter.replace_op(op, new, [])

@@ -260,7 +260,7 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: gpu.BarrierOp) -> None:
-        self.line("__syncthreads();")
+        self.line("__syncwarp();" if "regcopy.warp" in op.attributes else "__syncthreads();")
 
     # ---- memory -------------------------------------------------------------------------
     @print_op.register

@@ -25,7 +25,7 @@ from typing import Any, cast
 from regcopy_backend.interpreter.buffers import Buffer, _runtime_region, check_region
 from regcopy_backend.interpreter.regcopy import gpu_state
 from regcopy_passes.convert_plan import ConvertError, places
-from xdsl.dialects import vector
+from xdsl.dialects import gpu, vector
 from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
@@ -45,8 +45,10 @@ def is_local_pair(op: Operation) -> bool:
 
 
 def uses_lockstep(op: Operation) -> bool:
-    """Whether ``op`` needs the threads of its CTA as Python threads (module doc)."""
-    return isinstance(op, ShuffleOp) or is_local_pair(op)
+    """Whether ``op`` needs the threads of its CTA as Python threads (module doc), its warps
+    in lockstep: a shuffle, a conversion, a warp-level ``gpu.barrier`` (``regcopy.warp``)."""
+    return isinstance(op, ShuffleOp) or is_local_pair(op) or \
+        (isinstance(op, gpu.BarrierOp) and "regcopy.warp" in op.attributes)
 
 
 @lru_cache(maxsize=128)

@@ -38,6 +38,10 @@ from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import crd2idx
 from regcopy_dialect.gpu_shuffle import ShuffleOp
+
+WARP_BARRIER = "regcopy.warp"
+"""On a ``gpu.barrier``: only the executing warp's lanes meet (``__syncwarp()``); without it
+the barrier is the CTA's (dropping the attribute is always safe)."""
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import WARP, replica_of
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
@@ -205,6 +209,11 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(gpu.BarrierOp)
     def run_barrier(self, interp: Interpreter, op: gpu.BarrierOp, args: PythonValues):
         state = gpu_state(interp)
+        if WARP_BARRIER in op.attributes:  # __syncwarp(): the warp's 32 lanes meet
+            if state.warp is not None:
+                state.warp.meet(state.thread.linear_tid % WARP, op, None,
+                                lambda lanes: [None] * len(lanes))
+            return ()
         if state.barrier is not None:
             state.barrier.wait(state.slot)
         return ()

@@ -211,7 +211,7 @@ def test_remark_states_kind_counts_and_scratch(capsys: pytest.CaptureFixture[str
     LowerRegCopyPass(remarks=True).apply(regcopy_context(), module)
     err = capsys.readouterr().err
     assert "conversion by shared round trip through a 16384-byte shared.dyn scratch tile, " \
-        "2 barriers" in err
+        "2 barriers (CTA, CTA)" in err
     assert "not shuffled: elements move between warps" in err
     module = _lowered(_case_kernel(16, 8, "f32", ACC_F32.a, ACC_F32.b, "warp", 32), "auto")
     assert sum(op.name == "gpu.shuffle" for op in module.walk()) == 4

@@ -47,7 +47,8 @@ func.func @acc_to_rows() attributes {regcopy.launch = #regcopy.launch<block = 32
 
 // bf16 accumulator (two m16n8 tiles) to rows of 8 bf16. Shuffles would take 4 rounds but 16
 // selects (lanes sharing a sender need different words of it), so the pass takes the round trip,
-// which is one stmatrix.x4 and one 128-bit load, conflict-free in the layout it chose.
+// which is one stmatrix.x4 and one 128-bit load, conflict-free in the layout it chose; the warp
+// touches only its own scratch, so the barrier between the two is __syncwarp() (regcopy.warp).
 !ACC16 = memref<16x16xbf16, #regcopy.layout<(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
 !ROWS16 = memref<16x16xbf16, #regcopy.layout<(16,2,8):(2@laneid,1@laneid,1)>, #regcopy.mem<local>>
 func.func @acc_to_rows_bf16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -59,11 +60,11 @@ func.func @acc_to_rows_bf16() attributes {regcopy.launch = #regcopy.launch<block
 // CHECK-LABEL: func.func @acc_to_rows_bf16
 // CHECK:         %scratch = memref.alloca() {regcopy.scratch} : memref<16x16xbf16, #regcopy.layout<(16,16):(16,1), swizzle<3,1,3>>, #regcopy.mem<shared.dyn>>
 // CHECK:         regcopy.stmatrix
-// CHECK:         "gpu.barrier"() : () -> ()
+// CHECK:         "gpu.barrier"() {regcopy.warp} : () -> ()
 // CHECK:         vector.load %{{.*}} : memref<256xbf16, #regcopy.mem<shared.dyn>>, vector<8xbf16>
 // CHECK-NOT:     gpu.shuffle
 // CHECK:         func.return
-// REMARK: remark: conversion by shared round trip through a 512-byte shared.dyn scratch tile, 1 barrier [copy %acc -> %rows in @acc_to_rows_bf16]
+// REMARK: remark: conversion by shared round trip through a 512-byte shared.dyn scratch tile, 1 barrier (warp) [copy %acc -> %rows in @acc_to_rows_bf16]
 // REMARK: not shuffled: shuffles would cost 8 (4 shfl.sync + 16 selects x 0.25), the round trip 6
 // REMARK: copy %acc -> %scratch in @acc_to_rows_bf16: stmatrix.x4: no bank conflict: 4 wavefronts, ideal 4
 
@@ -89,7 +90,7 @@ func.func @cta_redistribute() attributes {regcopy.launch = #regcopy.launch<block
 // CHECK:         regcopy.ldmatrix %{{.*}} : memref<256xf32, #regcopy.mem<shared.dyn>> -> memref<4xf32, #regcopy.mem<local>>
 // CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: remark: conversion by shared round trip through a 1024-byte shared.dyn scratch tile, 1 barrier [copy %a -> %b in @cta_redistribute]
+// REMARK: remark: conversion by shared round trip through a 1024-byte shared.dyn scratch tile, 1 barrier (CTA) [copy %a -> %b in @cta_redistribute]
 // REMARK-NEXT: {{.*}}
 // REMARK-NEXT: {{.*}}
 // REMARK-NEXT: not shuffled: elements move between warps
@@ -117,4 +118,30 @@ func.func @loop(%n: index) attributes {regcopy.launch = #regcopy.launch<block = 
 // CHECK-COUNT-4: "gpu.barrier"() : () -> ()
 // CHECK-NOT:     "gpu.barrier"
 // CHECK:         func.return
-// REMARK: remark: conversion by shared round trip through a 1024-byte shared.dyn scratch tile, 2 barriers [copy %a -> %b in @loop]
+// REMARK: remark: conversion by shared round trip through a 1024-byte shared.dyn scratch tile, 2 barriers (CTA, CTA) [copy %a -> %b in @loop]
+
+// -----
+
+// A warp-scope round trip in a CTA of 4 warps, in a loop: each warp has its own slice of the
+// scratch (indexed by threadIdx.x / 32), and this is the function's only round trip, so both
+// barriers (the leading one: the previous iteration's reads) are the warp's.
+!T1 = memref<32x32xf32, #regcopy.layout<(32,32):(1@laneid,1)>, #regcopy.mem<local>>
+!T2 = memref<32x32xf32, #regcopy.layout<(32,32):(1,1@laneid)>, #regcopy.mem<local>>
+func.func @warp_slices(%n: index) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloca() : !T1
+  %b = memref.alloca() : !T2
+  scf.for %i = %c0 to %n step %c1 {
+    regcopy.copy warp %a -> %b : !T1 -> !T2
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @warp_slices
+// CHECK:         %scratch = memref.alloca() {regcopy.scratch} : memref<4x32x32xf32, #regcopy.layout<{{.*}}>, #regcopy.mem<shared.dyn>>
+// CHECK:         scf.for
+// CHECK:           "gpu.barrier"() {regcopy.warp} : () -> ()
+// CHECK:           "gpu.barrier"() {regcopy.warp} : () -> ()
+// CHECK-NOT:       "gpu.barrier"() : () -> ()
+// CHECK:         func.return
+// REMARK: remark: conversion by shared round trip through a 16384-byte shared.dyn scratch tile, 2 barriers (warp, warp) [copy %a -> %b in @warp_slices]
