@@ -24,6 +24,7 @@ from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
+from regcopy_passes.lower_convert import is_conversion, lower_conversions
 from regcopy_passes.lower_mma import lower_mma_ops
 from regcopy_passes.matrix_plan import MatrixTransfer
 from regcopy_passes.options import PassOptionError, parse_options
@@ -65,6 +66,7 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
+    "conversion": ("auto", "shuffle", "shared"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -138,6 +140,8 @@ class LowerRegCopyPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
+        if is_conversion(op):  # refused by lower_conversions, which said why
+            return
         try:
             lp = self._plan(op)
         except Rejected as reason:
@@ -257,7 +261,10 @@ class LowerRegCopyPass(ModulePass):
       weighs a rotation (a calibration knob: the default was measured on the H200);
     * ``fma-swap-share`` (a number from 0 to 1, default 1/3): the share of a lane rotation's
       conditional swaps done as integer multiply-adds (``IMAD``, the FMA pipe) instead of
-      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects.
+      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects;
+    * ``conversion`` (``auto``/``shuffle``/``shared``): how a register ↔ register copy moves
+      its elements: the cheapest kind (``auto``), warp shuffles wherever they apply, or always
+      the shared round trip (``lower_convert``).
     """
 
     name = "lower-reg-copy"
@@ -270,6 +277,7 @@ class LowerRegCopyPass(ModulePass):
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
     fma_swap_share: float = FMA_SWAP_SHARE
+    conversion: str = "auto"
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():
@@ -298,6 +306,7 @@ class LowerRegCopyPass(ModulePass):
 
     def _apply(self, op: builtin.ModuleOp) -> None:
         from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
+        self._lower_conversions(op)
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
@@ -310,3 +319,20 @@ class LowerRegCopyPass(ModulePass):
             lower_tma_ops(op, self.strict, self.remarks)
         lower_async_ops(op, pattern.refuse_async, self.remarks)
         lower_mma_ops(op, self.remarks)
+
+    def _lower_conversions(self, module: builtin.ModuleOp) -> None:
+        """Register ↔ register copies first (``lower_convert``): in place, or into two shared
+        copies that the pattern below lowers."""
+        labels = copy_labels(module)
+        reporter = LowerRegCopyPattern(strict=self.strict, remarks=self.remarks,
+                                       warn_unlowered=self.warn_unlowered, labels=labels)
+
+        def report(copy: CopyOp, message: str, reason: str | None,
+                   notes: tuple[str, ...]) -> None:
+            if reason is not None:
+                reporter._rejected(copy, reason)  # pyright: ignore[reportPrivateUsage]
+            elif self.remarks:
+                emit(_diagnostic(copy, reporter._label(copy),  # pyright: ignore
+                                 "remark", message, notes))
+
+        lower_conversions(module, report, self.conversion)

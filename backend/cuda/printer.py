@@ -331,7 +331,7 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: gpu.BarrierOp) -> None:
-        self.line("__syncthreads();")
+        self.line("__syncwarp();" if "regcopy.warp" in op.attributes else "__syncthreads();")
 
     # ---- memory -------------------------------------------------------------------------
     @print_op.register
@@ -606,3 +606,7 @@ def print_cuda(module: ModuleOp) -> str:
     out = StringIO()
     CudaPrinter(stream=out).print_module(lower_layout_access(module.clone()))
     return out.getvalue()
+
+
+# gpu.shuffle and vector.extract (register ↔ register conversions) register themselves here.
+from regcopy_backend.cuda import convert_print as _convert_print  # noqa: F401

@@ -150,8 +150,11 @@ def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
 
 
 def has_collectives(fn: func.FuncOp, interp: Interpreter) -> bool:
-    """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op."""
-    return any(isinstance(op, COLLECTIVE_OPS) for op in _scope(fn, interp).walk())
+    """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op
+    (or a register ↔ register copy: ``convert_ops.uses_lockstep``)."""
+    from regcopy_backend.interpreter.convert_ops import uses_lockstep
+    return any(isinstance(op, COLLECTIVE_OPS) or uses_lockstep(op)
+               for op in _scope(fn, interp).walk())
 
 def whole_warps(block: int, threads: set[int]) -> bool:
     """Whether ``threads`` is a union of whole warps of a ``block``-thread CTA."""
