@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.strides import buffer_strides, times
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, NoneAttr
@@ -85,15 +86,6 @@ def _folded(v: SSAValue) -> Value:
     return v
 
 
-def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
-
-
 Access = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
 
 
@@ -151,23 +143,22 @@ class LowerLayoutAccessPattern(RewritePattern):
 
     def dynamic_offset(self, b: IndexBuilder, op: Operation, buf: SSAValue,
                        indices: Sequence[SSAValue]) -> Value:
-        """The row-major offset ``sum(index_i * stride_i)`` in a buffer with runtime extents
-        (``stride_i`` the product of the later extents, read with ``memref.dim``)."""
+        """The offset ``sum(index_i * stride_i)`` in a buffer with runtime extents or strides
+        (``strides.buffer_strides``: row-major from the extents, read with ``memref.dim``, or
+        the buffer's ``strided<[...]>``)."""
         shape = cast(MemRefType, buf.type).get_shape()
+
+        def extent(i: int) -> Value:
+            if shape[i] != DYNAMIC_INDEX:
+                return shape[i]
+            key = (op.parent_block(), buf, i)
+            if key not in self.extents:
+                self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
+            return self.extents[key]
+
         off: Value = 0
-        stride: Value = 1
-        for i in range(len(shape) - 1, -1, -1):
-            term = _times(b, _folded(indices[i]), stride)
-            off = b.add(off, term)
-            if i == 0:
-                break
-            extent: Value = shape[i]
-            if shape[i] == DYNAMIC_INDEX:
-                key = (op.parent_block(), buf, i)
-                if key not in self.extents:
-                    self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
-                extent = self.extents[key]
-            stride = _times(b, stride, extent)
+        for i, stride in enumerate(buffer_strides(b, buf, extent)):
+            off = b.add(off, times(b, _folded(indices[i]), stride))
         return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:
