@@ -43,6 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.address import physical_offset
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.strided import is_strided
 from regcopy_dialect.regcopy import (
     LayoutAttr,
     MultipleOfOp,
@@ -157,8 +158,16 @@ class LowerLayoutAccessPattern(RewritePattern):
             return self.extents[key]
 
         off: Value = 0
-        for i, stride in enumerate(buffer_strides(b, buf, extent)):
+        if is_strided(buf.type):
+            for i, s in enumerate(buffer_strides(b, buf, extent)):
+                off = b.add(off, times(b, _folded(indices[i]), s))
+            return off
+        stride: Value = 1
+        for i in range(len(shape) - 1, -1, -1):
             off = b.add(off, times(b, _folded(indices[i]), stride))
+            if i == 0:
+                break
+            stride = times(b, stride, extent(i))
         return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:
