@@ -323,7 +323,11 @@ def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
 
 
 def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:
-    """The rounds of one path, after the values it makes once (``_Frame.path_b``)."""
+    """The rounds of one path, after the values it makes once (``_Frame.path_b``: a builder
+    of its own, so that no value one path makes is reused by the other, which it does not
+    dominate; both paths have straddling pieces when the test is on a strided buffer's row
+    stride rather than on the row length)."""
+    fr.path_b = IndexBuilder(hoist_to=fr.b)
     rounds = _rounds(fr, path.plan.rounds, lambda body, f: _round(fr, body, path, f, g, r))
     return [*fr.path_b.take(), *rounds]
 
