@@ -71,8 +71,10 @@ def layout_access_refusal(t: Attribute) -> str | None:
 
 def needs_flat_storage(t: Attribute) -> bool:
     """Whether an access to a buffer of type ``t`` addresses a layout: a memref whose flat
-    storage (``regcopy.storage``'s 1-D type) is not the memref itself."""
-    return isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr | LayoutAttr) and \
+    storage (``regcopy.storage``'s 1-D type) is not the memref itself (a ``strided<[...]>``
+    global buffer included: its offsets use its strides)."""
+    return isinstance(t, MemRefType) and (isinstance(t.layout, NoneAttr | LayoutAttr)
+                                          or is_strided(t)) and \
         storage_type(cast(MemRefType, t)) != t
 
 

@@ -219,6 +219,46 @@ def test_the_interpreter_refuses_a_broken_stride_promise() -> None:
         run_on_cpu(_lowered(view_copy(stride=4)), "view", [x, x.copy()], grid=(1, 1))
 
 
+TILE_VIEWS = """func.func @tile(%X: memref<64x64xf32, strided<[?, 1]>, #regcopy.mem<global>>, %Y: memref<64x64xf32, strided<[128, 1]>, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [2, 8]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %c32 = arith.constant 32 : index
+  %c8 = arith.constant 8 : index
+  %r = arith.muli %bx, %c32 : index
+  %c = arith.muli %by, %c8 : index
+  regcopy.copy warp %X[%r, %c] [32, 8] -> %R : memref<64x64xf32, strided<[?, 1]>, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %v = memref.load %X[%r, %c] : memref<64x64xf32, strided<[?, 1]>, #regcopy.mem<global>>
+  %one = arith.constant 1.0 : f32
+  %w = arith.addf %v, %one : f32
+  regcopy.copy warp %R -> %Y[%r, %c] [32, 8] : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<64x64xf32, strided<[128, 1]>, #regcopy.mem<global>>
+  memref.store %w, %Y[%r, %c] : memref<64x64xf32, strided<[128, 1]>, #regcopy.mem<global>>
+  func.return
+}
+"""
+"""Static sizes, a runtime and a static stride; element accesses by logical indices."""
+
+
+def test_static_sizes_static_strides_and_element_accesses() -> None:
+    """``memref<64x64xf32, strided<[?, 1]>>`` (a fixed tile of a larger matrix) and
+    ``strided<[128, 1]>`` (a static stride: no parameter), with ``memref.load``/``store``
+    addressed by the strides, lowered and run: Y = X, and Y[0, c] = X[0, c] + 1 at the first
+    element of each tile."""
+    module = _lowered(TILE_VIEWS)
+    source = print_cuda(module)
+    assert "tile(float* __restrict__ X, long long X_stride0, float* __restrict__ Y)" in source
+    assert "* 128LL" in source
+    px, py = parent(64, 100, np.float32, 7), parent(64, 128, np.float32, 8)
+    x, y = px[:, :64], py[:, :64]
+    _, yo = run_on_cpu(module, "tile", [x, y])
+    want = x.copy()
+    want[::32, ::8] += 1
+    assert (yo == want).all()
+    with pytest.raises(ArgumentError, match="has stride 100 in dim 0, the buffer's static "
+                       "stride there is 128"):
+        check_arguments(kernel_info(kernels(module)[0]), [x, px[:, :64]])
+
+
 # ---- the runner (no GPU) -------------------------------------------------------------------
 
 

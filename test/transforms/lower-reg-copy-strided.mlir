@@ -7,6 +7,7 @@
 // RUN: filecheck %s --check-prefix=REMARK < %t.remarks
 // RUN: regcopy-opt %s -p lower-reg-copy -t cuda 2>/dev/null | filecheck %s --check-prefix=CUDA
 // RUN: regcopy-opt %s -p lower-reg-copy | regcopy-opt | filecheck %s --check-prefix=ROUND
+// RUN: regcopy-opt %s -p 'lower-reg-copy{transfer=tma remarks}' 2>&1 >/dev/null | filecheck %s --check-prefix=TMA
 
 func.func @promised(%X: memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>, regcopy.stride_divisibility = array<i64: 4, 1>}, %i: index {regcopy.divisibility = 32}) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
@@ -81,3 +82,6 @@ func.func @async_rows(%X: memref<?x?xf16, strided<[?, 1]>, #regcopy.mem<global>>
 // CUDA:   X_stride0 % 8LL
 
 // ROUND: memref.extract_strided_metadata %X : memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> -> memref<f32, #regcopy.mem<global>>, index, index, index, index, index
+
+// TMA: remark: transfer=tma: the global buffer is strided<[?, 1]>: the runner encodes tensor maps of contiguous arrays only (a strided view's tensor map is not built yet) [copy_async]
+// TMA:   lowered with cp.async instead
