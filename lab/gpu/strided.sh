@@ -36,6 +36,10 @@ step memcheck_fast 120 $CS --tool memcheck --error-exitcode 9 regcopy-run \
   --arg X=4001x4001:4096 --arg Y=4001x4001:4100 --grid 126,501 $V
 step memcheck_aligned 120 $CS --tool memcheck --error-exitcode 9 regcopy-run \
   --arg A=4096x1024:4100 --arg B=4096x1024:1024 --grid 512 $A
+step memcheck_async 120 $CS --tool memcheck --error-exitcode 9 regcopy-run \
+  --arg X=1001x1024:1030 --arg Y=1001x1024:1024 --grid 32,16 lab/gpu/strided_async.mlir
+step check_async 60 regcopy-run --check --arg X=69x128:202 --arg Y=69x128:136 --grid 3,2 \
+  lab/gpu/strided_async.mlir
 step sass 60 regcopy-opt --lower-reg-copy -t sass $A
 step bench 150 python3 lab/gpu/strided_bench.py
 echo
