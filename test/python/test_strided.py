@@ -113,6 +113,16 @@ def test_regcopy_opt_refuses_with_a_location(tmp_path) -> None:
     assert re.match(r".*bad\.mlir:1:1: error: .*innermost stride must be 1", first), first
 
 
+def test_the_python_builder_makes_strided_types() -> None:
+    from regcopy_dialect import global_buffer_type
+
+    assert str(global_buffer_type([None, None], "f32", strides=[None, 1])) == view_type("f32")
+    assert str(global_buffer_type([None, 100], "f16", strides=[4096, 1])) == \
+        f"memref<?x100xf16, strided<[4096, 1]>, {G}>"
+    with pytest.raises(ValueError, match="the innermost stride must be 1"):
+        global_buffer_type([None, None], "f32", strides=[None, 2])
+
+
 def test_storage_of_a_view_is_one_dimensional() -> None:
     kernel = _kernel(f"%A: {view_type('f16')}")
     t = storage_type(kernel.args[0].type)  # type: ignore[arg-type]
