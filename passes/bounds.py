@@ -102,16 +102,27 @@ class Extents:
     """Provable divisor of each region offset (0: the constant 0)."""
     sizes: tuple[int, ...]
     name: str = "%S"
+    stride_divisors: tuple[int, ...] | None = None
+    """A ``strided<[...]>`` buffer's provable stride divisors (a static stride itself, a
+    ``?`` one's ``regcopy.stride_divisibility`` entry, else 1); None: row-major."""
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
+    @property
+    def strided(self) -> bool:
+        """Whether the strides are the buffer's own (``strided<[...]>``), not the extents'."""
+        return self.stride_divisors is not None
+
     def dynamic(self, i: int) -> bool:
         return self.shape[i] == DYNAMIC_INDEX
 
     def stride_divisor(self, i: int) -> int:
-        """Provable divisor of ``stride_i``: the product of the later extents' divisors."""
+        """Provable divisor of ``stride_i``: the product of the later extents' divisors, or
+        the strided buffer's own (``stride_divisors``)."""
+        if self.stride_divisors is not None:
+            return self.stride_divisors[i]
         return prod(self.divisors[i + 1:])
 
     def spans(self, i: int) -> bool:
@@ -218,9 +229,10 @@ class BoundedTransfer:
 
 def tail_width(ext: Extents, path_n: int, tests: Sequence[int]) -> int:
     """The pieces of a straddling vector: ``gcd(n, d(E_{k-1}))`` (power-of-two part), or
-    ``n`` when the innermost extent is static or tested a multiple of ``n``."""
+    ``n`` when the innermost extent is static or tested a multiple of ``n`` (a row-major
+    buffer's row stride is that extent; a strided buffer's is not)."""
     last = ext.rank - 1
-    if not ext.dynamic(last) or (last - 1) in tests:
+    if not ext.dynamic(last) or (last - 1) in tests and not ext.strided:
         return path_n
     return max(1, min(path_n, pow2_part(gcd(path_n, ext.divisors[last]))))
 
@@ -275,7 +287,8 @@ def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
         wide, other = t.paths
         n, g = wide.plan.n, other.plan.n if not other.realign else other.realign
         test = " and ".join(f"{_stride_name(ext, i)} % {n} == 0" for i in wide.tests)
-        proves = f"extent divisors {list(ext.divisors)} prove {g}"
+        proves = f"extent divisors {list(ext.divisors)} prove {g}" if not ext.strided else \
+            f"stride divisors {list(ext.stride_divisors or ())} prove {g}"
         if other.realign:
             notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} realigned "
                          f"at run time ({proves}: a vector off {_an(n * t.element_bits // 8)}"
@@ -293,7 +306,10 @@ def _an(number: int) -> str:
 
 
 def _stride_name(ext: Extents, i: int) -> str:
-    """``%A extent 1`` (the row stride of a 2-D buffer), ``%A extents 1 * 2``."""
+    """``%A extent 1`` (the row stride of a 2-D buffer), ``%A extents 1 * 2``; ``%A stride
+    0`` for a strided buffer."""
+    if ext.strided:
+        return f"{ext.name} stride {i}"
     dims = list(range(i + 1, ext.rank))
     word = "extent" if len(dims) == 1 else "extents"
     return f"{ext.name} {word} {' * '.join(map(str, dims))}"
@@ -301,7 +317,7 @@ def _stride_name(ext: Extents, i: int) -> str:
 
 def bounded_key(ext: Extents, in_bounds: bool, padding: Hashable) -> Hashable:
     """What the bounded plan reads besides the types and regions (for ``plan_key``)."""
-    return (ext.divisors, ext.offsets_div, ext.name, in_bounds, padding)
+    return (ext.divisors, ext.offsets_div, ext.name, in_bounds, padding, ext.stride_divisors)
 
 
 PlanAt = Callable[[int], CopyPlan]

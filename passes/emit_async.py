@@ -135,7 +135,8 @@ def remark(op: CopyAsyncOp, plan: AsyncPlan) -> Diagnostic:
         test = " and ".join(f"{stride_name(ext, i)} % {plan.chunk} == 0"
                             for i in plan.bounds.tests)
         notes.append(f"versioned on {test}: {plan.nbytes} bytes else {fb.describe()} "
-                     f"(extent divisors {list(ext.divisors)} prove {fb.chunk} × "
+                     f"({'stride' if ext.strided else 'extent'} divisors "
+                     f"{list(ext.stride_divisors or ext.divisors)} prove {fb.chunk} × "
                      f"{fb.element_type})")
         if fb.narrowed_by:
             notes.append(f"proven path narrowed: {fb.narrowed_by}")

@@ -1,6 +1,7 @@
 """The emitter of ``BoundedTransfer`` (``bounds``): a copy on a dynamic global buffer.
 
-Hoisted: the runtime extents (``memref.dim``), the row-major strides, the thread's coordinate
+Hoisted: the runtime extents (``memref.dim``), the strides (row-major, or the buffer's
+``strided<[...]>``: ``strides.buffer_strides``), the thread's coordinate
 on every dim (``bounds.project`` run through the thread math) and its start
 ``sum((o_i + coord_i) * stride_i)``. Then, per path (versioned: ``scf.if`` on the stride
 tests, wide path first), the rounds; each round moves one vector under ONE predicate (the
@@ -26,6 +27,7 @@ from regcopy_passes.emit_realign import Realign, staging_buffer, store_pieces
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import Atom, CopyPlan, round_offsets
+from regcopy_passes.strides import buffer_strides
 from regcopy_passes.transfer import LoweringPlan
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -67,9 +69,7 @@ class _Frame:
         straddling write's pieces, which the other path does not need."""
         self.implied: set[SSAValue] = set()
         """Checks the rounds run under (``_reach``), left out of their predicates."""
-        self.strides: list[Value] = [1] * self.rank
-        for i in range(self.rank - 2, -1, -1):
-            self.strides[i] = self.mul(self.strides[i + 1], self.extent(i + 1))
+        self.strides: list[Value] = buffer_strides(b, self.g, self.extent)
         plan = bt.paths[0].plan
         coords = [emit_thread_share(b, project(plan, self.sizes, i), t)
                   for i in range(self.rank)]
@@ -324,7 +324,11 @@ def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
 
 
 def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:
-    """The rounds of one path, after the values it makes once (``_Frame.path_b``)."""
+    """The rounds of one path, after the values it makes once (``_Frame.path_b``: a builder
+    of its own, so that no value one path makes is reused by the other, which it does not
+    dominate; both paths have straddling pieces when the test is on a strided buffer's row
+    stride rather than on the row length)."""
+    fr.path_b = IndexBuilder(hoist_to=fr.b)
     rounds = _rounds(fr, path.plan.rounds, lambda body, f: _round(fr, body, path, f, g, r))
     return [*fr.path_b.take(), *rounds]
 

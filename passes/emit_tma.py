@@ -63,6 +63,7 @@ from regcopy_dialect.diagnostics import (
 from regcopy_dialect.element_types import element_bits
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.regcopy import DIVISIBILITY, StorageOp
+from regcopy_dialect.strided import is_strided
 from regcopy_dialect.tma_ops import (
     FenceBarrierInitOp,
     MBarrierArriveExpectTxOp,
@@ -114,6 +115,9 @@ def plan_copy(op: CopyAsyncOp) -> TmaPlan | str:
     if not isinstance(op.dst.owner, memref.AllocaOp):
         return "the shared destination is not a memref.alloca of this kernel"
     src_t, dst_t = op.src_type, op.dst_type
+    if is_strided(src_t):
+        return (f"the global buffer is {src_t.layout}: the runner encodes tensor maps of "
+                "contiguous arrays only (a strided view's tensor map is not built yet)")
     src_offsets, box = op.region("src")
     dst_offsets, dst_sizes = op.region("dst")
     shape = tuple(None if d == DYNAMIC_INDEX else d for d in src_t.get_shape())

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.strides import buffer_strides, times
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, NoneAttr
@@ -43,6 +44,7 @@ from xdsl.utils.exceptions import VerifyException
 from regcopy_dialect.address import physical_offset
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.diagnostics import inherit_location
+from regcopy_dialect.strided import is_strided
 from regcopy_dialect.regcopy import (
     LayoutAttr,
     MultipleOfOp,
@@ -70,8 +72,10 @@ def layout_access_refusal(t: Attribute) -> str | None:
 
 def needs_flat_storage(t: Attribute) -> bool:
     """Whether an access to a buffer of type ``t`` addresses a layout: a memref whose flat
-    storage (``regcopy.storage``'s 1-D type) is not the memref itself."""
-    return isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr | LayoutAttr) and \
+    storage (``regcopy.storage``'s 1-D type) is not the memref itself (a ``strided<[...]>``
+    global buffer included: its offsets use its strides)."""
+    return isinstance(t, MemRefType) and (isinstance(t.layout, NoneAttr | LayoutAttr)
+                                          or is_strided(t)) and \
         storage_type(cast(MemRefType, t)) != t
 
 
@@ -84,15 +88,6 @@ def _folded(v: SSAValue) -> Value:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return v
-
-
-def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
 
 
 Access = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
@@ -154,23 +149,30 @@ class LowerLayoutAccessPattern(RewritePattern):
 
     def dynamic_offset(self, b: IndexBuilder, op: Operation, buf: SSAValue,
                        indices: Sequence[SSAValue]) -> Value:
-        """The row-major offset ``sum(index_i * stride_i)`` in a buffer with runtime extents
-        (``stride_i`` the product of the later extents, read with ``memref.dim``)."""
+        """The offset ``sum(index_i * stride_i)`` in a buffer with runtime extents or strides
+        (``strides.buffer_strides``: row-major from the extents, read with ``memref.dim``, or
+        the buffer's ``strided<[...]>``)."""
         shape = cast(MemRefType, buf.type).get_shape()
+
+        def extent(i: int) -> Value:
+            if shape[i] != DYNAMIC_INDEX:
+                return shape[i]
+            key = (op.parent_block(), buf, i)
+            if key not in self.extents:
+                self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
+            return self.extents[key]
+
         off: Value = 0
+        if is_strided(buf.type):
+            for i, s in enumerate(buffer_strides(b, buf, extent)):
+                off = b.add(off, times(b, _folded(indices[i]), s))
+            return off
         stride: Value = 1
         for i in range(len(shape) - 1, -1, -1):
-            term = _times(b, _folded(indices[i]), stride)
-            off = b.add(off, term)
+            off = b.add(off, times(b, _folded(indices[i]), stride))
             if i == 0:
                 break
-            extent: Value = shape[i]
-            if shape[i] == DYNAMIC_INDEX:
-                key = (op.parent_block(), buf, i)
-                if key not in self.extents:
-                    self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
-                extent = self.extents[key]
-            stride = _times(b, stride, extent)
+            stride = times(b, stride, extent(i))
         return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:

@@ -24,6 +24,7 @@ from xdsl.ir import SSAValue
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.promises import extent_divisibility
 from regcopy_dialect.regcopy import CopyOp
+from regcopy_dialect.strided import is_strided, stride_divisibility
 
 
 def dynamic_side(op: CopyOp) -> str | None:
@@ -41,9 +42,11 @@ def extents_of(op: CopyOp, side: str) -> Extents:
     assert isinstance(t, MemRefType)
     offsets, sizes = op.region(side)
     offsets_div = tuple(abs(o) if isinstance(o, int) else divisibility(o) for o in offsets)
+    strides = None if not is_strided(t) else \
+        tuple(stride_divisibility(buf, i) for i in range(len(sizes)))
     return Extents(tuple(t.get_shape()), tuple(extent_divisibility(buf, i)
                                                 for i in range(len(sizes))),
-                   offsets_div, tuple(sizes), str(describe_value(buf)))
+                   offsets_div, tuple(sizes), str(describe_value(buf)), strides)
 
 
 def bounds_key(op: CopyOp) -> Hashable:

@@ -32,7 +32,10 @@ Scalar (``index``/integer/float) kernel parameters take their value from ``--arg
 (required: there is no default; a value that breaks the parameter's
 ``{regcopy.divisibility = N}`` promise is refused). A dynamic buffer (``memref<?x?xf32>``)
 takes its shape from ``--arg NAME=AxB`` (required; random data of that shape; the rank and
-static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` array).
+static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` array); a
+strided one (``strided<[?, 1]>``) takes its leading strides after a colon,
+``--arg NAME=1000x4000:4096`` (without: contiguous rows), and runs on a view of that stride
+(``strided_args``).
 ``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``).
 
 Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);

@@ -12,7 +12,8 @@ which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
   launch gives ``min_blocks``), any other function
   ``extern "C" __device__ void``; one block, no results; its global memref arguments are
   ``T* __restrict__`` parameters (a dynamic one followed by one ``index`` parameter per
-  ``?`` dimension, ``<name>_dim<i>``: ``extent_params``) and its scalar arguments scalar
+  ``?`` dimension, ``<name>_dim<i>``, then, for a ``strided<[...]>`` one, per ``?`` stride,
+  ``<name>_stride<i>``: ``extent_params``) and its scalar arguments scalar
   parameters, in order;
 * shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
   offsets into the module's one ``extern __shared__ unsigned char rc_smem[]``, declared at file
@@ -54,6 +55,7 @@ from regcopy_backend.cuda.shared_memory import (
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.regcopy import LaunchAttr, MemSpace, MultipleOfOp, StorageOp, memory_space
+from regcopy_dialect.strided import dynamic_stride_dims
 from regcopy_dialect.tma_ops import TensorMapOp
 
 DYN_SMEM = "rc_smem"
@@ -70,7 +72,7 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 
 PURE_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
-    memref.DimOp,
+    memref.DimOp, memref.ExtractStridedMetaDataOp,
     vector.LoadOp, vector.BitcastOp, vector.BroadcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
     gpu.GlobalIdOp, gpu.SubgroupIdOp, *COMPUTE_OPS, ShuffleOp,
@@ -148,6 +150,8 @@ class CudaFunctionPrinter(BasePrinter):
     function_names: dict[str, str] = field(default_factory=dict[str, str], init=False)
     dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
     extents: dict[tuple[SSAValue, int], str] = field(
+        default_factory=dict[tuple[SSAValue, int], str], init=False)
+    strides: dict[tuple[SSAValue, int], str] = field(
         default_factory=dict[tuple[SSAValue, int], str], init=False)
     no_shared: bool = field(default=True, init=False)
 
@@ -228,6 +232,7 @@ class CudaFunctionPrinter(BasePrinter):
             raise self.fail(f, "returns values; CUDA kernels and the printed device functions "
                             "return void")
         self.names, self.taken, self.unnamed, self.extents = {}, set(), 0, {}
+        self.strides = {}
         self.hinted = {c_identifier(v.name_hint, "v") for v in _values(f)
                        if v.name_hint is not None}
         self.index_type = index_ctype(f)
@@ -300,12 +305,18 @@ class CudaFunctionPrinter(BasePrinter):
     def extent_params(self, arg: SSAValue) -> list[str]:
         """``index X_dim0, index X_dim1, ...``: one parameter per ``?`` dimension of the
         memref argument ``arg`` (named ``<arg>_dim<i>``, in dimension order), which
-        ``memref.dim`` reads (``extents``)."""
+        ``memref.dim`` reads (``extents``); then, for a ``strided<[...]>`` buffer, one per
+        ``?`` stride (``<arg>_stride<i>``, in dimension order), which
+        ``memref.extract_strided_metadata`` reads (``strides``)."""
         out: list[str] = []
-        shape = cast(MemRefType, arg.type).get_shape()
-        for i in (i for i, d in enumerate(shape) if d < 0):
+        t = cast(MemRefType, arg.type)
+        for i in (i for i, d in enumerate(t.get_shape()) if d < 0):
             name = unique_name(f"{self.names[arg]}_dim{i}", self.taken)
             self.extents[(arg, i)] = name
+            out.append(f"{self.index_type} {name}")
+        for i in dynamic_stride_dims(t):
+            name = unique_name(f"{self.names[arg]}_stride{i}", self.taken)
+            self.strides[(arg, i)] = name
             out.append(f"{self.index_type} {name}")
         return out
 

@@ -103,6 +103,7 @@ from regcopy_passes.lower_layout_access import (
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -121,8 +122,10 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.gpu_shuffle import ShuffleOp, shuffle_width_error
+from regcopy_dialect.strided import layout_strides
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.regcopy import (
@@ -382,9 +385,52 @@ class CudaPrinter(CudaFunctionPrinter):
             terms = [self.extents.get((root, i)) or self.index_literal(d)
                      for i, d in enumerate(sizes)]
             if all(d >= 0 or (root, i) in self.extents for i, d in enumerate(sizes)):
-                return "(" + " * ".join(terms) + ")"
+                if (strides := layout_strides(cast(MemRefType, root.type))) is None:
+                    return "(" + " * ".join(terms) + ")"
+                # a strided buffer spans 1 + sum((E_i - 1) * s_i) elements
+                spans = [f"({e} - 1) * {self.stride(op, root, i, s)}"
+                         for i, (e, s) in enumerate(zip(terms, strides, strict=True))]
+                return "(1 + " + " + ".join(spans) + ")"
         raise self.fail(op, "reads a runtime extent of a buffer that is not a kernel or "
                         "function argument; the CUDA target passes extents with arguments")
+
+    def stride(self, op: Operation, buf: SSAValue, dim: int, static: int) -> str:
+        """Stride ``dim`` of the strided buffer ``buf``: a literal when static, else its
+        stride parameter (``extent_params``)."""
+        if static != DYNAMIC_INDEX:
+            return self.index_literal(static)
+        if (name := self.strides.get((buf, dim))) is not None:
+            return name
+        raise self.fail(op, "reads a runtime stride of a buffer that is not a kernel or "
+                        "function argument; the CUDA target passes strides with arguments")
+
+    @print_op.register
+    def _(self, op: memref.ExtractStridedMetaDataOp) -> None:
+        """The metadata of a kernel argument: the base is the pointer, the offset 0, the
+        sizes the extents (``memref.dim``), the strides literals or the stride parameters
+        (row-major products of the extents for a buffer without ``strided<[...]>``)."""
+        t = cast(MemRefType, op.source.type)
+        shape = t.get_shape()
+        self.names[op.base_buffer] = self.val(op.source)
+        self.names[op.offset] = self.index_literal(0)
+        terms: list[str] = []
+        for i, size in enumerate(op.sizes):
+            if shape[i] >= 0:
+                terms.append(self.index_literal(shape[i]))
+            elif (name := self.extents.get((op.source, i))) is not None:
+                terms.append(name)
+            else:
+                raise self.fail(op, "reads a runtime extent of a buffer that is not a kernel "
+                                "or function argument; the CUDA target passes extents with "
+                                "arguments")
+            self.names[size] = terms[-1]
+        strides = layout_strides(t)
+        for i, result in enumerate(op.strides):
+            if strides is not None:
+                self.names[result] = self.stride(op, op.source, i, strides[i])
+            else:
+                self.names[result] = "(" + " * ".join(terms[i + 1:]) + ")" \
+                    if i + 1 < len(terms) else self.index_literal(1)
 
     def index_literal(self, value: int) -> str:
         return f"{value}LL" if self.index_type == INDEX_64 else int_literal(value)
@@ -449,7 +495,7 @@ class CudaPrinter(CudaFunctionPrinter):
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
         if self.index_type == INDEX_64 and access in PTX_STORES and self.no_shared and \
-                any(d < 0 for d in cast(MemRefType, root_buffer(op.base).type).get_shape()):
+                is_dynamic(cast(MemRefType, root_buffer(op.base).type)):
             return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
         self.line(f"{target} = {self.val(op.vector)};")

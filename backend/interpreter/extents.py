@@ -42,7 +42,10 @@ from regcopy_backend.interpreter.buffers import (
     run_reference_copy,
 )
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
+from regcopy_dialect.attrs import LayoutAttr
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.layout import Iter, Layout
+from regcopy_dialect.radix import suffix_product
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 
 PADDING = "padding"
@@ -51,9 +54,24 @@ IN_BOUNDS = "in_bounds"
 Region = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def concrete_type(t: MemRefType, shape: Sequence[int]) -> MemRefType:
-    """The static row-major type of a dynamic buffer of runtime ``shape``."""
-    return MemRefType(t.element_type, list(shape), memory_space=t.memory_space)
+def concrete_type(t: MemRefType, shape: Sequence[int],
+                  strides: Sequence[int] | None = None) -> MemRefType:
+    """The static type of a dynamic buffer of runtime ``shape``: row-major, or, given the
+    element ``strides`` of a strided buffer, the ``#regcopy.layout`` ``(E_0, ...):(s_0, ...)``
+    (its storage is then the view's span, ``strided_host``)."""
+    if strides is None:
+        return MemRefType(t.element_type, list(shape), memory_space=t.memory_space)
+    layout = Layout(tuple(Iter(e, s) for e, s in zip(shape, strides, strict=True)))
+    return MemRefType(t.element_type, list(shape), LayoutAttr.from_layout(layout),
+                      t.memory_space)
+
+
+def buffer_strides(t: MemRefType) -> tuple[int, ...]:
+    """The element strides of a concrete (static) buffer type: its layout's, one iter per
+    dim (``concrete_type``), else row-major."""
+    if isinstance(t.layout, LayoutAttr) and len(t.layout.layout.iters) == len(t.get_shape()):
+        return tuple(it.stride for it in t.layout.layout.iters)
+    return suffix_product(tuple(t.get_shape()))
 
 
 def shape_problem(t: MemRefType, shape: Sequence[int]) -> str | None:
@@ -118,10 +136,12 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=256)
 def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region,
-                   global_is_r: bool, shape: tuple[int, ...]) -> CopyTable:
-    """``copy_table`` with the global side (R when ``global_is_r``) of runtime ``shape``:
-    its offsets are row-major in ``shape``, ``-1`` for region elements outside it. The table
-    is built on a row-major type enlarged to hold the whole region, then mapped back."""
+                   global_is_r: bool, shape: tuple[int, ...], strides: tuple[int, ...]
+                   ) -> CopyTable:
+    """``copy_table`` with the global side (R when ``global_is_r``) of runtime ``shape`` and
+    element ``strides``: its offsets are ``sum(i_d * strides_d)``, ``-1`` for region
+    elements outside ``shape``. The table is built on a row-major type enlarged to hold the
+    whole region, then mapped back."""
     g_region = r_region if global_is_r else s_region
     offsets, sizes = g_region
     big = tuple(max(n, o + z) for n, o, z in zip(shape, offsets, sizes, strict=True))
@@ -136,8 +156,8 @@ def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_r
         inside = np.ones(g.shape, dtype=bool)
         for d, n in enumerate(shape):
             inside &= idx[d] < n
-        real = np.where(inside, np.ravel_multi_index(
-            tuple(np.minimum(i, n - 1) for i, n in zip(idx, shape)), shape), -1).tolist()
+        flat = sum(np.minimum(i, n - 1) * st for i, n, st in zip(idx, shape, strides))
+        real = np.where(inside, flat, -1).tolist()
         owned[key] = (real, s_offs) if global_is_r else (r_offs, real)
     return CopyTable(table.axes, owned)
 
@@ -175,7 +195,7 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
     global_is_r = r_side == side
     with _lock:
         table = _clipped_table(r.type, regions[r_side], s.type, regions[s_side], global_is_r,
-                               shape)
+                               shape, buffer_strides(bufs[side].type))
     r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
     to_offs, frm_offs = (r_offs, s_offs) if r_is_dst else (s_offs, r_offs)
     to, frm = dst.storage, src.storage
@@ -204,6 +224,16 @@ class ExtentFunctions(InterpreterFunctions):
         if not 0 <= dim < len(shape):
             raise InterpretationError(f"dimension {dim} of a rank-{len(shape)} buffer")
         return (shape[dim],)
+
+    @impl(memref.ExtractStridedMetaDataOp)
+    def run_metadata(self, interp: Interpreter, op: memref.ExtractStridedMetaDataOp,
+                     args: PythonValues):
+        """The buffer, offset 0, its runtime extents and element strides."""
+        (buf,) = args
+        if not isinstance(buf, Buffer):
+            raise InterpretationError("memref.extract_strided_metadata of a value that is "
+                                      "not a buffer")
+        return (buf, 0, *buf.shape, *buffer_strides(buf.type))
 
     @impl(StorageOp)
     def run_storage(self, interp: Interpreter, op: StorageOp, args: PythonValues):

@@ -31,6 +31,7 @@ from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
+from regcopy_dialect.strided import argument_stride_divisors, is_strided
 
 Dim3 = tuple[int, int, int]
 
@@ -117,8 +118,9 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
 
 def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
     """The buffer passed for the dynamic memref parameter ``k``: its runtime shape fits the
-    type and keeps the ``regcopy.divisibility`` promise (``extents``), else one
-    ``InterpretationError`` naming the parameter."""
+    type and keeps the ``regcopy.divisibility`` promise (``extents``), a strided one's
+    strides the type and the ``regcopy.stride_divisibility`` promise (``strided_host``), else
+    one ``InterpretationError`` naming the parameter."""
     from regcopy_backend.cuda.kernel_info import extent_divisors
     from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
 
@@ -131,6 +133,12 @@ def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
     t = fn.args[k].type
     assert isinstance(t, MemRefType)
     problem = shape_problem(t, shape) or divisor_problem(shape, extent_divisors(fn, k))
+    if problem is None and is_strided(t):
+        from regcopy_backend.interpreter.extents import buffer_strides
+        from regcopy_backend.runtime.strided_host import stride_problem
+
+        problem = stride_problem(t, shape, buffer_strides(buffer.type),
+                                 argument_stride_divisors(fn, k))
     if problem is not None:
         raise InterpretationError(f"{where} of shape {'x'.join(map(str, shape))} {problem}")
 

@@ -3,7 +3,9 @@
 ``run_kernel(source, info, args)`` checks the arguments (``check_arguments``: one per parameter,
 arrays big enough, scalars in range and keeping their ``regcopy.divisibility`` promise; a
 one-line ``ArgumentError`` otherwise; a dynamic buffer's array shape must fit its type and
-keep its ``regcopy.divisibility`` array, and is passed as its extents after its pointer),
+keep its ``regcopy.divisibility`` array, and is passed as its extents after its pointer; a
+strided buffer takes a numpy view, ``A[:, :100]`` of a larger array: the view's span is
+copied and its strides passed after the extents, ``strided_host``),
 compiles the CUDA source with ``cuda.core.Program``
 (NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C name, copies every array
 to device memory (``Device.allocate``, staged through pinned host memory), checks that every
@@ -25,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, Param
+from regcopy_backend.runtime.strided_host import from_span, span_of, stride_problem, view_strides
 from regcopy_backend.runtime.tensor_map import TensorMapError, encode_tensor_map, launch_raw
 
 
@@ -76,6 +79,8 @@ def check_arguments(info: KernelInfo, args: Sequence[Any]) -> None:
                                     f"a numpy array, not {type(a).__name__}")
             if p.dynamic:
                 check_extents(kernel, p, a.shape, info.index64)
+                if p.strided:
+                    check_view(kernel, p, a)
             elif a.size < p.elements:
                 raise ArgumentError(f"kernel {kernel}: array for '{p.name}' has {a.size} "
                                     f"elements, the buffer spans {p.elements}")
@@ -109,6 +114,27 @@ def check_extents(kernel: str, p: KernelParam, shape: Sequence[int], index64: bo
                             f"{'x'.join(map(str, shape))} {problem}; refusing to launch")
 
 
+def check_view(kernel: str, p: KernelParam, a: np.ndarray) -> None:
+    """Refuse (``ArgumentError``, one line) a view whose strides cannot be the strided
+    buffer ``p``'s (``strided_host.stride_problem``: innermost 1, static strides matched,
+    rows apart, ``regcopy.stride_divisibility`` kept)."""
+    try:
+        problem = stride_problem(p.type, a.shape, view_strides(p.type, a), p.stride_divisors)
+    except ValueError as e:
+        problem = str(e)
+    if problem is not None:
+        raise ArgumentError(f"kernel {kernel}: array for '{p.name}' of shape "
+                            f"{'x'.join(map(str, a.shape))} {problem}; refusing to launch")
+
+
+def stride_values(info: KernelInfo, p: KernelParam, a: np.ndarray) -> list[Any]:
+    """The stride parameters that follow a strided buffer's extents: one per ``?`` stride,
+    in dimension order, in elements, as the kernel's ``index`` type."""
+    dtype = np.int64 if info.index64 else np.int32
+    strides = view_strides(p.type, a)
+    return [dtype(strides[d]) for d in p.stride_dims]
+
+
 def extent_values(info: KernelInfo, p: KernelParam, shape: Sequence[int]) -> list[Any]:
     """The extent parameters that follow the pointer of the dynamic buffer ``p``: one per
     ``?`` dimension, in dimension order, as the kernel's ``index`` type."""
@@ -127,6 +153,8 @@ def launch_arguments(info: KernelInfo, args: Sequence[Any], pointers: Sequence[i
             out.append(next(ptrs))
             if p.dynamic:
                 out.extend(extent_values(info, p, a.shape))
+            if p.strided:
+                out.extend(stride_values(info, p, a))
         else:
             out.append(scalar_value(p, a))
     return out
@@ -289,7 +317,9 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
     shape (passed after its pointer); ``grid`` overrides the launch attribute's grid."""
     check_arguments(info, args)
     grid3 = grid_of(info, grid)
-    arrays = [a for p, a in zip(info.params, args, strict=True) if isinstance(p, KernelParam)]
+    views = [(p, a) for p, a in zip(info.params, args, strict=True)
+             if isinstance(p, KernelParam)]
+    arrays = [span_of(a, view_strides(p.type, a)) if p.strided else a for p, a in views]
     shifts = list(offsets) if offsets is not None else [0] * len(arrays)
     if len(shifts) != len(arrays) or min(shifts, default=0) < 0:
         raise ArgumentError(f"need one non-negative byte offset per buffer ({len(arrays)}), "
@@ -322,6 +352,8 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
         seconds = time.perf_counter() - start
         outs = [_to_host(stream, pinned, b, a, s)
                 for b, a, s in zip(bufs, arrays, shifts, strict=True)]
+        outs = [from_span(o, a.shape, view_strides(p.type, a)) if p.strided else o
+                for o, (p, a) in zip(outs, views, strict=True)]
     except (AlignmentError, TensorMapError):
         raise
     except Exception as e:  # noqa: BLE001 - a driver error becomes one LaunchError
