@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The shared-memory bank model against the hardware: wavefronts counted by Nsight Compute.
 
-    python3 test/gpu/ncu_banks.py [--cases 120] [--seed 17] [--ncu PATH] [--timing]
-    python3 test/gpu/ncu_banks.py --cpu          # no GPU: generate, lower, compile, predict
+    python3 lab/ncu/ncu_banks.py [--cases 120] [--seed 17] [--ncu PATH] [--timing]
+    python3 lab/ncu/ncu_banks.py --cpu          # no GPU: generate, lower, compile, predict
 
 Each case is one warp's kernel that moves a register tile through a shared tile and back:
 
@@ -66,8 +66,8 @@ from regcopy_passes.dispatch import Rejected
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
 from xdsl.parser import Parser
 
-# Sibling modules by name: test/gpu is on sys.path as the script's own directory when this
-# runs as `python3 test/gpu/ncu_banks.py`, and through pytest's `pythonpath` under the tests.
+# Sibling modules by name: lab/ncu is on sys.path as the script's own directory when this
+# runs as `python3 lab/ncu/ncu_banks.py`, and through lab/tests/conftest.py under its tests.
 from ncu_controls import PREFIX as CTL_PREFIX
 from ncu_controls import controls
 from ncu_report import (  # noqa: F401 - re-exported
