@@ -1,4 +1,4 @@
-"""The CUDA target (SPEC §4) without a GPU: print, compile with NVRTC for sm_90 (no warnings),
+"""The CUDA target (docs/ir.md) without a GPU: print, compile with NVRTC for sm_90 (no warnings),
 count the vector transfers in the PTX, and check the SASS (nvdisasm) for 128-bit shared/global
 accesses and no local memory (LDL/STL)."""
 
