@@ -25,15 +25,7 @@ from xdsl.ir import SSAValue
 
 from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.layout import Layout
-
-
-def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
+from regcopy_dialect.radix import place_digit
 
 
 class DynamicSource:
@@ -50,7 +42,7 @@ class DynamicSource:
         self._extents: dict[int, Value] = {}
         self.strides: list[Value] = [1] * self.rank
         for i in range(self.rank - 2, -1, -1):
-            self.strides[i] = _times(b, self.strides[i + 1], self.extent(i + 1))
+            self.strides[i] = b.times(self.strides[i + 1], self.extent(i + 1))
         for i in self.checked:
             self.extent(i)
 
@@ -69,9 +61,7 @@ class DynamicSource:
         iters = chunks.iters
         for k in range(len(iters) - 1, -1, -1):
             it = iters[k]
-            digit = body.div(c, q)
-            if k:
-                digit = body.rem(digit, it.extent)
+            digit = place_digit(body, c, q, it.extent, k == 0, shifts=False)
             i, step = dim_of(it.stride, self.sizes)
             out[i] = body.add(out[i], body.mul(digit, step))
             q *= it.extent
@@ -84,7 +74,7 @@ class DynamicSource:
         rows = [body.add(o, k) for o, k in zip(self.offsets, self.coords(body, chunks, c))]
         off: Value = 0
         for i in range(self.rank):
-            off = body.add(off, _times(body, rows[i], self.strides[i]))
+            off = body.add(off, body.times(rows[i], self.strides[i]))
         nbytes = w * eb
         if not self.checked:
             return off, nbytes

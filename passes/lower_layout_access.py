@@ -85,15 +85,6 @@ def _folded(v: SSAValue) -> Value:
     return v
 
 
-def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
-
-
 Access = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
 
 
@@ -157,7 +148,7 @@ class LowerLayoutAccessPattern(RewritePattern):
         off: Value = 0
         stride: Value = 1
         for i in range(len(shape) - 1, -1, -1):
-            term = _times(b, _folded(indices[i]), stride)
+            term = b.times(_folded(indices[i]), stride)
             off = b.add(off, term)
             if i == 0:
                 break
@@ -167,7 +158,7 @@ class LowerLayoutAccessPattern(RewritePattern):
                 if key not in self.extents:
                     self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
                 extent = self.extents[key]
-            stride = _times(b, stride, extent)
+            stride = b.times(stride, extent)
         return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:
