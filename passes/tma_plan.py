@@ -34,6 +34,7 @@ from enum import IntEnum
 from math import prod
 
 from regcopy_dialect.layout import Sliced, Swizzle
+from regcopy_dialect.xor_map import XorMap
 
 MAX_RANK = 5
 MAX_BOX = 256
@@ -84,17 +85,20 @@ def tma_swizzle(mode: SwizzleMode, element_bytes: int) -> Swizzle | None:
     return None if mode is SwizzleMode.NONE else Swizzle(4 - k, mode.bits, 3)
 
 
-def swizzle_mode(swz: Swizzle | None, element_bytes: int) -> SwizzleMode | str:
+def swizzle_mode(swz: XorMap | None, element_bytes: int) -> SwizzleMode | str:
     """The TMA mode whose byte-address swizzle equals ``swz`` on ``element_bytes`` elements,
-    or the reason none does."""
-    if swz is None or swz.bits == 0:
+    or the reason none does (also for general ``xor<...>`` bases, which no TMA mode has)."""
+    if swz is None or not swz.bases:
         return SwizzleMode.NONE
     for mode in (SwizzleMode.B32, SwizzleMode.B64, SwizzleMode.B128):
-        if tma_swizzle(mode, element_bytes) == swz:
+        if tma_swizzle(mode, element_bytes).bases == swz.bases:
             return mode
     k = _log2(element_bytes) or 0
     wanted = ", ".join(f"{tma_swizzle(m, element_bytes)} ({m})"
                        for m in (SwizzleMode.B32, SwizzleMode.B64, SwizzleMode.B128))
+    if not isinstance(swz, Swizzle):
+        return (f"layout is not a TMA swizzle: {swz} on {element_bytes}-byte elements is not "
+                f"one swizzle<M,B,S> field; TMA swizzles are {wanted}")
     return (f"layout is not a TMA swizzle: {swz} on {element_bytes}-byte elements XORs bytes "
             f"bits [{swz.m_base + k}, {swz.m_base + k + swz.bits}) with bits "
             f"[{swz.m_base + swz.shift + k}, {swz.m_base + swz.shift + swz.bits + k}); "
