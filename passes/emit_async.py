@@ -165,11 +165,11 @@ def _lower_function(f: func.FuncOp, report: Callable[[Operation, str], None],
     if len(plans) < len(copies):
         return
     placeholder = token_placeholder(f)
-    for op in waits:
-        Rewriter.replace_op(op, CpAsyncWaitOp(op.pending.value.data))
-    for op in groups:
-        op.group.replace_all_uses_with(placeholder)
-        Rewriter.replace_op(op, CpAsyncCommitOp(), [None])
+    for wait in waits:
+        Rewriter.replace_op(wait, CpAsyncWaitOp(wait.pending.value.data))
+    for group in groups:
+        group.group.replace_all_uses_with(placeholder)
+        Rewriter.replace_op(group, CpAsyncCommitOp(), [None])
     for op in copies:
         if remarks:
             emit(remark(op, plans[op]))

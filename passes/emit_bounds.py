@@ -338,8 +338,7 @@ def _rounds(fr: _Frame, rounds: int,
     block = Block(arg_types=[IndexType()])
     block.args[0].name_hint = "f"
     block.add_ops([*round_ops(body, block.args[0]), scf.YieldOp()])
-    bounds = [fr.b.value(0), fr.b.value(rounds), fr.b.value(1)]
-    return [scf.ForOp(*bounds, [], Region(block))]
+    return [scf.ForOp(fr.b.value(0), fr.b.value(rounds), fr.b.value(1), [], Region(block))]
 
 
 def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,

@@ -109,7 +109,7 @@ def plan_key(op: CopyOp, block: int) -> Hashable:
     divisibility and name are then the same); for a dynamic buffer, ``bounds_key`` (its
     extents' divisors, its name, ``{in_bounds}`` and the padding)."""
     return (op.scope.data, block, op.src_type, op.dst_type,
-            *(tuple(map(tuple, op.region(side))) for side in ("src", "dst")), bounds_key(op))
+            *(tuple(tuple(part) for part in op.region(side)) for side in ("src", "dst")), bounds_key(op))
 
 
 @dataclass(frozen=True)
@@ -204,10 +204,10 @@ def _swizzle_order_notes(op: CopyOp) -> list[str]:
     """For each swizzled side whose ``swizzle<M,B,S>``, read in CuTe's ``Swizzle<B,M,S>``
     order, would be another valid swizzle: a note giving both readings."""
     notes: list[str] = []
-    for side in (op.src, op.dst):
-        if is_dynamic(side.type):
+    for t in (op.src_type, op.dst_type):
+        if is_dynamic(t):
             continue
-        swizzle = buffer_layout(side.type).swizzle
+        swizzle = buffer_layout(t).swizzle
         if swizzle is not None and (note := cute_order_note(swizzle)) is not None:
             notes.append(note)
     return notes

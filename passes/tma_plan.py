@@ -91,7 +91,7 @@ def swizzle_mode(swz: XorMap | None, element_bytes: int) -> SwizzleMode | str:
     if swz is None or not swz.bases:
         return SwizzleMode.NONE
     for mode in (SwizzleMode.B32, SwizzleMode.B64, SwizzleMode.B128):
-        if tma_swizzle(mode, element_bytes).bases == swz.bases:
+        if (tma := tma_swizzle(mode, element_bytes)) is not None and tma.bases == swz.bases:
             return mode
     k = _log2(element_bytes) or 0
     wanted = ", ".join(f"{tma_swizzle(m, element_bytes)} ({m})"

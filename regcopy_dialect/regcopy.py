@@ -130,7 +130,8 @@ class LaunchAttr(ParametrizedAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         grid = ", ".join(str(g.data) for g in self.grid)
-        extra = f", min_blocks = {self.min_blocks.data}" if self.min_blocks_per_sm else ""
+        n = self.min_blocks_per_sm
+        extra = f", min_blocks = {n}" if n else ""
         printer.print_string(f"<block = {self.block.data}, grid = [{grid}]{extra}>")
 
     @property

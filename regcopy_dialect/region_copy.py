@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Self, cast
+from typing import Any, Self, cast
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, MemRefType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -70,7 +70,8 @@ def _parse_region(parser: Parser) -> tuple[list[int | SSAValue], list[int]] | No
     return offsets, sizes
 
 
-def _print_region(printer: Printer, statics: DenseArrayBase | None, sizes: DenseArrayBase | None,
+def _print_region(printer: Printer, statics: DenseArrayBase[Any] | None,
+                  sizes: DenseArrayBase[Any] | None,
                   dynamic: Sequence[SSAValue]) -> None:
     if statics is None or sizes is None:
         return

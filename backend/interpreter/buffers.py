@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, cache
 from math import prod
 from typing import Any, cast
 
@@ -34,7 +34,7 @@ from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout,
 # --------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout_of(t: MemRefType) -> Layout:
     """The layout that maps a logical index of ``t`` to its element (row-major by default)."""
     if not isinstance(t.layout, LayoutAttr | NoneAttr):
@@ -43,7 +43,7 @@ def layout_of(t: MemRefType) -> Layout:
     return buffer_layout(t)
 
 
-@lru_cache(maxsize=None)
+@cache
 def address_of(t: MemRefType) -> AddressMap:
     """The addressing of a buffer of type ``t`` (``address.address_map`` of its layout)."""
     return address_map(layout_of(t), tuple(t.get_shape()))

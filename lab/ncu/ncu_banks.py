@@ -185,7 +185,7 @@ def random_case(rng: random.Random) -> BankCase:
     if kind == "cols":
         k = rng.choice((4, 8, 16)) * 4 // eb
         pitch = 32 + rng.choice((0, 0, 4, 8, 16)) // eb
-        return BankCase("cols", dtype, (k, 32), "(%d,32):(1,1@laneid)" % k, (k, pitch))
+        return BankCase("cols", dtype, (k, 32), f"({k},32):(1,1@laneid)", (k, pitch))
     k = rng.choice((16, 32, 64, 128)) // eb
     pitch = k + rng.choice((0, 0, 0, 4, 8, 16, 32)) // eb
     sw = _swizzle(rng, eb, k, pitch)

@@ -139,7 +139,7 @@ def k_hoisted(src: str) -> str:
     at = src.index("if (aligned_1) {")
     _, c = block(src, at)
     at = src.index("#pragma unroll", c)
-    o, c = block(src, src.index("for (", at))
+    _, c = block(src, src.index("for (", at))
     loop = src[at:c + 1]
     k, e = re.search(r"const long long (v\d+) = (v\d+) & 3LL;", loop).groups()
     base = re.search(rf"const long long {e} = (v\d+) \+ v\d+;", loop).group(1)

@@ -368,7 +368,7 @@ def main() -> int:
     base_bw: dict[bool, float] = {}
     for pitch in (4000, 4001, 4002, 4003):
         for name in NAMES if pitch == 4000 else [n for n in NAMES if not n.startswith("aligned")]:
-            ms = time_launches(stream, lambda: core.launch(
+            ms = time_launches(stream, lambda name=name, pitch=pitch: core.launch(
                 stream, cfg_t if name.endswith("_t") else cfg, ks[name], int(x.handle),
                 int(y.handle), np.int64(pitch)), 20)
             bw = 2 * 4 * rows * col_tiles * 1024 / ms / 1e6

@@ -281,7 +281,7 @@ def test_unlowered_copy_is_named() -> None:
 
     text = (REPO / "examples" / "seed_demo.mlir").read_text()
     module = Parser(build_context(), text, "seed_demo.mlir").parse_module()
-    with pytest.raises(UnsupportedOpError, match="'regcopy.copy' op is not lowered"):
+    with pytest.raises(UnsupportedOpError, match=r"'regcopy\.copy' op is not lowered"):
         print_cuda(module)
 
 

@@ -81,11 +81,11 @@ def test_readme_and_docstring_name_every_option_and_choice() -> None:
 def test_every_option_value_the_product_writes_is_declared() -> None:
     """Remarks, warnings and docs say ``transfer=matrix``, ``bank-rotation=off``...: each such
     value must be one the pass accepts (a renamed or dropped choice fails here)."""
-    pattern = re.compile(r"\b(%s)=([a-z0-9]+)\b" % "|".join(
-        re.escape(n) for n, s in SPECS.items() if s.choices))
+    names = "|".join(re.escape(n) for n, s in SPECS.items() if s.choices)
+    pattern = re.compile(rf"\b({names})=([a-z0-9]+)\b")
     found = 0
     files = [p for d in PRODUCT for p in (ROOT / d).rglob("*.py")]
-    files += list((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+    files += [*(ROOT / "docs").glob("*.md"), ROOT / "README.md"]
     for path in files:
         for m in pattern.finditer(path.read_text()):
             if path.suffix == ".py" and m.string[m.end():m.end() + 1] in (",", ")"):
