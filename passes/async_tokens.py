@@ -80,7 +80,7 @@ def drop_tokens(f: func.FuncOp, placeholder: SSAValue) -> None:
     for op in reversed(todo):
         if isinstance(op, scf.ForOp):
             _rebuild_for(op, placeholder)
-        else:
+        elif isinstance(op, scf.IfOp):
             _rebuild_if(op, placeholder)
     owner = placeholder.owner
     assert isinstance(owner, Operation)

@@ -46,6 +46,7 @@ from regcopy_dialect.diagnostics import (
     with_location,
 )
 from regcopy_dialect.layout import Layout
+from regcopy_dialect.radix import place_digit
 from regcopy_dialect.regcopy import StorageOp
 
 
@@ -57,9 +58,7 @@ def chunk_offset(b: IndexBuilder, chunks: Layout, c: Value) -> Value:
     iters = chunks.iters
     for k in range(len(iters) - 1, -1, -1):
         it = iters[k]
-        digit = b.div(c, q)
-        if k:
-            digit = b.rem(digit, it.extent)
+        digit = place_digit(b, c, q, it.extent, k == 0, shifts=False)
         out = b.add(out, b.mul(digit, it.stride))
         q *= it.extent
     return out

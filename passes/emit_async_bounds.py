@@ -20,13 +20,14 @@ from collections.abc import Sequence
 
 from regcopy_passes.bounds import dim_of
 from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.strides import buffer_strides, times
+from regcopy_passes.strides import buffer_strides
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.ir import SSAValue
 
 from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.layout import Layout
+from regcopy_dialect.radix import place_digit
 
 
 class DynamicSource:
@@ -60,9 +61,7 @@ class DynamicSource:
         iters = chunks.iters
         for k in range(len(iters) - 1, -1, -1):
             it = iters[k]
-            digit = body.div(c, q)
-            if k:
-                digit = body.rem(digit, it.extent)
+            digit = place_digit(body, c, q, it.extent, k == 0, shifts=False)
             i, step = dim_of(it.stride, self.sizes)
             out[i] = body.add(out[i], body.mul(digit, step))
             q *= it.extent
@@ -75,7 +74,7 @@ class DynamicSource:
         rows = [body.add(o, k) for o, k in zip(self.offsets, self.coords(body, chunks, c))]
         off: Value = 0
         for i in range(self.rank):
-            off = body.add(off, times(body, rows[i], self.strides[i]))
+            off = body.add(off, body.times(rows[i], self.strides[i]))
         nbytes = w * eb
         if not self.checked:
             return off, nbytes

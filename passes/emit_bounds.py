@@ -16,7 +16,7 @@ last column is outside", that column part made once before the path's rounds whe
 moves the column: a warp with one straddling lane then runs no ``else``, and the other path
 does not pay for it (on the H200, 32 x 256 bench tile: 7-11% more bandwidth on misaligned rows
 of 5-35 columns, 0-4.5% on longer ones; the 64 x 64 tile's versioned kernel down from 38 to 32
-registers; ``regcopy_bench.ab_sources``)."""
+registers; ``lab/ragged/ab_sources.py``)."""
 
 from __future__ import annotations
 
@@ -343,8 +343,7 @@ def _rounds(fr: _Frame, rounds: int,
     block = Block(arg_types=[IndexType()])
     block.args[0].name_hint = "f"
     block.add_ops([*round_ops(body, block.args[0]), scf.YieldOp()])
-    bounds = [fr.b.value(0), fr.b.value(rounds), fr.b.value(1)]
-    return [scf.ForOp(*bounds, [], Region(block))]
+    return [scf.ForOp(fr.b.value(0), fr.b.value(rounds), fr.b.value(1), [], Region(block))]
 
 
 def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,

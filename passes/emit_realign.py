@@ -9,7 +9,7 @@ one class (``misalignment_classes``), and each class is one branch of an ``scf.i
 ``g = 1``: one 128-bit store (``k = 0``), for ``k`` odd a 32-bit, a 64-bit and a 32-bit
 one, else (``k = 2``) two 64-bit ones. Where a warp's lanes share ``k`` (a warp along one
 row, whose vectors start a multiple of ``n`` apart) the branch does not diverge; on the H200
-it ran 1-4% faster than predicating every piece of every class (``regcopy_bench.ab_sources``).
+it ran 1-4% faster than predicating every piece of every class (``lab/ragged/ab_sources.py``).
 A piece's registers ``r + p .. r + p + w`` pass through ``tmp[0:w]`` (a per-thread staging
 buffer at fixed indices, so it stays in registers) to make an aligned ``vector<w>``."""
 

@@ -38,10 +38,9 @@ from regcopy_passes.async_bounds import (
     version_tests,
 )
 from regcopy_passes.bounds import standin_slice
-from regcopy_passes.dispatch import Rejected, check_all_threads_active
+from regcopy_passes.dispatch import Rejected, check_copy_runs
 from regcopy_passes.divisibility import divisibility
 from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.async_ops import CP_ASYNC_BYTES, CopyAsyncOp
 from regcopy_dialect.buffers import is_dynamic
@@ -156,12 +155,7 @@ def _width_problem(g: Sliced, s: Sliced, w: int, total: int,
 
 def plan_async(op: CopyAsyncOp) -> AsyncPlan:
     """Plan ``op`` (raises ``Rejected`` with the reason)."""
-    try:
-        op.verify_()
-    except VerifyException as e:
-        raise Rejected(f"the copy does not verify: {e}") from None
-    scope = op.scope.data.scope
-    block = check_all_threads_active(op, scope)
+    scope, block = check_copy_runs(op)
     bits = element_bits(op.src_type.element_type) or 0
     if bits % 8:
         raise Rejected(f"element type {op.src_type.element_type} is not whole bytes")

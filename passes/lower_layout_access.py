@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.strides import buffer_strides, times
+from regcopy_passes.strides import buffer_strides
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, NoneAttr
@@ -165,14 +165,14 @@ class LowerLayoutAccessPattern(RewritePattern):
         off: Value = 0
         if is_strided(buf.type):
             for i, s in enumerate(buffer_strides(b, buf, extent)):
-                off = b.add(off, times(b, _folded(indices[i]), s))
+                off = b.add(off, b.times(_folded(indices[i]), s))
             return off
         stride: Value = 1
         for i in range(len(shape) - 1, -1, -1):
-            off = b.add(off, times(b, _folded(indices[i]), stride))
+            off = b.add(off, b.times(_folded(indices[i]), stride))
             if i == 0:
                 break
-            stride = times(b, stride, extent(i))
+            stride = b.times(stride, extent(i))
         return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from regcopy_passes.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
@@ -27,14 +27,14 @@ from regcopy_passes.emit_tma import lower_tma_ops
 from regcopy_passes.lower_convert import is_conversion, lower_conversions
 from regcopy_passes.lower_mma import lower_mma_ops
 from regcopy_passes.matrix_plan import MatrixTransfer
-from regcopy_passes.options import PassOptionError, parse_options
+from regcopy_passes.options import OptionSpec, PassOptionError, option_specs, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -115,21 +115,15 @@ def plan_key(op: CopyOp, block: int) -> Hashable:
     divisibility and name are then the same); for a dynamic buffer, ``bounds_key`` (its
     extents' divisors, its name, ``{in_bounds}`` and the padding)."""
     return (op.scope.data, block, op.src_type, op.dst_type,
-            *(tuple(map(tuple, op.region(side))) for side in ("src", "dst")), bounds_key(op))
+            *(tuple(tuple(part) for part in op.region(side)) for side in ("src", "dst")), bounds_key(op))
 
 
 @dataclass(frozen=True)
 class LowerRegCopyPattern(RewritePattern):
     """Rewrite one accepted ``regcopy.copy``; report a rejected one (or fail under strict)."""
 
-    max_vector_bits: int = 128
-    strict: bool = False
-    remarks: bool = False
-    bank_rotation: str = "auto"
-    warn_unlowered: bool = True
-    transfer: str = "auto"
-    select_weight: float = SELECT_WEIGHT
-    fma_swap_share: float = FMA_SWAP_SHARE
+    options: LowerRegCopyPass
+    """The pass's options (declared once, by the pass; ``transfer`` as register copies read it)."""
     labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
                                          compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
@@ -145,9 +139,9 @@ class LowerRegCopyPattern(RewritePattern):
         try:
             lp = self._plan(op)
         except Rejected as reason:
-            self._rejected(op, str(reason))
+            self.refuse(op, str(reason))
             return
-        if self.remarks:
+        if self.options.remarks:
             emit(_lowered_remark(op, self._label(op), lp))
         lowered = emit_copy(op, lp)
         inherit_location(lowered, op)
@@ -160,9 +154,9 @@ class LowerRegCopyPattern(RewritePattern):
         key = plan_key(op, block)
         if key not in self.plans:
             try:
-                self.plans[key] = plan_for(op, self.max_vector_bits,
-                                           self.bank_rotation == "auto", self.transfer,
-                                           self.select_weight, self.fma_swap_share)
+                o = self.options
+                self.plans[key] = plan_for(op, o.max_vector_bits, o.bank_rotation == "auto",
+                                           o.transfer, o.select_weight, o.fma_swap_share)
             except Rejected as reason:
                 self.plans[key] = reason
         plan = self.plans[key]
@@ -170,34 +164,27 @@ class LowerRegCopyPattern(RewritePattern):
             raise plan
         return plan
 
-    def _rejected(self, op: CopyOp, reason: str) -> None:
-        """Strict: an error. Otherwise one line: a remark under ``remarks``, else a warning."""
-        if self.strict:
+    def refuse(self, op: CopyOp | CopyAsyncOp, reason: str) -> None:
+        """A copy the planners refuse. Strict: an error. Otherwise one line: a remark under
+        ``remarks``, else a warning."""
+        if self.options.strict:
             raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}"))
-        severity: Severity | None = ("remark" if self.remarks
-                                     else "warning" if self.warn_unlowered else None)
+        severity: Severity | None = ("remark" if self.options.remarks
+                                     else "warning" if self.options.warn_unlowered else None)
         if severity is not None:
-            emit(_not_lowered(op, self._label(op), severity, reason))
-
-    def refuse_async(self, op: CopyAsyncOp, reason: str) -> None:
-        """A ``copy_async`` the cp.async planner refuses, reported as a refused copy is."""
-        if self.strict:
-            raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}"))
-        severity: Severity | None = ("remark" if self.remarks
-                                     else "warning" if self.warn_unlowered else None)
-        if severity is not None:
-            emit(_not_lowered(op, async_label(op), severity, reason))
+            label = async_label(op) if isinstance(op, CopyAsyncOp) else self._label(op)
+            emit(_not_lowered(op, label, severity, reason))
 
     def _label(self, op: CopyOp) -> str:
         return self.labels[op] if op in self.labels else copy_label(op)
 
 
-def _diagnostic(op: CopyOp, label: str, severity: Severity, message: str,
+def _diagnostic(op: Operation, label: str, severity: Severity, message: str,
                 notes: tuple[str, ...] = ()) -> Diagnostic:
     return Diagnostic(severity, message, label, op_location(op), notes)
 
 
-def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Diagnostic:
+def _not_lowered(op: Operation, label: str, severity: Severity, reason: str) -> Diagnostic:
     """``not lowered: <first clause of the reason> [<copy>]``, then the reason's later clauses
     (``; ``-separated: how to fix it), one per indented line, so the first line stays short
     and the same whatever the file's path."""
@@ -231,10 +218,10 @@ def _swizzle_order_notes(op: CopyOp) -> list[str]:
     """For each swizzled side whose ``swizzle<M,B,S>``, read in CuTe's ``Swizzle<B,M,S>``
     order, would be another valid swizzle: a note giving both readings."""
     notes: list[str] = []
-    for side in (op.src, op.dst):
-        if is_dynamic(side.type):
+    for t in (op.src_type, op.dst_type):
+        if is_dynamic(t):
             continue
-        swizzle = buffer_layout(side.type).swizzle
+        swizzle = buffer_layout(t).swizzle
         if swizzle is not None and (note := cute_order_note(swizzle)) is not None:
             notes.append(note)
     return notes
@@ -252,10 +239,11 @@ class LowerRegCopyPass(ModulePass):
     * ``remarks`` (default false): one remark per copy on stderr (result, or why not lowered);
     * ``warn-unlowered`` (default true): a warning per copy left in the IR;
     * ``bank-rotation`` (``auto``/``off``): lane-rotated rounds for bank-conflicted transfers;
-    * ``transfer`` (``auto``/``vector``): ``auto`` moves shared <-> register fragments with
-      ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no more
-      wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
-      ld/stmatrix wherever they fit;
+    * ``transfer`` (``auto``/``vector``/``matrix``/``tma``): ``auto`` moves shared <-> register
+      fragments with ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no
+      more wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
+      ld/stmatrix wherever they fit; ``tma`` (register copies as ``auto``) makes a kernel's
+      async copies Hopper bulk tensor copies where they fit, else ``cp.async``;
     * ``select-weight`` (a number >= 0, default 0.25): what one integer-pipe instruction of
       a lane rotation's butterfly (a 32-bit select) costs, in shared wavefronts, when the pass
       weighs a rotation (a calibration knob: the default was measured on the H200);
@@ -294,6 +282,11 @@ class LowerRegCopyPass(ModulePass):
                                   f"{self.fma_swap_share!r}")
 
     @classmethod
+    def options(cls) -> tuple[OptionSpec, ...]:
+        """The options as the fields above declare them (names, types, defaults, choices)."""
+        return option_specs(cls, CHOICES)
+
+    @classmethod
     def from_spec(cls, spec: ArgSpec) -> LowerRegCopyPass:
         """``-p`` options: dashes or underscores, bare booleans, errors in dash spelling."""
         if spec.name != cls.name:
@@ -310,27 +303,23 @@ class LowerRegCopyPass(ModulePass):
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
-        pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
-                                      self.bank_rotation, self.warn_unlowered, registers,
-                                      self.select_weight, self.fma_swap_share,
-                                      copy_labels(op))
+        pattern = LowerRegCopyPattern(replace(self, transfer=registers), copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)
-        lower_async_ops(op, pattern.refuse_async, self.remarks)
+        lower_async_ops(op, pattern.refuse, self.remarks)
         lower_mma_ops(op, self.remarks)
 
     def _lower_conversions(self, module: builtin.ModuleOp) -> None:
         """Register ↔ register copies first (``lower_convert``): in place, or into two shared
         copies that the pattern below lowers."""
         labels = copy_labels(module)
-        reporter = LowerRegCopyPattern(strict=self.strict, remarks=self.remarks,
-                                       warn_unlowered=self.warn_unlowered, labels=labels)
+        reporter = LowerRegCopyPattern(self, labels)
 
         def report(copy: CopyOp, message: str, reason: str | None,
                    notes: tuple[str, ...]) -> None:
             if reason is not None:
-                reporter._rejected(copy, reason)  # pyright: ignore[reportPrivateUsage]
+                reporter.refuse(copy, reason)
             elif self.remarks:
                 emit(_diagnostic(copy, reporter._label(copy),  # pyright: ignore
                                  "remark", message, notes))

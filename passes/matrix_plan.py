@@ -248,7 +248,7 @@ def _instructions(rows: dict[tuple[int, int], tuple[int, ...]], words: Sequence[
         group = words[start:start + count]
         start += count
 
-        def row_of(t: int) -> int:
+        def row_of(t: int, count: int = count, group: Sequence[int] = group) -> int:
             lane = (t % WARP) % (8 * count)
             return rows[(t // WARP, group[lane // 8])][lane % 8]
 

@@ -14,22 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from regcopy_passes.index_builder import IndexBuilder, Value
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.ir import SSAValue
 
 from regcopy_dialect.strided import layout_strides
 
-__all__ = ["buffer_strides", "times"]
+__all__ = ["buffer_strides"]
 
-
-def times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
 
 
 def buffer_strides(b: IndexBuilder, buf: SSAValue, extent: Callable[[int], Value]
@@ -43,7 +35,7 @@ def buffer_strides(b: IndexBuilder, buf: SSAValue, extent: Callable[[int], Value
     if strides is None:
         out: list[Value] = [1] * rank
         for i in range(rank - 2, -1, -1):
-            out[i] = times(b, out[i + 1], extent(i + 1))
+            out[i] = b.times(out[i + 1], extent(i + 1))
         return out
     if DYNAMIC_INDEX not in strides:
         return list(strides)

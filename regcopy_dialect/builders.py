@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
+from typing import cast
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
@@ -29,6 +30,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -189,7 +191,7 @@ def copy(scope: ExecScope | str, src: SSAValue | Operation, dst: SSAValue | Oper
     if padding is not None:
         elem = op.src_type.element_type
         op.attributes["padding"] = FloatAttr(float(padding), elem) \
-            if isinstance(elem, AnyFloat) else IntegerAttr(int(padding), elem)
+            if isinstance(elem, AnyFloat) else IntegerAttr(int(padding), cast(IntegerType, elem))
     if in_bounds:
         op.attributes["in_bounds"] = UnitAttr()
     return op

@@ -57,7 +57,7 @@ class MultipleOfOp(IRDLOperation):
 
     value = operand_def(IndexType | IntegerType)
     divisor = prop_def(IntegerAttr[I64])
-    result = result_def(IndexType | IntegerType)
+    result = result_def(IndexType | IntegerType)  # type: ignore[arg-type]  # a union, as operand_def
 
     traits = traits_def(Pure())
 
@@ -138,8 +138,8 @@ def divisibility_problem(attr: Attribute, arg: SSAValue | None, name: str = "the
     dividing it). None when it is valid."""
     if arg is not None and isinstance(arg.type, MemRefType):
         return _array_problem(attr, arg.type, name)
-    if not isinstance(attr, IntegerAttr) or isinstance(attr.type, IntegerType) and \
-            attr.type.width.data == 1:
+    if not isinstance(attr, IntegerAttr) or (isinstance(attr.type, IntegerType) and \
+            attr.type.width.data == 1):
         return (f"{DIVISIBILITY} of {name} must be an integer attribute such as 16 : i64, "
                 f"got {attr}")
     if attr.value.data < 1:

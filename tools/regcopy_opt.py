@@ -70,6 +70,11 @@ class RegcopyOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument("--lower-reg-copy", action="store_true",
                                 help="shorthand for -p lower-reg-copy (after any -p passes)")
+        from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # not needed to start up
+        from regcopy_passes.options import options_help
+
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = options_help(LowerRegCopyPass.name, LowerRegCopyPass.options())
 
     def setup_pipeline(self) -> None:
         if self.args.lower_reg_copy:

@@ -111,8 +111,8 @@ def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
                          + (f" (a multiple of {n})" if (n := promise(fn, k)) else "")
                          for k in missing)
         example = " ".join(f"--arg {param_name(fn, k)}=" + (
-            "x".join("1000" if d < 0 else str(d) for d in fn.args[k].type.get_shape())
-            if isinstance(fn.args[k].type, MemRefType) else "...") for k in missing)
+            "x".join("1000" if d < 0 else str(d) for d in t.get_shape())
+            if isinstance(t := fn.args[k].type, MemRefType) else "...") for k in missing)
         raise ArgumentSpecError(f"kernel @{fn.sym_name.data} needs a value for each scalar "
                                 f"parameter and a shape for each dynamic buffer: {need}; "
                                 f"pass {example}")

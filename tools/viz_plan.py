@@ -61,8 +61,8 @@ def round_tile(op: CopyOp, acc: Accepted, plan: CopyPlan, thread: int) -> Tile:
     labels, keys, marked = [], [], set()
     for index in range(acc.r.layout.size):
         t, slot = _scope_owner(acc.r.layout, acc.scope, index)
-        f = round_of.get(acc.r.base.const + slot)
-        labels.append(f"{t}/{'?' if f is None else f}")
+        rnd = round_of.get(acc.r.base.const + slot)
+        labels.append(f"{t}/{'?' if rnd is None else rnd}")
         keys.append(f)
         if t == thread:
             marked.add(divmod(index, cols))

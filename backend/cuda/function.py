@@ -90,8 +90,8 @@ def vector_step(buf: SSAValue, indices: list[SSAValue], op: Operation
     not ``a + q * n`` and then its bytes."""
     index = indices[0] if len(indices) == 1 else None
     add = index.owner if index is not None else None
-    if not isinstance(add, arith.AddiOp) or memory_space(buf.type) not in (
-            MemSpace.SHARED, MemSpace.SHARED_DYN):
+    if not isinstance(add, arith.AddiOp) or not isinstance(buf.type, MemRefType) or \
+            memory_space(buf.type) not in (MemSpace.SHARED, MemSpace.SHARED_DYN):
         return None
     shift = add.rhs.owner
     vtype = (op.results[0] if op.results else op.operands[0]).type

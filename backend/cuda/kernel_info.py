@@ -272,7 +272,7 @@ def extent_divisors(f: func.FuncOp, k: int) -> tuple[int, ...] | None:
     arg = f.args[k]
     if (problem := divisibility_problem(attr, arg, f"%{arg.name_hint or f'arg{k}'}")):
         raise ValueError(f"kernel @{f.sym_name.data}: {problem}")
-    return tuple(int(d) for d in cast(DenseArrayBase, attr).get_values())
+    return tuple(int(d) for d in cast(DenseArrayBase[IntegerType], attr).get_values())
 
 
 def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:

@@ -121,7 +121,7 @@ def _close(interp: Interpreter) -> Group:
 
 
 def _wait(interp: Interpreter, group: Any, pending: int, name: str) -> None:
-    st, mine = _state(interp)
+    _, mine = _state(interp)
     if not isinstance(group, Group) or group.number >= mine.closed:
         raise InterpretationError(f"waits on {name}, a group this thread never closed")
     later = mine.closed - 1 - group.number

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, cache
 from math import prod
 from typing import Any, cast
 
@@ -34,7 +34,7 @@ from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout,
 # --------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout_of(t: MemRefType) -> Layout:
     """The layout that maps a logical index of ``t`` to its element (row-major by default)."""
     if not isinstance(t.layout, LayoutAttr | NoneAttr):
@@ -43,7 +43,7 @@ def layout_of(t: MemRefType) -> Layout:
     return buffer_layout(t)
 
 
-@lru_cache(maxsize=None)
+@cache
 def address_of(t: MemRefType) -> AddressMap:
     """The addressing of a buffer of type ``t`` (``address.address_map`` of its layout)."""
     return address_map(layout_of(t), tuple(t.get_shape()))
@@ -254,13 +254,16 @@ def copy_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_regio
 # ---- reference semantics of regcopy.copy ---------------------------------------------------
 
 
-def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
+def runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
+    """The region of ``op``'s ``side`` (``src``/``dst``) with its dynamic offsets filled in
+    from ``dynamic``, in order."""
     offsets, sizes = op.region(side)
     dyn = iter(dynamic)
     return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
 
 
-def _name(value: SSAValue) -> str:
+def buffer_name(value: SSAValue) -> str:
+    """How messages name a buffer: ``%A``, or ``buffer`` when it has no name."""
     return f"%{value.name_hint}" if value.name_hint else "buffer"
 
 
@@ -269,10 +272,10 @@ def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst:
     """The executing thread (whose thread-axis values ``axis`` gives) moves every region
     element it owns by R's thread axes (``copy_table``): into R, every replica takes its
     copy; out of R, only replica 0 writes."""
-    src_region = _runtime_region(op, "src", src_dyn)
-    dst_region = _runtime_region(op, "dst", dst_dyn)
-    check_region(src_region, src.shape, f"source {_name(op.src)}")
-    check_region(dst_region, dst.shape, f"destination {_name(op.dst)}")
+    src_region = runtime_region(op, "src", src_dyn)
+    dst_region = runtime_region(op, "dst", dst_dyn)
+    check_region(src_region, src.shape, f"source {buffer_name(op.src)}")
+    check_region(dst_region, dst.shape, f"destination {buffer_name(op.dst)}")
     if src.local and dst.local:
         raise InterpretationError("regcopy.copy between two local buffers is not supported")
     r_is_dst = dst.local or not src.local

@@ -31,15 +31,17 @@ from xdsl.dialects.builtin import (
     MemRefType,
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
+    buffer_name,
     check_region,
     copy_table,
     run_reference_copy,
+    runtime_region,
 )
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from regcopy_dialect.attrs import LayoutAttr
@@ -113,16 +115,6 @@ def padding_value(op: CopyOp, element: Attribute) -> Any:
     return float(value) if isinstance(element, AnyFloat) else int(value)
 
 
-def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
-    offsets, sizes = op.region(side)
-    dyn = iter(dynamic)
-    return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
-
-
-def _name(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "buffer"
-
-
 def _bounded_side(op: CopyOp) -> str | None:
     """The side (``src``/``dst``) of ``op`` with runtime extents, if any."""
     for side, value in (("src", op.src), ("dst", op.dst)):
@@ -166,12 +158,12 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
                      src_dyn: Sequence[int], dst_dyn: Sequence[int]) -> None:
     """The reference semantics of a copy with runtime extents (module docstring)."""
     side = _bounded_side(op)
-    regions = {"src": _runtime_region(op, "src", src_dyn),
-               "dst": _runtime_region(op, "dst", dst_dyn)}
+    regions = {"src": runtime_region(op, "src", src_dyn),
+               "dst": runtime_region(op, "dst", dst_dyn)}
     bufs = {"src": src, "dst": dst}
     if IN_BOUNDS in op.attributes or side is None:
         for s, value in (("src", op.src), ("dst", op.dst)):
-            what = f"{'source' if s == 'src' else 'destination'} {_name(value)}"
+            what = f"{'source' if s == 'src' else 'destination'} {buffer_name(value)}"
             if IN_BOUNDS in op.attributes:
                 what += " (the copy promises {in_bounds})"
             check_region(regions[s], bufs[s].shape, what)
@@ -179,10 +171,10 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
     other = "dst" if side == "src" else "src"
     check_region(regions[other], bufs[other].shape,
                  f"{'source' if other == 'src' else 'destination'} "
-                 f"{_name(op.src if other == 'src' else op.dst)}")
+                 f"{buffer_name(op.src if other == 'src' else op.dst)}")
     g_offsets, g_sizes = regions[side]
     if any(o < 0 for o in g_offsets):
-        raise InterpretationError(f"region offsets {list(g_offsets)} of {_name(op.src if side == 'src' else op.dst)} "
+        raise InterpretationError(f"region offsets {list(g_offsets)} of {buffer_name(op.src if side == 'src' else op.dst)} "
                                   "are negative; bounds checks clip at the runtime extents only")
     shape = bufs[side].shape
     if all(o + z <= n for o, z, n in zip(g_offsets, g_sizes, shape, strict=True)):

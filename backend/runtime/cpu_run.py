@@ -81,7 +81,7 @@ def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
         raise ValueError(f"kernel @{kernel} takes {len(types)} arguments, got {len(args)}")
     values: list[Buffer | int] = []
     for t, a in zip(types, args, strict=True):
-        values.append(to_buffer(cast(MemRefType, t), a) if isinstance(t, MemRefType)
+        values.append(to_buffer(t, cast(np.ndarray, a)) if isinstance(t, MemRefType)
                       else int(a))
     launch(make_interpreter(module), kernel, values, grid=grid)
     return [from_buffer(v, a, cast(MemRefType, t)) for v, a, t in zip(values, args, types,

@@ -1,4 +1,4 @@
-// 192 KiB of dynamic shared memory (SPEC §8): two shared.dyn buffers carved out of one
+// 192 KiB of dynamic shared memory (docs/ir.md): two shared.dyn buffers carved out of one
 // extern __shared__ array at 128-byte aligned offsets (S: 704x128 f16 = 180224 bytes at 0,
 // T: 64x128 f16 = 16384 bytes at 180224; 196608 bytes in all, over the 48 KiB static limit).
 // The input tile goes through registers into T and into S's last rows, and back out to o1/o2:

@@ -3,7 +3,7 @@
 #   bash test/gpu/device_run.sh [all|tests|bench|ncu]   (outputs under $OUT, else /tmp/regcopy-gpu)
 # `tests` runs every step but the benchmarks, `bench` only the benchmarks (two calls that each
 # fit a 10-minute limit); `all` (the default) both. `ncu` only compares the shared-memory bank
-# model with wavefronts counted by Nsight Compute (test/gpu/ncu_banks.py, 120 random copies;
+# model with wavefronts counted by Nsight Compute (lab/ncu/ncu_banks.py, 120 random copies;
 # it falls back to clock64 timing when ncu cannot read the counters), after a --check of the
 # 8-way rotated kernel (a 3-bit butterfly).
 # Wheels carried in .whl/ (xdsl and its pure-Python needs; .whl/cuda/ holds cuda-core and
@@ -60,8 +60,8 @@ case $part in all|tests|bench|ncu) ;; *) echo "usage: device_run.sh [all|tests|b
 if [[ $part == ncu ]]; then
 step "regcopy-run --check test/gpu/kernels/rotated_f32_k32.mlir" check_rotated_8way.txt \
     run --check test/gpu/kernels/rotated_f32_k32.mlir
-step "test/gpu/ncu_banks.py (bank model vs Nsight Compute)" ncu_banks.txt \
-    python3 test/gpu/ncu_banks.py --cases 120
+step "lab/ncu/ncu_banks.py (bank model vs Nsight Compute)" ncu_banks.txt \
+    python3 lab/ncu/ncu_banks.py --cases 120
 echo "== summary"
 cat "$out/summary.txt"
 exit $status

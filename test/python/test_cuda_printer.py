@@ -1,4 +1,4 @@
-"""The CUDA target (SPEC §4) without a GPU: print, compile with NVRTC for sm_90 (no warnings),
+"""The CUDA target (docs/ir.md) without a GPU: print, compile with NVRTC for sm_90 (no warnings),
 count the vector transfers in the PTX, and check the SASS (nvdisasm) for 128-bit shared/global
 accesses and no local memory (LDL/STL)."""
 
@@ -281,7 +281,7 @@ def test_unlowered_copy_is_named() -> None:
 
     text = (REPO / "examples" / "seed_demo.mlir").read_text()
     module = Parser(build_context(), text, "seed_demo.mlir").parse_module()
-    with pytest.raises(UnsupportedOpError, match="'regcopy.copy' op is not lowered"):
+    with pytest.raises(UnsupportedOpError, match=r"'regcopy\.copy' op is not lowered"):
         print_cuda(module)
 
 

@@ -149,7 +149,7 @@ def test_shared_memory_over_the_device_limit_is_refused() -> None:
     info = kernel_info(f)
     assert (info.static_shared_bytes, info.dynamic_shared_bytes) == (0, 196608)
     check_shared_memory(info, 232448, "H200")
-    with pytest.raises(Exception, match="196608 bytes of shared memory per block .* over "
+    with pytest.raises(Exception, match=r"196608 bytes of shared memory per block .* over "
                        "the 101376-byte per-block limit of small GPU"):
         check_shared_memory(info, 101376, "small GPU")
 
@@ -200,7 +200,7 @@ def test_regcopy_run_without_or_with_a_gpu() -> None:
     """No GPU here: one line on stderr and exit code 2. (On a GPU machine: checksums, and the
     seed demo's output equals its input.)"""
     proc = _run(str(SEED), "--seed", "3")
-    has_gpu, why = gpu_available()
+    has_gpu, _ = gpu_available()
     if not has_gpu:
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith("regcopy-run: no CUDA GPU available (")

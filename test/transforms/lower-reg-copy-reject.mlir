@@ -1,4 +1,4 @@
-// Each acceptance check of algorithm.md §1 with its reason: an error under strict, a remark
+// Each acceptance check of docs/pass.md with its reason: an error under strict, a remark
 // under remarks, and the copy left untouched otherwise.
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{strict=true}' --verify-diagnostics | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK

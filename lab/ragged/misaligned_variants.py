@@ -2,7 +2,7 @@
 """Hand-written variants of a misaligned-row copy: the evidence behind the fallback of a
 versioned copy (``docs/pass.md``, Versioning).
 
-    python -m regcopy_bench.misaligned_variants [--sass]
+    python3 lab/ragged/misaligned_variants.py [--sass]
 
 An 8 x 1024 f32 tile per CTA (thread t owns columns 4t..4t+3 of each of 8 rows, as the
 ``bench_ragged`` tile), rows of pitch N, interior tiles only (no bounds), 16384 rows x 3072
@@ -29,7 +29,7 @@ columns. For N = 4000 (aligned) and N = 4001..4003 (rows start 4, 8 or 12 bytes 
 * ``*_t``: the same kernels on a grid with the column tile on ``blockIdx.x``, so that the
   CTAs sharing a chunk at a tile edge run side by side (ratios to ``aligned_t``).
 
-What it showed on the H200 (``test/gpu/results/misaligned_variants_2026-12-02_session3.txt``):
+What it showed on the H200 (``lab/results/misaligned_variants_2026-12-02_session3.txt``):
 a misaligned row's loss is in the 16-byte chunks that two CTAs write a part of each, and in
 the grid order: with the row tile on ``x`` (column neighbours a wave or two apart) those
 chunks cost 7-11% however the CTA arranges its own stores; with the column tile on ``x`` the
@@ -368,7 +368,7 @@ def main() -> int:
     base_bw: dict[bool, float] = {}
     for pitch in (4000, 4001, 4002, 4003):
         for name in NAMES if pitch == 4000 else [n for n in NAMES if not n.startswith("aligned")]:
-            ms = time_launches(stream, lambda: core.launch(
+            ms = time_launches(stream, lambda name=name, pitch=pitch: core.launch(
                 stream, cfg_t if name.endswith("_t") else cfg, ks[name], int(x.handle),
                 int(y.handle), np.int64(pitch)), 20)
             bw = 2 * 4 * rows * col_tiles * 1024 / ms / 1e6

@@ -1,8 +1,8 @@
 """A/B on the GPU of saved forms of the bench_ragged kernel (no divisibility promise), in one
 process, against the promised kernel the tree emits.
 
-    python3 -m regcopy_bench.ab_sources DIR [FORM ...]     # time the forms
-    python3 -m regcopy_bench.ab_sources --save DIR/FORM      # save what the tree emits now
+    python3 lab/ragged/ab_sources.py DIR [FORM ...]     # time the forms
+    python3 lab/ragged/ab_sources.py --save DIR/FORM      # save what the tree emits now
 
 ``DIR/FORM/TILE.cu`` (TILE: ``32x256``, ``64x64``, ``8x1024``) is the versioned benchmark
 kernel as one form of the lowering printed it; a form may hold some tiles only. Each N is
@@ -11,7 +11,7 @@ GB/s and the ratio to the nearest aligned N of the same form, and on aligned N t
 kernel's bandwidth over the form's (above 1: the versioning costs). SASS instruction and
 register counts come from this machine's NVRTC.
 
-``test/gpu/kernels/ragged_ab`` holds the forms measured on 2026-12-02: ``branch`` (every
+``lab/ragged/forms`` holds the forms measured on 2026-12-02: ``branch`` (every
 piece of every misalignment predicated: the emitter before), ``switch`` (one branch per class
 of misalignment: the emitter now), ``unified`` (pieces chosen by the misalignment and the
 count in bounds, no branch), ``rload`` (``switch``, and loads realigned the same way), and
@@ -24,10 +24,10 @@ column parts made in the copy's prologue) and ``straddle`` (the emitter now: tho
 made before the fallback's rounds; ``ab_sources_7_pmoved`` timed the same edit made by hand),
 and, timed in ``ab_sources_9_k32``, ``k32``: ``straddle`` with the misalignment and its tests
 in 32-bit integers (within +-2% of ``straddle``, not kept). It is not saved:
-``ab_oracle_forms.k32`` makes it (``python3 test/gpu/ab_oracle_forms.py DIR emitted ek32``
+``ab_oracle_forms.k32`` makes it (``python3 lab/ragged/ab_oracle_forms.py DIR emitted ek32``
 while the tree emits ``straddle``).
-Results: ``test/gpu/results/ab_sources_*``; the timing-only forms of
-``test/gpu/ab_oracle_forms.py`` use this module too.
+Results: ``lab/results/ab_sources_*``; the timing-only forms of
+``lab/ragged/ab_oracle_forms.py`` use this module too.
 """
 
 from __future__ import annotations

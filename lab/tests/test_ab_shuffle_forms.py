@@ -1,4 +1,4 @@
-"""test/gpu/ab_shuffle_forms.py on the CPU: ``eshfl`` replaces only the emitted kernel's fallback
+"""lab/ragged/ab_shuffle_forms.py on the CPU: ``eshfl`` replaces only the emitted kernel's fallback
 stores (its anchors in the emitted source are still found, so the A/B can be rerun on what the
 tree emits) and compiles for sm_90 with its shuffles and no local memory; its oracle differs
 from it only in the shuffles. The timings: the script on the H200."""
@@ -11,7 +11,7 @@ import pytest
 
 import ab_shuffle_forms as forms
 from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
-from regcopy_bench import ab_sources
+import ab_sources
 from regcopy_bench import bench_ragged as br
 from regcopy_tools.run_report import sass_memory_ops
 

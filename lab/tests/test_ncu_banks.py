@@ -1,4 +1,4 @@
-"""test/gpu/ncu_banks.py on the CPU: its random cases lower with both shared copies predicted,
+"""lab/ncu/ncu_banks.py on the CPU: its random cases lower with both shared copies predicted,
 ncu's CSV (a sample in ncu's ``--csv`` details format) parses into per-kernel counters, the
 agreement report compares them with the predictions, and the clock64 fallback wraps the
 kernel body. The GPU run itself: ``bash test/gpu/device_run.sh ncu``."""
@@ -13,7 +13,7 @@ import ncu_banks
 import ncu_controls
 from ncu_banks import METRICS, BankCase, Planned, attribute, parse_ncu_csv, plan_case, report
 
-SAMPLE = Path(__file__).resolve().parents[1] / "gpu" / "ncu_sample.csv"
+SAMPLE = Path(__file__).resolve().parents[1] / "ncu" / "ncu_sample.csv"
 
 SEED = BankCase("rows", "f32", (32, 8), "(32,8):(1@laneid,1)", (32, 8),
                 options=(("bank_rotation", "off"),))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A/B on the GPU: the bench_ragged kernel (no divisibility promise) under four forms of the
-lowering, generated from this tree, timed by ``regcopy_bench.ab_sources`` in one process:
+lowering, generated from this tree, timed by ``lab/ragged/ab_sources.py`` in one process:
 
 * ``base``: neither of the two below;
 * ``reach``: the rounds of a thread none of whose elements can be in bounds are skipped
@@ -9,7 +9,7 @@ lowering, generated from this tree, timed by ``regcopy_bench.ab_sources`` in one
   (``cuda.printer.guarded_accesses``);
 * ``reach+hoist``: both (what the tree emits).
 
-    python3 test/gpu/ab_ragged_forms.py [DIR]     # DIR (default: a temporary one) keeps them
+    python3 lab/ragged/ab_ragged_forms.py [DIR]     # DIR (default: a temporary one) keeps them
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import regcopy_backend.cuda.printer as printer
 import regcopy_passes.emit_bounds as emit_bounds
-from regcopy_bench import ab_sources
+import ab_sources
 
 FORMS = ("base", "reach", "hoist", "reach+hoist")
 

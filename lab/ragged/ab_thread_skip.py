@@ -5,7 +5,7 @@ hand-written fallback with per-round base pointers (``compact``), over N around 
 knee. Each N is timed in the order A, B, ..., B, A; the table gives GB/s and the ratio to the
 nearest aligned N of the same kernel.
 
-    python3 test/gpu/ab_thread_skip.py
+    python3 lab/ragged/ab_thread_skip.py
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ Forms (the correct ones are checked bit for bit after the timings):
 The aligned path (N % 4 == 0) of the hand forms is the emitted one's: one 128-bit load and store
 a vector.
 
-On the H200 (``test/gpu/results/ab_shuffle_{1,2}_2026-12-02_session7.txt``) every shuffled form
+On the H200 (``lab/results/ab_shuffle_{1,2}_2026-12-02_session7.txt``) every shuffled form
 ran the 32x256 tile's misaligned N below 200 slower than the emitted kernel (``eshfl``:
 0.33-0.62x of its aligned N below 64 columns, against 0.58-0.90x emitted), and ``oeshfl``
 (same registers) ran within 1% of ``eshfl``: the exchange itself costs nothing; the selects, the clamped prefix pieces and the
@@ -44,7 +44,7 @@ they replace, and below 64 columns a CTA's copy is issue-bound. ``hand`` ran bel
 ``k`` (the 64x64 tile) did the branch-free exchange gain (``eshfl`` 0.85-0.95x against
 0.72-0.86x for N of 101..203), still short of 0.95x.
 
-    python3 test/gpu/ab_shuffle_forms.py [DIR [FORM ...]]   # DIR (default: temporary) keeps
+    python3 lab/ragged/ab_shuffle_forms.py [DIR [FORM ...]]   # DIR (default: temporary) keeps
                                                             # the sources; FORMs: those timed
 """
 
@@ -55,7 +55,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from regcopy_bench import ab_sources
+import ab_sources
 from regcopy_bench import bench_ragged as br
 
 HAND_FORMS = ("hand", "shflst", "shflboth", "shfllean", "eshfl", "oshflst", "oshflboth",

@@ -4,9 +4,9 @@ shared access as the q-th vector from ``&S[a]``, ``cuda.function.vector_step``) 
 same IR printed without that form (``&S[a + (q << log2 n)]``), timed alternately three times
 in one process, best of each, with the main loop's instructions / 128-bit accesses.
 
-    python3 test/gpu/ab_vector_step.py
+    python3 lab/shared/ab_vector_step.py
 
-Results of 2026-12-02: test/gpu/results/ab_vector_step_2026-12-02.txt.
+Results of 2026-12-02: lab/results/ab_vector_step_2026-12-02.txt.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ each with one part of the misaligned fallback replaced by the aligned path's tra
 address rounded down to 16 bytes, or changed otherwise. The ``o*`` forms copy the WRONG
 elements (timing only, never checked); each bounds from above what making that part as cheap
 as an aligned one could gain. The forms are rewritten from ``BASE``, the form the tree emitted
-before session 6 (``test/gpu/kernels/ragged_ab/switch``, a straddling vector's stores in the
+before session 6 (``lab/ragged/forms/switch``, a straddling vector's stores in the
 ``else`` of its predicate), which these rewrites expect.
 
 * ``emitted``: what the tree emits now;
@@ -16,7 +16,7 @@ before session 6 (``test/gpu/kernels/ragged_ab/switch``, a straddling vector's s
 * ``norows``: no row checks (right here: M is a multiple of the tile's rows);
 * ``k32``: the misalignment and its tests in 32-bit integers; ``ek32``: the same made from
   ``emitted`` (what ``ab_sources_9_k32_2026-12-02.txt`` timed as ``k32`` beside ``straddle``, the
-  form then emitted; ``python3 test/gpu/ab_oracle_forms.py DIR emitted ek32`` reruns it);
+  form then emitted; ``python3 lab/ragged/ab_oracle_forms.py DIR emitted ek32`` reruns it);
 * ``vecload``: the fallback's loads under the vector's predicate, not each element's (a
   straddling vector then loads nothing);
 * ``all3``: ``norows``, ``k32`` and ``vecload`` together;
@@ -30,10 +30,10 @@ before session 6 (``test/gpu/kernels/ragged_ab/switch``, a straddling vector's s
 
 ``ostore``, ``oboth`` and ``nostraddle`` are made but not timed by default: they leave parts
 of 32-byte sectors unwritten, which L2 then reads from DRAM (slower, so no upper bound).
-Results of 2026-12-02: ``test/gpu/results/ab_oracle_*_session6.txt`` (``base`` was then
+Results of 2026-12-02: ``lab/results/ab_oracle_*_session6.txt`` (``base`` was then
 ``emitted``).
 
-    python3 test/gpu/ab_oracle_forms.py [DIR [FORM ...]]   # DIR (default: a temporary one)
+    python3 lab/ragged/ab_oracle_forms.py [DIR [FORM ...]]   # DIR (default: a temporary one)
                                                            # keeps them; FORMs: those timed
 """
 
@@ -44,11 +44,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from regcopy_bench import ab_sources
+import ab_sources
 
 FORMS = ("emitted", "base", "oload", "norows", "k32", "vecload", "all3", "predstraddle",
          "all4")
-BASE = Path(__file__).parent / "kernels" / "ragged_ab" / "switch"
+BASE = Path(__file__).parent / "forms" / "switch"
 TILES = ("32x256", "64x64", "8x1024")
 
 
@@ -139,7 +139,7 @@ def k_hoisted(src: str) -> str:
     at = src.index("if (aligned_1) {")
     _, c = block(src, at)
     at = src.index("#pragma unroll", c)
-    o, c = block(src, src.index("for (", at))
+    _, c = block(src, src.index("for (", at))
     loop = src[at:c + 1]
     k, e = re.search(r"const long long (v\d+) = (v\d+) & 3LL;", loop).groups()
     base = re.search(rf"const long long {e} = (v\d+) \+ v\d+;", loop).group(1)

@@ -1,11 +1,11 @@
 """Launch the bench_ragged kernel once per ``TILE:N[:promised]`` for Nsight Compute to profile.
 
     ncu --clock-control none --section SpeedOfLight --section WarpStateStats ... \\
-        python3 test/gpu/ncu_ragged.py [--mib M] 32x256:40 32x256:41 64x64:17 ...
-    python3 test/gpu/ncu_ragged.py --table RAW.csv     # ncu --csv --page raw  ->  one table
+        python3 lab/ragged/ncu_ragged.py [--mib M] 32x256:40 32x256:41 64x64:17 ...
+    python3 lab/ragged/ncu_ragged.py --table RAW.csv     # ncu --csv --page raw  ->  one table
     ncu --clock-control none --section SourceCounters --page source --csv --print-source sass \\
-        python3 test/gpu/ncu_ragged.py 32x256:40 32x256:41 > SOURCE.csv
-    python3 test/gpu/ncu_ragged.py --opcodes SOURCE.csv  # warp instructions by opcode
+        python3 lab/ragged/ncu_ragged.py 32x256:40 32x256:41 > SOURCE.csv
+    python3 lab/ragged/ncu_ragged.py --opcodes SOURCE.csv  # warp instructions by opcode
 
 Each spec is launched once, in the order given (ncu's launch IDs follow it; the mapping is
 printed), on an M x N copy moving ``--mib`` MiB (default 64). ``--table`` reads the raw CSV of
@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from regcopy_bench import bench_ragged as br
-from regcopy_bench.ab_sources import TILES
+from ab_sources import TILES
 
 SHOWN = (
     "gpu__time_duration.sum",

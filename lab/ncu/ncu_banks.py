@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The shared-memory bank model against the hardware: wavefronts counted by Nsight Compute.
 
-    python3 test/gpu/ncu_banks.py [--cases 120] [--seed 17] [--ncu PATH] [--timing]
-    python3 test/gpu/ncu_banks.py --cpu          # no GPU: generate, lower, compile, predict
+    python3 lab/ncu/ncu_banks.py [--cases 120] [--seed 17] [--ncu PATH] [--timing]
+    python3 lab/ncu/ncu_banks.py --cpu          # no GPU: generate, lower, compile, predict
 
 Each case is one warp's kernel that moves a register tile through a shared tile and back:
 
@@ -66,8 +66,8 @@ from regcopy_passes.dispatch import Rejected
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
 from xdsl.parser import Parser
 
-# Sibling modules by name: test/gpu is on sys.path as the script's own directory when this
-# runs as `python3 test/gpu/ncu_banks.py`, and through pytest's `pythonpath` under the tests.
+# Sibling modules by name: lab/ncu is on sys.path as the script's own directory when this
+# runs as `python3 lab/ncu/ncu_banks.py`, and through lab/tests/conftest.py under its tests.
 from ncu_controls import PREFIX as CTL_PREFIX
 from ncu_controls import controls
 from ncu_report import (  # noqa: F401 - re-exported
@@ -185,7 +185,7 @@ def random_case(rng: random.Random) -> BankCase:
     if kind == "cols":
         k = rng.choice((4, 8, 16)) * 4 // eb
         pitch = 32 + rng.choice((0, 0, 4, 8, 16)) // eb
-        return BankCase("cols", dtype, (k, 32), "(%d,32):(1,1@laneid)" % k, (k, pitch))
+        return BankCase("cols", dtype, (k, 32), f"({k},32):(1,1@laneid)", (k, pitch))
     k = rng.choice((16, 32, 64, 128)) // eb
     pitch = k + rng.choice((0, 0, 0, 4, 8, 16, 32)) // eb
     sw = _swizzle(rng, eb, k, pitch)

@@ -4,7 +4,7 @@ copy as a persistent kernel: each CTA walks the tiles ``b, b + gridDim, ...`` in
 ``scf.for`` (the same two copies, lowered by the same pass, versioned), on a grid of as many
 CTAs as fit on the GPU at once, so that no CTA is launched per tile.
 
-    python3 test/gpu/ab_persistent.py [--iters K] [--narrow A:B] [--rows A:B]
+    python3 lab/ragged/ab_persistent.py [--iters K] [--narrow A:B] [--rows A:B]
 
 Prints, per tile (64x64 and 32x256), the same table and summaries as ``bench_ragged``: each
 N's bandwidth as a ratio to the nearest aligned N of the same kernel, the misaligned N by band,
@@ -12,7 +12,7 @@ and the versioned kernel against the promised one on aligned N; and, for the ali
 persistent kernel's bandwidth over ``bench_ragged``'s one-CTA-a-tile kernel. Then a bit-exact
 check of a few N.
 
-On an H100 (``test/gpu/results/ab_persistent_2026-12-02_session7_h100.txt``; no H200 was free)
+On an H100 (``lab/results/ab_persistent_2026-12-02_session7_h100.txt``; no H200 was free)
 the persistent kernel ran aligned N at 0.63-0.97x of the one-CTA-a-tile kernel's bandwidth (a
 CTA's iterations do not overlap one tile's stores with the next tile's loads) and brought 83
 (64x64) and 120 (32x256) of 256 N to >= 0.95x of their aligned N: not the way to the target.
