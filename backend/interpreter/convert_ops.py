@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, cast
 
-from regcopy_backend.interpreter.buffers import Buffer, _runtime_region, check_region
+from regcopy_backend.interpreter.buffers import Buffer, runtime_region, check_region
 from regcopy_backend.interpreter.regcopy import gpu_state
 from regcopy_passes.convert_plan import ConvertError, places
 from xdsl.dialects import gpu, vector
@@ -80,8 +80,8 @@ def run_reference_conversion(interp: Interpreter, op: CopyOp, src: Buffer, dst: 
         raise InterpretationError("regcopy.copy between local tiles runs only in a launch() "
                                   "of its kernel (its CTA's threads together)")
     n_src = len(op.src_offsets)
-    src_region = _runtime_region(op, "src", dyn[:n_src])
-    dst_region = _runtime_region(op, "dst", dyn[n_src:])
+    src_region = runtime_region(op, "src", dyn[:n_src])
+    dst_region = runtime_region(op, "dst", dyn[n_src:])
     check_region(src_region, src.shape, "source")
     check_region(dst_region, dst.shape, "destination")
     th = state.thread

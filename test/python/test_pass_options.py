@@ -32,7 +32,8 @@ def _doc_rows() -> dict[str, tuple[str, str]]:
 
 def test_the_declaration_is_what_the_pass_takes() -> None:
     assert list(SPECS) == ["max-vector-bits", "strict", "remarks", "warn-unlowered",
-                           "bank-rotation", "transfer", "select-weight", "fma-swap-share"]
+                           "bank-rotation", "transfer", "select-weight", "fma-swap-share",
+                           "conversion"]
     for spec in SPECS.values():
         if spec.choices:
             assert spec.default in spec.choices, spec
