@@ -198,6 +198,8 @@ class BoundedTransfer:
     element_type: str
     checked: tuple[int, ...]
     padding: Hashable = None
+    misaligned: str | None = None
+    """The cost model's words on a write's misaligned form (``misaligned_cost``), if any."""
     kind = "vector"
 
     @property
@@ -245,8 +247,8 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     if not t.checked:
         return ("in bounds: {in_bounds} (no checks)",)
     dims = ", ".join(str(i) for i in t.checked)
-    notes = [f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
-             f" {dims} of {ext.name})"]
+    plural_dims = "s" if len(t.checked) > 1 else ""
+    notes = [f"bounds-checked: one predicate per vector (extent{plural_dims} {dims} of {ext.name})"]
     if fixed := fixed_dims(t, ext.sizes):
         plural = len(fixed) > 1
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "
@@ -270,8 +272,11 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
                          f"-byte boundary is stored as its aligned pieces, vec {g} to vec "
                          f"{n}, one branch per misalignment)")
         else:
-            notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}, "
+            each = ", each under its own predicate" if t.misaligned else ""
+            notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}{each}, "
                          f"{other.plan.rounds} rounds ({proves})")
+    if t.misaligned:
+        notes.append(t.misaligned)
     return tuple(notes)
 
 
@@ -296,11 +301,19 @@ PlanAt = Callable[[int], CopyPlan]
 """``plan_at(max_vector_bits)``: the stand-in plan within a width cap."""
 
 
+RealignTest = Callable[[CopyPlan, int, int], bool]
+"""``realign(wide_plan, granule, tail)``: whether a write's misaligned vectors are stored
+realigned (else predicated: the proven plan), ``misaligned_cost`` deciding."""
+
+
 def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
-                 max_vector_bits: int, writes: bool = False) -> tuple[BoundedPath, ...]:
+                 max_vector_bits: int, writes: bool = False,
+                 realign: RealignTest | None = None) -> tuple[BoundedPath, ...]:
     """The proven path and, where the runtime strides alone keep a wider width from being
     proven, the wide path before it (versioned); for a copy that ``writes`` the buffer the
-    fallback is the wide plan realigned (granule: the proven width) instead."""
+    fallback is the wide plan realigned (granule: the proven width) instead, where
+    ``realign`` (default: always) says so; else the proven plan, each of its narrow vectors
+    under its own predicate."""
     proven = plan_at(cap_bits(alignment(ext), element_bits, max_vector_bits))
     optimistic = frozenset(range(ext.rank - 1))
     wide = plan_at(cap_bits(alignment(ext, optimistic), element_bits, max_vector_bits))
@@ -308,6 +321,9 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
     if wide.n <= proven.n:
         return (proven_path,)
     tests = stride_tests(ext, wide.n)
-    realigned = BoundedPath(wide, min(tail_width(ext, wide.n, ()), proven.n), (), proven.n)
+    tail = min(tail_width(ext, wide.n, ()), proven.n)
+    realigned = BoundedPath(wide, tail, (), proven.n)
     wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
-    return (wide_path, realigned if writes else proven_path)
+    if writes and (realign is None or realign(wide, proven.n, tail)):
+        return (wide_path, realigned)
+    return (wide_path, proven_path)

@@ -61,21 +61,24 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
+    "misaligned_stores": ("auto", "realigned", "predicated"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
 def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
              transfer: str = "auto", select_weight: float = SELECT_WEIGHT,
-             fma_share: float = FMA_SWAP_SHARE) -> LoweringPlan:
+             fma_share: float = FMA_SWAP_SHARE, misaligned_stores: str = "auto"
+             ) -> LoweringPlan:
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
-    (``transfer.choose_transfer``). Raises ``Rejected`` with the dispatch's reason.
+    (``transfer.choose_transfer``); on a runtime-shaped buffer, the bounded paths (a write's
+    misaligned form: ``misaligned_stores``). Raises ``Rejected`` with the dispatch's reason.
     ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     if dynamic_side(op) is not None:  # runtime extents: bounds, edge widths, versioning
-        return plan_bounded(op, acc, max_vector_bits)
+        return plan_bounded(op, acc, max_vector_bits, misaligned_stores)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
     divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
     names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
@@ -124,6 +127,7 @@ class LowerRegCopyPattern(RewritePattern):
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
     fma_swap_share: float = FMA_SWAP_SHARE
+    misaligned_stores: str = "auto"
     labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
                                          compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
@@ -152,7 +156,8 @@ class LowerRegCopyPattern(RewritePattern):
             try:
                 self.plans[key] = plan_for(op, self.max_vector_bits,
                                            self.bank_rotation == "auto", self.transfer,
-                                           self.select_weight, self.fma_swap_share)
+                                           self.select_weight, self.fma_swap_share,
+                                           self.misaligned_stores)
             except Rejected as reason:
                 self.plans[key] = reason
         plan = self.plans[key]
@@ -247,7 +252,11 @@ class LowerRegCopyPass(ModulePass):
       weighs a rotation (a calibration knob: the default was measured on the H200);
     * ``fma-swap-share`` (a number from 0 to 1, default 1/3): the share of a lane rotation's
       conditional swaps done as integer multiply-adds (``IMAD``, the FMA pipe) instead of
-      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects.
+      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects;
+    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``): how a write to a
+      runtime-shaped buffer stores vectors that only a runtime extent may misalign: as
+      picked by the cost model (``misaligned_cost``), or always realigned 128-bit pieces,
+      or always the proven width with a predicate per piece.
     """
 
     name = "lower-reg-copy"
@@ -260,6 +269,7 @@ class LowerRegCopyPass(ModulePass):
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
     fma_swap_share: float = FMA_SWAP_SHARE
+    misaligned_stores: str = "auto"
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():
@@ -294,7 +304,7 @@ class LowerRegCopyPass(ModulePass):
         pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
                                       self.bank_rotation, self.warn_unlowered, registers,
                                       self.select_weight, self.fma_swap_share,
-                                      copy_labels(op))
+                                      self.misaligned_stores, copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)
