@@ -44,11 +44,11 @@ from regcopy_backend.runtime.runner import (
     extent_values,
     get_device,
 )
+from regcopy_bench.bench_copy import time_launches
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from regcopy_tools.run_report import sass_memory_ops
 from xdsl.parser import Parser
 
-from regcopy_bench.bench_copy import time_launches
 from regcopy_dialect.context import regcopy_context
 
 G = "memref<?x?xf32, #regcopy.mem<global>>"
@@ -81,6 +81,21 @@ NARROW = Tile(64, 64, "(4,16,16,4):(4,16@tx,1@tx,1)")
 ROWS = Tile(32, 256, "(8,4,64,4):(4,64@tx,1@tx,1)")
 """32 x 256: two warps per row, 4 rows per round, for N of 1..256: one CTA holds whole rows,
 so only the chunks at its first and last row's ends are shared with other CTAs."""
+
+FITTED = (Tile(1024, 4, "(4,256,4):(4,1@tx,1)"),
+          Tile(512, 8, "(4,128,2,4):(4,2@tx,1@tx,1)"),
+          Tile(256, 16, "(4,64,4,4):(4,4@tx,1@tx,1)"),
+          Tile(128, 32, "(4,32,8,4):(4,8@tx,1@tx,1)"),
+          NARROW)
+"""Tiles fitted to N (256 threads, 16 registers a thread, in the 64 x 64 tile's pattern: 4
+rounds of 16 rows... 256 rows, each thread 4 contiguous f32 of a row): the narrowest whose
+columns hold N."""
+
+
+def fitted(n: int) -> Tile:
+    """The fitted tile of N (``FITTED``): the first whose columns hold N, else 64 x 64."""
+    return next((t for t in FITTED if n <= t.cols), NARROW)
+
 
 KERNEL = """
 func.func @ragged(%X: {g}{promise}, %Y: {g}{promise})
@@ -214,7 +229,16 @@ class Bench:
         return time_launches(self.stream, self.launcher(tile, promised, m, n), iters)
 
 
-def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20) -> Bench:
+@dataclass(frozen=True)
+class Pointer:
+    """A device buffer known by its address (the peer's torch buffers, shared)."""
+
+    handle: int
+
+
+def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20,
+          peer: Any = None) -> Bench:
+    """The kernels of ``tiles`` compiled, and X, Y (the ``peer``'s buffers where it is)."""
     core, dev = cuda_core(), get_device()
     stream = dev.create_stream()
     compiled = {}
@@ -222,20 +246,42 @@ def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20)
         for promised in (False, True):
             source, info = lowered(tile, promised)
             compiled[(tile, promised)] = (compile_kernel(dev, source, info.symbol), info)
-    x, y = dev.allocate(max_bytes, stream=stream), dev.allocate(max_bytes, stream=stream)
+    if peer is not None:
+        x, y = Pointer(peer.x.data_ptr()), Pointer(peer.y.data_ptr())
+    else:
+        x, y = dev.allocate(max_bytes, stream=stream), dev.allocate(max_bytes, stream=stream)
     return Bench(core, dev, stream, x, y, compiled, min_bytes)
 
 
-def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int
-          ) -> list[tuple[int, int, float, float]]:
-    """``(N, M, GB/s, ratio to the aligned N)`` for every N (versioned kernel)."""
+Row = tuple[int, int, float, float]
+"""``(N, M, GB/s, ratio to the aligned N)``."""
+
+
+def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = None
+          ) -> tuple[list[Row], list[Row], list[int]]:
+    """``(regcopy's rows, the peer's rows, the N whose output was not bit-exact)`` for every
+    N (regcopy's versioned kernel; the peer's rows empty without a peer). With a peer, each
+    N's output of both systems is checked bit for bit on the device before it is timed."""
     bw: dict[int, float] = {}
+    peer_bw: dict[int, float] = {}
     rows: dict[int, int] = {}
+    wrong: list[int] = []
     for n in sorted(set(ns) | {aligned_of(n) for n in ns}):
         m = bench.rows(tile, n)
         rows[n] = m
+        ours = bench.launcher(tile, False, m, n)
+        if peer is not None:
+            theirs = peer.launcher(tile.rows, tile.cols, m, n)
+            if not peer.exact(ours, m, n, bench.stream.sync) or \
+                    not peer.exact(theirs, m, n, lambda: None):
+                wrong.append(n)
+            peer_bw[n] = 2 * 4 * m * n / peer.time(theirs, iters) / 1e6
         bw[n] = 2 * 4 * m * n / bench.launch(tile, False, m, n, iters) / 1e6
-    return [(n, rows[n], bw[n], bw[n] / bw[aligned_of(n)]) for n in ns]
+
+    def table(b: dict[int, float]) -> list[Row]:
+        return [(n, rows[n], b[n], b[n] / b[aligned_of(n)]) for n in ns] if b else []
+
+    return table(bw), table(peer_bw), wrong
 
 
 def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
@@ -321,15 +367,46 @@ def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False)
     bench.stream.sync()
 
 
+def parse_ns(text: str) -> list[int]:
+    """``"1:64,65,70:72"``: ranges ``a:b`` (``b`` excluded) and single N, in order."""
+    out: list[int] = []
+    for part in filter(None, text.split(",")):
+        a, _, b = part.partition(":")
+        out += range(int(a), int(b)) if b else [int(a)]
+    return out
+
+
+def print_pair(title: str, ours: Sequence[Row], theirs: Sequence[Row]) -> None:
+    """``print_sweep``, with the peer's columns and regcopy / peer where there is a peer."""
+    if not theirs:
+        print_sweep(title, ours)
+        return
+    print(f"\n{title}")
+    print("|     N |        M | regcopy GB/s | vs aligned | Triton GB/s | vs aligned | "
+          "regcopy / Triton |")
+    print("|------:|---------:|-------------:|-----------:|------------:|-----------:|"
+          "-----------------:|")
+    for (n, m, gbs, r), (_, _, tgbs, tr) in zip(ours, theirs):
+        print(f"| {n:5} | {m:8} | {gbs:12.0f} | {r:9.3f}x | {tgbs:11.0f} | {tr:9.3f}x | "
+              f"{gbs / tgbs:15.3f}x |")
+    print(band_summary({n: r for n, _, _, r in ours}))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from regcopy_bench import ragged_peer
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=10, help="timed launches per N (default 10)")
     ap.add_argument("--pair-iters", type=int, default=PAIR_ITERS,
                     help="timed launches of each of the versioned and promised kernels per "
-                         f"aligned N (default {PAIR_ITERS})")
-    ap.add_argument("--wide", default="4000:4161", help="N range of the 8x1024 tile (a:b)")
-    ap.add_argument("--narrow", default="1:257", help="N range of the 64x64 tile (a:b)")
-    ap.add_argument("--rows", default="1:257", help="N range of the 32x256 tile (a:b)")
+                         f"aligned N (default {PAIR_ITERS}; 0: skip that comparison)")
+    ap.add_argument("--wide", default="4000:4161", help="N of the 8x1024 tile (a:b,c,...)")
+    ap.add_argument("--narrow", default="1:257", help="N of the 64x64 tile (a:b,c,...)")
+    ap.add_argument("--rows", default="1:257", help="N of the 32x256 tile (a:b,c,...)")
+    ap.add_argument("--fitted", default="1:64",
+                    help="N run on the tile fitted to N (1024x4, 512x8, 256x16, 128x32, "
+                         "64x64: the first whose columns hold N; a:b,c,...)")
+    ap.add_argument("--no-peer", action="store_true", help="no Triton column")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
     ap.add_argument("--mib", type=int, default=MIN_MIB,
                     help=f"MiB a launch moves, read + written (default {MIN_MIB})")
@@ -341,45 +418,63 @@ def main(argv: Sequence[str] | None = None) -> int:
                           for t in (WIDE, NARROW, ROWS))
     if args.sass:
         ok = True
-        for tile in (wide, narrow, rows):
+        for tile in (wide, narrow, rows, *FITTED[:-1]):
             lines, good = sass_report(tile)
             print("\n".join(lines))
             ok &= good
         return 0 if ok else 1
-    ranges = [(t, r) for t, r in ((wide, range(*map(int, args.wide.split(":")))),
-                                  (narrow, range(*map(int, args.narrow.split(":")))),
-                                  (rows, range(*map(int, args.rows.split(":"))))) if r]
+    by_tile: dict[Tile, list[int]] = {}
+    for n in parse_ns(args.fitted):
+        by_tile.setdefault(fitted(n), []).append(n)
+    ranges = [(t, ns) for t, ns in ((wide, parse_ns(args.wide)), (narrow, parse_ns(args.narrow)),
+                                    (rows, parse_ns(args.rows)),
+                                    *((replace(t, columns_first=not args.rows_on_x), ns)
+                                      for t, ns in by_tile.items())) if ns]
     min_bytes = args.mib << 20
     max_bytes = max(4 * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
                     (*ns, *(aligned_of(n) for n in ns))) + 4096
+    peer = None
+    if not args.no_peer and ragged_peer.peer() is not None:
+        peer = ragged_peer.Peer(max_bytes)
+    else:
+        print(f"bench_ragged: {'no Triton column: --no-peer' if args.no_peer else ragged_peer.MISSING[0]}")
     try:
-        bench = setup([t for t, _ in ranges], max_bytes, min_bytes)
+        bench = setup(list(dict.fromkeys(t for t, _ in ranges)), max_bytes, min_bytes, peer)
     except NoGpuError as e:
         print(f"bench_ragged: {e}", file=sys.stderr)
         return 2
     status = 0
+    results: dict[tuple[Tile, int], tuple[Row, Row | None]] = {}
     for tile, ns in ranges:
-        table = sweep(bench, tile, list(ns), args.iters)
-        print_sweep(f"tile {tile.rows} x {tile.cols} f32, one kernel for every N "
-                    f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
-                    f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
-                    table)
+        ours, theirs, wrong = sweep(bench, tile, ns, args.iters, peer)
+        print_pair(f"tile {tile.rows} x {tile.cols} f32, one kernel for every N "
+                   f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
+                   f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
+                   ours, theirs)
+        for i, row in enumerate(ours):
+            results[(tile, row[0])] = (row, theirs[i] if theirs else None)
+        if wrong:
+            print(f"MISMATCH: not bit-exact at N = {', '.join(map(str, wrong))}")
+            status = 1
+        aligned = [n for n in ns if n % 4 == 0] if args.pair_iters else []
         ratios = {}
-        for i, n in enumerate(n for n in ns if n % 4 == 0):
+        for n in aligned:
             m = bench.rows(tile, n)
             versioned, promised = versioned_and_promised(bench, tile, m, n, args.pair_iters)
             ratios[n] = versioned / promised
-            if i < 4:
-                print(f"aligned N = {n}: versioned {versioned:.4f} ms, promised {promised:.4f} "
-                      f"ms (versioned / promised = {ratios[n]:.3f})")
-        print(versioned_summary(ratios))
-        for n in (ns[0], ns[len(ns) // 2], ns[-1]):
-            m = bench.rows(tile, n)
-            if not check_copy(bench, tile, m, n):
-                print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
-                status = 1
-    for b in (bench.x, bench.y):
-        b.close(bench.stream)
+        if ratios:
+            print(versioned_summary(ratios))
+        if peer is None:
+            for n in (ns[0], ns[len(ns) // 2], ns[-1]):
+                m = bench.rows(tile, n)
+                if not check_copy(bench, tile, m, n):
+                    print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
+                    status = 1
+    print(ragged_peer.issue_table({(f"{t.rows}x{t.cols}", n): v
+                                   for (t, n), v in results.items()}))
+    if peer is None:
+        for b in (bench.x, bench.y):
+            b.close(bench.stream)
     return status
 
 

@@ -222,3 +222,15 @@ def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> Misalig
     else:
         form = "realigned" if real.clocks < pred.clocks else "predicated"
     return MisalignedChoice(form, real, pred, tile)
+
+
+def static_issue(tile: MisalignedTile) -> tuple[int, int]:
+    """``(realigned, predicated)``: the issue slots of each form's code for one vector, every
+    instruction once (what the SASS holds, not what a warp runs): the realigned form's
+    overhead, all its further tests, its wide store, every misaligned class's pieces and the
+    tail pieces; the predicated form's stores with their predicates."""
+    classes = misalignment_classes(tile.n, tile.granule)
+    pieces = sum(len(p) for _, p in classes[1:])
+    tail = (tile.n // tile.tail - 1) * TAIL_PIECE if tile.tail < tile.n else 0
+    realigned = REALIGN_OVERHEAD + (len(classes) - 2) * CLASS_TEST + STORE + pieces + tail
+    return realigned, tile.n // tile.granule * (STORE + PIECE_PREDICATE)

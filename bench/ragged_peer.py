@@ -1,0 +1,142 @@
+"""The peer of ``bench_ragged``: the same masked 2-D tile copy written in Triton the way a
+Triton user would (``tl.load``/``tl.store`` with one mask, same tile, same 1-D grid walking
+a row band's column tiles first, 8 warps = 256 threads), and the device-side bit-exact check
+both systems' outputs pass before they are timed. torch and triton are imported lazily:
+``peer()`` returns None, with the reason in ``MISSING``, where either is absent.
+
+At a misaligned N Triton can prove only 4-byte alignment of the rows (32-bit accesses); at
+an aligned N (N % 4 == 0) the kernel is the one compiled with ``tl.multiple_of(N, 4)``
+(128-bit accesses), as a user who knows the row length is a multiple of 4 would write it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+MISSING: list[str] = []
+"""Why the peer column is missing (empty while it is there)."""
+
+
+def peer() -> Any | None:
+    """The Triton module's copy kernel and torch, or None (``MISSING`` says why)."""
+    try:
+        import torch
+        import triton
+        import triton.language as tl
+    except ImportError as e:  # pragma: no cover - only where the peer is absent
+        MISSING[:] = [f"no Triton column: {e}"]
+        return None
+    if not torch.cuda.is_available():  # pragma: no cover
+        MISSING[:] = ["no Triton column: torch sees no GPU"]
+        return None
+
+    @triton.jit
+    def tile_copy(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  ALIGNED: tl.constexpr):  # type: ignore[no-untyped-def]
+        if ALIGNED:
+            N = tl.multiple_of(N, 4)
+        b = tl.program_id(0)
+        nct = tl.cdiv(N, BLOCK_N)
+        rt = b // nct
+        ct = b % nct
+        rows = rt * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+        cols = ct * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+        mask = (rows < M) & (cols < N)
+        offsets = rows.to(tl.int64) * N + cols
+        tl.store(Y + offsets, tl.load(X + offsets, mask=mask), mask=mask)
+
+    return tile_copy, torch
+
+
+class Peer:
+    """Device buffers (torch) shared by both systems, and the Triton launches."""
+
+    def __init__(self, max_bytes: int):
+        found = peer()
+        if found is None:
+            raise RuntimeError(MISSING[0])
+        self.kernel, self.torch = found
+        torch = self.torch
+        words = max_bytes // 4 + 1
+        gen = torch.Generator(device="cuda").manual_seed(34)
+        self.x = torch.randint(-2**31, 2**31 - 1, (words,), dtype=torch.int32, device="cuda",
+                               generator=gen).view(torch.float32)
+        self.y = torch.empty_like(self.x)
+
+    def launcher(self, rows: int, cols: int, m: int, n: int) -> Callable[[], None]:
+        """One launch of the Triton copy of an M x N buffer with a ``rows`` x ``cols`` tile."""
+        grid = (-(-m // rows) * -(-n // cols),)
+        kernel, x, y = self.kernel, self.x, self.y
+        aligned = n % 4 == 0
+        return lambda: kernel[grid](x, y, m, n, BLOCK_M=rows, BLOCK_N=cols, ALIGNED=aligned,
+                                    num_warps=8)
+
+    def time(self, launch: Callable[[], None], iters: int) -> float:
+        """Milliseconds per launch, by CUDA events on torch's stream, after two warm-ups."""
+        torch = self.torch
+        for _ in range(2):
+            launch()
+        start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        start.record()
+        for _ in range(iters):
+            launch()
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end)) / iters
+
+    def exact(self, launch: Callable[[], None], m: int, n: int, sync: Callable[[], None]
+              ) -> bool:
+        """Y cleared, one ``launch`` (then ``sync``), Y's first M x N words equal to X's bit
+        for bit, and the word after them untouched."""
+        torch = self.torch
+        self.y.view(torch.int32).fill_(-1)
+        torch.cuda.synchronize()
+        launch()
+        sync()
+        torch.cuda.synchronize()
+        xs, ys = self.x.view(torch.int32), self.y.view(torch.int32)
+        return bool(torch.equal(xs[:m * n], ys[:m * n])) and int(ys[m * n]) == -1
+
+
+Result = tuple[tuple[int, int, float, float], "tuple[int, int, float, float] | None"]
+"""regcopy's ``(N, M, GB/s, ratio to the aligned N)`` and the peer's (None: no peer)."""
+
+BANDS = (("1..15, tiles fitted to N", ("1024x4", "512x8", "256x16"), 1, 15),
+         ("17..31, tile 128x32", ("128x32",), 17, 31),
+         ("17..31, tile 64x64", ("64x64",), 17, 31),
+         ("33..63, tile 64x64", ("64x64",), 33, 63),
+         ("65..255, tile 32x256", ("32x256",), 65, 255),
+         ("4000..4160, tile 8x1024", ("8x1024",), 4000, 4160))
+"""The rows of the issue's table: label, tiles, and the range of misaligned N."""
+
+
+def _side(rows: list[tuple[int, int, float, float]]) -> str:
+    good = sum(r >= 0.95 for *_, r in rows)
+    mean = sum(r for *_, r in rows) / len(rows)
+    tbs = sum(g for _, _, g, _ in rows) / len(rows) / 1000
+    return f"{good} of {len(rows)} at >= 0.95x, mean {mean:.3f}x, {tbs:.1f} TB/s"
+
+
+def issue_table(results: dict[tuple[str, int], Result]) -> str:
+    """The table of misaligned N by band (``BANDS``): for regcopy and the peer, how many N
+    run at >= 0.95x of the same system's aligned N, the mean ratio and mean TB/s; and how
+    many N regcopy runs at >= 0.98x of the peer's GB/s (the lowest ratio)."""
+    lines = ["\nmisaligned N, ratio to the same system's nearest aligned N, same run:",
+             "| misaligned N | regcopy | Triton, same tile | regcopy / Triton >= 0.98x |",
+             "|---|---|---|---|"]
+    for label, tiles, lo, hi in BANDS:
+        hits = [v for (t, n), v in sorted(results.items(), key=lambda kv: kv[0][1])
+                if t in tiles and lo <= n <= hi and n % 4]
+        if not hits:
+            continue
+        ours = [o for o, _ in hits]
+        theirs = [p for _, p in hits if p is not None]
+        if len(theirs) == len(ours):
+            rel = [o[2] / p[2] for o, p in zip(ours, theirs)]
+            peer, versus = _side(theirs), (f"{sum(r >= 0.98 for r in rel)} of {len(rel)} "
+                                           f"(min {min(rel):.3f}x)")
+        else:
+            peer = versus = "(no peer: " + (MISSING[0] if MISSING else "not run") + ")"
+        lines.append(f"| {label} | {_side(ours)} | {peer} | {versus} |")
+    return "\n".join(lines)
