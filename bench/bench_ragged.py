@@ -138,11 +138,15 @@ def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
     return lower_text(kernel_text(tile, promised))
 
 
+MISALIGNED_STORES = ["auto"]
+"""The pass's ``misaligned-stores`` option for the benchmark kernels (``--misaligned-stores``)."""
+
+
 def lower_text(text: str) -> tuple[str, KernelInfo]:
     """The CUDA source and launch facts of a one-kernel module's text, lowered."""
     ctx = regcopy_context()
     module = Parser(ctx, text, "bench_ragged.mlir").parse_module()
-    LowerRegCopyPass().apply(ctx, module)
+    LowerRegCopyPass(misaligned_stores=MISALIGNED_STORES[0]).apply(ctx, module)
     module.verify()
     return print_cuda(module), kernel_info(kernels(module)[0])
 
@@ -407,6 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="N run on the tile fitted to N (1024x4, 512x8, 256x16, 128x32, "
                          "64x64: the first whose columns hold N; a:b,c,...)")
     ap.add_argument("--no-peer", action="store_true", help="no Triton column")
+    ap.add_argument("--misaligned-stores", default="auto",
+                    choices=("auto", "realigned", "predicated"),
+                    help="the pass option: the form of misaligned stores (default: the cost "
+                         "model's)")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
     ap.add_argument("--mib", type=int, default=MIN_MIB,
                     help=f"MiB a launch moves, read + written (default {MIN_MIB})")
@@ -414,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="row tile on blockIdx.x, column tile on blockIdx.y (default: a 1-D "
                          "grid, columns first)")
     args = ap.parse_args(argv)
+    MISALIGNED_STORES[0] = args.misaligned_stores
     wide, narrow, rows = (replace(t, columns_first=not args.rows_on_x)
                           for t in (WIDE, NARROW, ROWS))
     if args.sass:

@@ -5,7 +5,7 @@ both systems' outputs pass before they are timed. torch and triton are imported 
 ``peer()`` returns None, with the reason in ``MISSING``, where either is absent.
 
 At a misaligned N Triton can prove only 4-byte alignment of the rows (32-bit accesses); at
-an aligned N (N % 4 == 0) the kernel is the one compiled with ``tl.multiple_of(N, 4)``
+an aligned N (N % 4 == 0) the kernel is the one compiled to take the row length as 4 x N/4
 (128-bit accesses), as a user who knows the row length is a multiple of 4 would write it.
 """
 
@@ -32,10 +32,10 @@ def peer() -> Any | None:
         return None
 
     @triton.jit
-    def tile_copy(X, Y, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    def tile_copy(X, Y, M, N, N4, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                   ALIGNED: tl.constexpr):  # type: ignore[no-untyped-def]
-        if ALIGNED:
-            N = tl.multiple_of(N, 4)
+        if ALIGNED:  # N = 4 * N4: Triton's analysis then knows N a multiple of 4
+            N = N4 * 4
         b = tl.program_id(0)
         nct = tl.cdiv(N, BLOCK_N)
         rt = b // nct
@@ -69,8 +69,8 @@ class Peer:
         grid = (-(-m // rows) * -(-n // cols),)
         kernel, x, y = self.kernel, self.x, self.y
         aligned = n % 4 == 0
-        return lambda: kernel[grid](x, y, m, n, BLOCK_M=rows, BLOCK_N=cols, ALIGNED=aligned,
-                                    num_warps=8)
+        return lambda: kernel[grid](x, y, m, n, n // 4, BLOCK_M=rows, BLOCK_N=cols,
+                                    ALIGNED=aligned, num_warps=8)
 
     def time(self, launch: Callable[[], None], iters: int) -> float:
         """Milliseconds per launch, by CUDA events on torch's stream, after two warm-ups."""
