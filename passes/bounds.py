@@ -102,6 +102,8 @@ class Extents:
     """Provable divisor of each region offset (0: the constant 0)."""
     sizes: tuple[int, ...]
     name: str = "%S"
+    offset_names: tuple[str, ...] = ()
+    """How a remark names each region offset (a ``planning.ValueName`` for a dynamic one)."""
 
     @property
     def rank(self) -> int:
@@ -129,6 +131,29 @@ def alignment(ext: Extents, assume: frozenset[int] = frozenset()) -> int:
         if ext.sizes[i] > 1:
             d = gcd(d, sd)
     return d
+
+
+def narrowing(ext: Extents, n: int, element_bits: int) -> str | None:
+    """Why vectors of ``n`` elements cannot be proven aligned on the real buffer apart from
+    the row strides (which versioning tests at run time): the first region offset, times
+    its row stride, that is not provably a multiple of ``n``, and the promise that would
+    make it one; None when every offset is."""
+    last = ext.rank - 1
+    for i in (last, *range(last)):
+        d = ext.offsets_div[i]
+        sd = 1 if i == last else ext.stride_divisor(i)
+        if d == 0 or (d * sd) % n == 0:
+            continue
+        name = ext.offset_names[i] if i < len(ext.offset_names) else f"#{i}"
+        need = n // gcd(n, sd)
+        promise = name.promise(need) if hasattr(name, "promise") else \
+            f"promise it is a multiple of {need} (regcopy.multiple_of)"
+        where = "column offset" if i == last else \
+            f"row offset (dim {i}, row stride {_stride_name(ext, i)} provably a multiple of " \
+            f"{sd})"
+        return (f"{n}-wide refused: {where} {name} (provably a multiple of {d}) is not a "
+                f"multiple of {need}; for {n * element_bits}-bit transfers, {promise}")
+    return None
 
 
 def stride_tests(ext: Extents, n: int) -> tuple[int, ...]:
@@ -200,6 +225,8 @@ class BoundedTransfer:
     padding: Hashable = None
     misaligned: str | None = None
     """The cost model's words on a write's misaligned form (``misaligned_cost``), if any."""
+    narrowed_by: str | None = None
+    """Why even the widest path's vectors are narrower than the tile allows (``narrowing``)."""
     kind = "vector"
 
     @property
@@ -245,10 +272,13 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     """The remark notes: what is checked and how, the tails, the versioning."""
     et = t.element_type
     if not t.checked:
-        return ("in bounds: {in_bounds} (no checks)",)
+        return (*([f"narrowed: {t.narrowed_by}"] if t.narrowed_by else []),
+                "in bounds: {in_bounds} (no checks)")
     dims = ", ".join(str(i) for i in t.checked)
     plural_dims = "s" if len(t.checked) > 1 else ""
     notes = [f"bounds-checked: one predicate per vector (extent{plural_dims} {dims} of {ext.name})"]
+    if t.narrowed_by:
+        notes.insert(0, f"narrowed: {t.narrowed_by}")
     if fixed := fixed_dims(t, ext.sizes):
         plural = len(fixed) > 1
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "

@@ -12,6 +12,7 @@ from regcopy_passes.bounds import (
     bounded_key,
     choose_paths,
     describe_paths,
+    narrowing,
     project,
 )
 from regcopy_passes.dispatch import Accepted
@@ -47,9 +48,10 @@ def extents_of(op: CopyOp, side: str) -> Extents:
     assert isinstance(t, MemRefType)
     offsets, sizes = op.region(side)
     offsets_div = tuple(abs(o) if isinstance(o, int) else divisibility(o) for o in offsets)
+    names = tuple(str(o) if isinstance(o, int) else describe_value(o) for o in offsets)
     return Extents(tuple(t.get_shape()), tuple(extent_divisibility(buf, i)
                                                 for i in range(len(sizes))),
-                   offsets_div, tuple(sizes), str(describe_value(buf)))
+                   offsets_div, tuple(sizes), str(describe_value(buf)), names)
 
 
 def bounds_key(op: CopyOp) -> Hashable:
@@ -112,8 +114,10 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
                          writes=not acc.r_is_dst, realign=realign)
     checked = () if op.in_bounds else tuple(i for i in range(ext.rank) if ext.dynamic(i))
     note = choices[-1].describe(acc.element_type) if choices else None
+    widest = plan_at(max_vector_bits).n
+    narrowed = narrowing(ext, widest, acc.element_bits) if paths[0].plan.n < widest else None
     transfer = BoundedTransfer(paths, acc.element_bits, acc.element_type, checked, op.padding,
-                               note)
+                               note, narrowed)
     notes = describe_paths(ext, transfer)
     return LoweringPlan(acc, paths[0].plan, SharedPlan(), transfer,  # type: ignore[arg-type]
                         notes)

@@ -64,3 +64,25 @@ func.func @many_rows(%A: memref<?x?xf32, #regcopy.mem<global>>, %row: index) att
 // REMARK: remark: vec 4 × f32 (128 bits), 1 round, 4 registers/thread [copy %R -> %A in @many_rows]
 // REMARK:      {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 1 × f32, each under its own predicate, 4 rounds (extent divisors [1, 1] prove 1)
 // REMARK-NEXT: {{^  }}misaligned stores predicated by the cost model: 32 rows a warp, 4 × f32 a thread a row, proven 1; per warp and vector realigned 85.6 clocks (23.8 issue slots, 123.2 sectors), predicated 46.9 clocks (8.0 issue slots, 67.5 sectors)
+
+// -----
+
+// Narrowed by a runtime offset, not by a stride: the column offset is provably even only, so
+// no run-time test of the row length can make 128-bit vectors aligned; the remark says why,
+// and what would lift it, as for a static buffer.
+func.func @narrowed(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}, %c: index, %r: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %c2 = arith.constant 2 : index
+  %col = arith.muli %c, %c2 : index
+  regcopy.copy warp %R -> %A[%r, %col] [32, 8] : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
+  regcopy.copy warp %A[%r, %c] [32, 8] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK-LABEL: func.func @narrowed
+// CHECK:         vector.store %{{.*}} vector<2xf32>
+// CHECK:         vector.load %{{.*}} vector<1xf32>
+// REMARK: remark: vec 2 × f32 (64 bits), 4 rounds, 8 registers/thread [copy %R -> %A in @narrowed]
+// REMARK:      {{^  }}narrowed: 4-wide refused: column offset %col (provably a multiple of 2) is not a multiple of 4; for 128-bit transfers, wrap it: %col_4 = regcopy.multiple_of %col, 4 : index
+// REMARK-NEXT: {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
+// REMARK: remark: vec 1 × f32 (32 bits), 8 rounds, 8 registers/thread [copy %A -> %R in @narrowed]
+// REMARK:      {{^  }}narrowed: 4-wide refused: column offset %c (provably a multiple of 1) is not a multiple of 4; for 128-bit transfers, add {regcopy.divisibility = 4 : i64} to kernel argument %c
