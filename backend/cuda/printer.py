@@ -36,7 +36,7 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
   ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
   buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer,
-  in a function without shared memory, is one inline-PTX ``st.global.v4``/``v2``
+  in a function without ldmatrix/stmatrix, is one inline-PTX ``st.global.v4``/``v2``
   (``ptx_store``);
 * ``scf.if`` with results: each used result is a variable declared before the ``if`` and
   assigned by the ``scf.yield`` of each branch;
@@ -58,12 +58,7 @@ from functools import singledispatchmethod
 from io import StringIO
 from typing import IO, cast
 
-from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr, VectorType
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.utils.target import Target
-
+from regcopy_backend.cuda import tma
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda.arith import (
     ArithError,
@@ -71,6 +66,7 @@ from regcopy_backend.cuda.arith import (
     broadcast_expression,
     expression,
 )
+from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.function import (
     DYN_SMEM,
     PURE_OPS,
@@ -80,13 +76,29 @@ from regcopy_backend.cuda.function import (
     live_ops,
     vector_step,
 )
-from regcopy_backend.cuda import tma
-from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.kernel_info import root_buffer
-from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
+from regcopy_passes.lower_layout_access import (
+    access_operands,
+    layout_access_refusal,
+    lower_layout_access,
+    needs_flat_storage,
+)
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    VectorType,
+)
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.target import Target
+
 from regcopy_dialect.async_ops import (
     AsyncGroupOp,
     AsyncWaitOp,
@@ -97,14 +109,6 @@ from regcopy_dialect.async_ops import (
 )
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
-from regcopy_dialect.tma_ops import (
-    FenceBarrierInitOp,
-    MBarrierArriveExpectTxOp,
-    MBarrierInitOp,
-    MBarrierTryWaitParityOp,
-    TensorMapOp,
-    TmaLoadOp,
-)
 from regcopy_dialect.regcopy import (
     CopyOp,
     LayoutAttr,
@@ -114,11 +118,13 @@ from regcopy_dialect.regcopy import (
     buffer_layout,
     memory_space,
 )
-from regcopy_passes.lower_layout_access import (
-    access_operands,
-    layout_access_refusal,
-    lower_layout_access,
-    needs_flat_storage,
+from regcopy_dialect.tma_ops import (
+    FenceBarrierInitOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierInitOp,
+    MBarrierTryWaitParityOp,
+    TensorMapOp,
+    TmaLoadOp,
 )
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
@@ -377,7 +383,7 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
-        if self.index_type == INDEX_64 and access in PTX_STORES and self.no_shared and \
+        if self.index_type == INDEX_64 and access in PTX_STORES and self.ptx_stores and \
                 any(d < 0 for d in cast(MemRefType, root_buffer(op.base).type).get_shape()):
             return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
@@ -390,9 +396,11 @@ class CudaPrinter(CudaFunctionPrinter):
         (``STG.E`` x 4 where ``STG.E.128`` is meant). ``volatile`` and the ``memory`` clobber
         keep it in order with the function's other memory accesses, as a C++ store is.
 
-        Only in functions without shared memory (global <-> register copies): in a kernel
-        with shared buffers and ``ldmatrix`` (the GEMM example) the inline PTX made ptxas
-        spill (3 ``LDL``/``STL``), while its C++ stores stay ``STG.E.128`` there."""
+        In every function but those with ``ldmatrix``/``stmatrix``: in the GEMM example the
+        inline PTX made ptxas (NVRTC 13.0) spill (3 ``LDL``/``STL``), while its C++ stores
+        stay ``STG.E.128`` there. A kernel with shared memory but no ldmatrix (a row-wise
+        kernel with a shared buffer, promised rows of 4) had one of its C++ 128-bit stores
+        split into four ``STG.E`` when they were kept to functions without shared memory."""
         words = PTX_STORES[access]
         value = self.val(op.vector)
         address = self.address(op, op.base, list(op.indices))
