@@ -227,6 +227,8 @@ class BoundedTransfer:
     """The cost model's words on a write's misaligned form (``misaligned_cost``), if any."""
     narrowed_by: str | None = None
     """Why even the widest path's vectors are narrower than the tile allows (``narrowing``)."""
+    reads: bool = False
+    """Whether the copy reads the dynamic buffer (else it writes it)."""
     kind = "vector"
 
     @property
@@ -297,9 +299,10 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
         test = " and ".join(f"{_stride_name(ext, i)} % {n} == 0" for i in wide.tests)
         proves = f"extent divisors {list(ext.divisors)} prove {g}"
         if other.realign:
+            verb = "loaded" if t.reads else "stored"
             notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} realigned "
                          f"at run time ({proves}: a vector off {_an(n * t.element_bits // 8)}"
-                         f"-byte boundary is stored as its aligned pieces, vec {g} to vec "
+                         f"-byte boundary is {verb} as its aligned pieces, vec {g} to vec "
                          f"{n}, one branch per misalignment)")
         else:
             each = ", each under its own predicate" if t.misaligned else ""
@@ -331,9 +334,9 @@ PlanAt = Callable[[int], CopyPlan]
 """``plan_at(max_vector_bits)``: the stand-in plan within a width cap."""
 
 
-RealignTest = Callable[[CopyPlan, int, int], bool]
-"""``realign(wide_plan, granule, tail)``: whether a write's misaligned vectors are stored
-realigned (else predicated: the proven plan), ``misaligned_cost`` deciding."""
+RealignTest = Callable[[CopyPlan, int, int, bool], bool]
+"""``realign(wide_plan, granule, tail, writes)``: whether a copy's misaligned vectors are
+moved realigned (else predicated: the proven plan), ``misaligned_cost`` deciding."""
 
 
 def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
@@ -342,8 +345,8 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
     """The proven path and, where the runtime strides alone keep a wider width from being
     proven, the wide path before it (versioned); for a copy that ``writes`` the buffer the
     fallback is the wide plan realigned (granule: the proven width) instead, where
-    ``realign`` (default: always) says so; else the proven plan, each of its narrow vectors
-    under its own predicate."""
+    ``realign`` says so (default: for writes), for reads and writes alike; else the proven
+    plan, each of its narrow vectors under its own predicate."""
     proven = plan_at(cap_bits(alignment(ext), element_bits, max_vector_bits))
     optimistic = frozenset(range(ext.rank - 1))
     wide = plan_at(cap_bits(alignment(ext, optimistic), element_bits, max_vector_bits))
@@ -354,6 +357,6 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
     tail = min(tail_width(ext, wide.n, ()), proven.n)
     realigned = BoundedPath(wide, tail, (), proven.n)
     wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
-    if writes and (realign is None or realign(wide, proven.n, tail)):
+    if realign(wide, proven.n, tail, writes) if realign is not None else writes:
         return (wide_path, realigned)
     return (wide_path, proven_path)

@@ -66,7 +66,14 @@ lanes of other classes, so they touch no sector there); ``k == 0`` stays a branc
 TAIL_PIECE = STORE + PIECE_PREDICATE
 """Issue slots of a straddling vector's tail piece: a store under its own predicate (issued
 by every lane, though only the lane at a row's end has it true)."""
+L1_WAVEFRONTS_PER_CLK = 1
+"""Lines (128 bytes) an SM's L1 looks up a clock for a load instruction: a warp's load
+touching the lines of its span takes one wavefront each. On the H200 this puts misaligned
+rows read one element a transfer at 0.99 x (f32: 4 loads of 5 lines for 512 bytes, under
+the DRAM floor), 0.70 x (bf16 rows of 8 a lane, against Triton) and 0.5 x (int8 rows of 16)
+of aligned ones."""
 SECTOR = 32
+LINE = 128
 TIE = 0.02
 
 
@@ -84,6 +91,8 @@ class MisalignedTile:
     granule: int
     tail: int
     lanes: int = 32
+    reads: bool = False
+    """A read (costs in L1 wavefronts, ``LINE`` bytes) rather than a write (L2 sectors)."""
 
     @property
     def element_bytes(self) -> int:
@@ -102,15 +111,17 @@ class MisalignedTile:
         more sectors than the warp's whole span, however its active rows interleave."""
         align = self.granule * self.element_bytes
         span = self.row_bytes if row_bytes is None else row_bytes
-        return min(_span_sectors(self.rows_per_warp * self.row_bytes, align),
-                   rows * _span_sectors(span, align))
+        unit = LINE if self.reads else SECTOR
+        return min(_span_sectors(self.rows_per_warp * self.row_bytes, align, unit),
+                   rows * _span_sectors(span, align, unit))
 
 
-def _span_sectors(span: int, align: int) -> Fraction:
-    """``E[ceil((o + span) / 32)]`` over the offsets ``o`` in a sector that are multiples of
-    ``align`` (``align >= 32``: the span starts on a sector)."""
-    starts = range(0, SECTOR, align) if align < SECTOR else range(1)
-    return Fraction(sum(ceil((o + span) / SECTOR) for o in starts), len(starts))
+def _span_sectors(span: int, align: int, unit: int = SECTOR) -> Fraction:
+    """``E[ceil((o + span) / unit)]`` over the offsets ``o`` in a ``unit`` (a sector, or a
+    line for loads) that are multiples of ``align`` (``align >= unit``: the span starts on
+    one)."""
+    starts = range(0, unit, align) if align < unit else range(1)
+    return Fraction(sum(ceil((o + span) / unit) for o in starts), len(starts))
 
 
 @dataclass(frozen=True)
@@ -122,8 +133,8 @@ class FormCost:
     sectors: float
     clocks: float
 
-    def describe(self) -> str:
-        return f"{self.clocks:.1f} clocks ({self.issue:.1f} issue slots, {self.sectors:.1f} sectors)"
+    def describe(self, unit: str = "sectors") -> str:
+        return f"{self.clocks:.1f} clocks ({self.issue:.1f} issue slots, {self.sectors:.1f} {unit})"
 
 
 @dataclass(frozen=True)
@@ -141,9 +152,10 @@ class MisalignedChoice:
         t = self.tile
         how = "as asked (misaligned-stores)" if self.forced else "by the cost model"
         rows = f"{t.rows_per_warp} row{'s' if t.rows_per_warp != 1 else ''} a warp"
-        return (f"misaligned stores {self.form} {how}: {rows}, {t.n} × {element_type} a "
+        what, unit = ("loads", "wavefronts") if t.reads else ("stores", "sectors")
+        return (f"misaligned {what} {self.form} {how}: {rows}, {t.n} × {element_type} a "
                 f"thread a row, proven {t.granule}; per warp and vector realigned "
-                f"{self.realigned.describe()}, predicated {self.predicated.describe()}")
+                f"{self.realigned.describe(unit)}, predicated {self.predicated.describe(unit)}")
 
 
 def _classes_run(tile: MisalignedTile) -> tuple[Fraction, Fraction, Fraction]:
@@ -176,15 +188,21 @@ def _classes_run(tile: MisalignedTile) -> tuple[Fraction, Fraction, Fraction]:
     return tests / cases, stores / cases, sectors / cases
 
 
-def _slack(cost: FormCost) -> float:
+def _slack(cost: FormCost, tile: MisalignedTile) -> float:
     """The clocks of the tighter of issue and sectors: on a tie at the DRAM floor, the form
     further below its own limits wins (the store's sectors share the L2 with the loads')."""
-    return max(cost.issue / ISSUE_PER_CLK, cost.sectors / SECTORS_PER_CLK)
+    rate = L1_WAVEFRONTS_PER_CLK if tile.reads else SECTORS_PER_CLK
+    return max(cost.issue / ISSUE_PER_CLK, cost.sectors / rate)
+
+
+def _floor(tile: MisalignedTile) -> float:
+    """The DRAM clocks of a warp's vector: its bytes at the SM's share of HBM."""
+    return tile.lanes * tile.n * tile.element_bytes / DRAM_BYTES_PER_CLK
 
 
 def _clocks(issue: float, sectors: float, tile: MisalignedTile) -> float:
-    data = tile.lanes * tile.n * tile.element_bytes
-    return max(issue / ISSUE_PER_CLK, sectors / SECTORS_PER_CLK, data / DRAM_BYTES_PER_CLK)
+    rate = L1_WAVEFRONTS_PER_CLK if tile.reads else SECTORS_PER_CLK
+    return max(issue / ISSUE_PER_CLK, sectors / rate, _floor(tile))
 
 
 def realigned_cost(tile: MisalignedTile) -> FormCost:
@@ -212,13 +230,21 @@ def predicated_cost(tile: MisalignedTile) -> FormCost:
 
 
 def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> MisalignedChoice:
-    """The form of a misaligned write's vectors: the one of fewer clocks (within ``TIE``: the
-    one further below its issue and sector limits), or ``force`` (``"realigned"``/``"predicated"``) when it names one."""
+    """The form of a misaligned copy's vectors: the one of fewer clocks (within ``TIE``: the
+    one further below its issue and sector limits), or ``force`` (``"realigned"``/
+    ``"predicated"``) when it names one. A read is realigned only where its predicated
+    loads are the bound (above the DRAM floor) and the realigned ones are cheaper: a read's
+    branch on ``k`` waits for its loads before the next round issues, a latency this
+    throughput model does not see (on the H200, f32 reads realigned so ran at 0.41-0.74 x of
+    aligned rows below 200 columns, where the predicated loads sit under the floor)."""
     real, pred = realigned_cost(tile), predicated_cost(tile)
     if force != "auto":
         return MisalignedChoice(force, real, pred, tile, forced=True)
-    if abs(real.clocks - pred.clocks) <= TIE * min(real.clocks, pred.clocks):
-        form = "realigned" if _slack(real) <= _slack(pred) else "predicated"
+    if tile.reads:  # realigned only where the predicated loads are the bound
+        bound = pred.clocks > _floor(tile) * (1 + TIE)
+        form = "realigned" if bound and real.clocks < pred.clocks * (1 - TIE) else "predicated"
+    elif abs(real.clocks - pred.clocks) <= TIE * min(real.clocks, pred.clocks):
+        form = "realigned" if _slack(real, tile) <= _slack(pred, tile) else "predicated"
     else:
         form = "realigned" if real.clocks < pred.clocks else "predicated"
     return MisalignedChoice(form, real, pred, tile)

@@ -80,10 +80,10 @@ def warp_rows(plan: CopyPlan, sizes: tuple[int, ...]) -> tuple[int, int]:
 
 
 def misaligned_tile(plan: CopyPlan, sizes: tuple[int, ...], element_bits: int, granule: int,
-                    tail: int) -> MisalignedTile:
-    """The cost model's view of a write's wide ``plan`` (``misaligned_cost``)."""
+                    tail: int, reads: bool = False) -> MisalignedTile:
+    """The cost model's view of a copy's wide ``plan`` (``misaligned_cost``)."""
     rows, lanes = warp_rows(plan, sizes)
-    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes)
+    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads)
 
 
 def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
@@ -105,9 +105,9 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
 
     choices: list[MisalignedChoice] = []
 
-    def realign(wide: CopyPlan, granule: int, tail: int) -> bool:
-        tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail)
-        choices.append(choose_misaligned_form(tile, misaligned))
+    def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> bool:
+        tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes)
+        choices.append(choose_misaligned_form(tile, misaligned if writes else "auto"))
         return choices[-1].form == "realigned"
 
     paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,
@@ -117,7 +117,7 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
     widest = plan_at(max_vector_bits).n
     narrowed = narrowing(ext, widest, acc.element_bits) if paths[0].plan.n < widest else None
     transfer = BoundedTransfer(paths, acc.element_bits, acc.element_type, checked, op.padding,
-                               note, narrowed)
+                               note, narrowed, acc.r_is_dst)
     notes = describe_paths(ext, transfer)
     return LoweringPlan(acc, paths[0].plan, SharedPlan(), transfer,  # type: ignore[arg-type]
                         notes)

@@ -76,7 +76,8 @@ func.func @div2(%A: memref<?x?xf32, #regcopy.mem<global>> {regcopy.divisibility 
 // REMARK: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %A -> %R in @div2]
 // REMARK:      {{^  }}bounds-checked: one predicate per vector (extents 0, 1 of %A)
 // REMARK-NEXT: {{^  }}a thread whose first element is outside extent 0 of %A skips its rounds (no round moves it along dim 0)
-// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 2 × f32, 4 rounds (extent divisors [1, 2] prove 2)
+// REMARK-NEXT: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 2 × f32, each under its own predicate, 4 rounds (extent divisors [1, 2] prove 2)
+// REMARK-NEXT: {{^  }}misaligned loads predicated by the cost model: 32 rows a warp, 4 × f32 a thread a row, proven 2; per warp and vector realigned {{.*}}, predicated {{.*}} wavefronts)
 
 // -----
 
