@@ -67,6 +67,18 @@ class Tile:
     cols: int
     layout: str
     columns_first: bool = True
+    dtype: str = "f32"
+    """The element type (f32, or bf16 / i8 for the narrow-element rows)."""
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of an element."""
+        return {"f32": 4, "bf16": 2, "i8": 1}[self.dtype]
+
+    @property
+    def vec(self) -> int:
+        """Elements of a 16-byte vector: an aligned N is a multiple of it."""
+        return 16 // self.bytes
 
     def grid(self, m: int, n: int) -> tuple[int, int, int]:
         """The launch grid of an M x N copy."""
@@ -90,6 +102,13 @@ FITTED = (Tile(1024, 4, "(4,256,4):(4,1@tx,1)"),
 """Tiles fitted to N (256 threads, 16 registers a thread, in the 64 x 64 tile's pattern: 4
 rounds of 16 rows... 256 rows, each thread 4 contiguous f32 of a row): the narrowest whose
 columns hold N."""
+
+
+BF16_ROWS = Tile(8, 2048, "(8,256,8):(8,1@tx,1)", dtype="bf16")
+"""8 bf16 rows of 2048: each thread 8 contiguous elements (16 bytes) of a row, a warp along
+one row (the row-wise kernel's pattern), for odd N such as 1001."""
+I8_ROWS = Tile(8, 4096, "(8,256,16):(16,1@tx,1)", dtype="i8")
+"""8 int8 rows of 4096: each thread 16 contiguous elements of a row, for odd N such as 8193."""
 
 
 def fitted(n: int) -> Tile:
@@ -128,9 +147,12 @@ ROWS_ON_X = """  %rt = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> in
 def kernel_text(tile: Tile, promised: bool) -> str:
     r = (f"memref<{tile.rows}x{tile.cols}xf32, #regcopy.layout<{tile.layout}>, "
          "#regcopy.mem<local>>")
-    tiles = (COLUMNS_FIRST if tile.columns_first else ROWS_ON_X).format(g=G)
-    return KERNEL.format(g=G, r=r, rows=tile.rows, cols=tile.cols, tiles=tiles,
-                         promise=PROMISE if promised else "")
+    g = G.replace("xf32", f"x{tile.dtype}")
+    r = r.replace("xf32", f"x{tile.dtype}")
+    tiles = (COLUMNS_FIRST if tile.columns_first else ROWS_ON_X).format(g=g)
+    promise = PROMISE.replace(" 4>", f" {tile.vec}>")
+    return KERNEL.format(g=g, r=r, rows=tile.rows, cols=tile.cols, tiles=tiles,
+                         promise=promise if promised else "")
 
 
 def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
@@ -163,13 +185,13 @@ is what is judged (within 2%), so it gets more launches than the sweep."""
 
 def rows_for(n: int, tile: Tile, min_bytes: int = MIN_MIB << 20) -> int:
     """Rows M (a multiple of the tile's) such that an M x n launch moves >= ``min_bytes``."""
-    m = -(-min_bytes // (2 * 4 * n))
+    m = -(-min_bytes // (2 * tile.bytes * n))
     return -(-m // tile.rows) * tile.rows
 
 
-def aligned_of(n: int) -> int:
-    """The nearest N with N % 4 == 0 (the lower one on a tie), at least 4."""
-    return max(4, min((n - n % 4, n - n % 4 + 4), key=lambda a: (abs(a - n), a)))
+def aligned_of(n: int, vec: int = 4) -> int:
+    """The nearest N with N % vec == 0 (the lower one on a tie), at least ``vec``."""
+    return max(vec, min((n - n % vec, n - n % vec + vec), key=lambda a: (abs(a - n), a)))
 
 
 # ---- SASS ------------------------------------------------------------------------------------
@@ -178,7 +200,7 @@ def aligned_of(n: int) -> int:
 def sass_report(tile: Tile) -> tuple[list[str], bool]:
     """One line per kernel (versioned, promised) with its SASS memory instructions, and
     whether both hold >= one 128-bit load and store per vector of the tile and no LDL/STL."""
-    per_thread = tile.rows * tile.cols // (256 * 4)
+    per_thread = tile.rows * tile.cols // (256 * tile.vec)
     lines, ok = [], True
     for promised in (False, True):
         source, _ = lowered(tile, promised)
@@ -270,20 +292,21 @@ def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = N
     peer_bw: dict[int, float] = {}
     rows: dict[int, int] = {}
     wrong: list[int] = []
-    for n in sorted(set(ns) | {aligned_of(n) for n in ns}):
+    for n in sorted(set(ns) | {aligned_of(n, tile.vec) for n in ns}):
         m = bench.rows(tile, n)
         rows[n] = m
         ours = bench.launcher(tile, False, m, n)
         if peer is not None:
-            theirs = peer.launcher(tile.rows, tile.cols, m, n)
-            if not peer.exact(ours, m, n, bench.stream.sync) or \
-                    not peer.exact(theirs, m, n, lambda: None):
+            theirs = peer.launcher(tile.rows, tile.cols, m, n, tile.dtype)
+            nbytes = m * n * tile.bytes
+            if not peer.exact(ours, nbytes, bench.stream.sync) or \
+                    not peer.exact(theirs, nbytes, lambda: None):
                 wrong.append(n)
-            peer_bw[n] = 2 * 4 * m * n / peer.time(theirs, iters) / 1e6
-        bw[n] = 2 * 4 * m * n / bench.launch(tile, False, m, n, iters) / 1e6
+            peer_bw[n] = 2 * tile.bytes * m * n / peer.time(theirs, iters) / 1e6
+        bw[n] = 2 * tile.bytes * m * n / bench.launch(tile, False, m, n, iters) / 1e6
 
     def table(b: dict[int, float]) -> list[Row]:
-        return [(n, rows[n], b[n], b[n] / b[aligned_of(n)]) for n in ns] if b else []
+        return [(n, rows[n], b[n], b[n] / b[aligned_of(n, tile.vec)]) for n in ns] if b else []
 
     return table(bw), table(peer_bw), wrong
 
@@ -312,20 +335,21 @@ def versioned_summary(ratios: dict[int, float]) -> str:
     return line
 
 
-def band_summary(ratios: dict[int, float], width: int = 32) -> str:
+def band_summary(ratios: dict[int, float], width: int = 32, vec: int = 4) -> str:
     """One line over the misaligned N (N % 4 != 0), by band of ``width`` consecutive N
     (``[a, a + width)``, ``a`` a multiple of ``width``): each band's mean ratio and how many of
     its N are at >= 0.95x."""
     bands: dict[int, list[float]] = {}
     for n, r in sorted(ratios.items()):
-        if n % 4:
+        if n % vec:
             bands.setdefault(n - n % width, []).append(r)
     parts = [f"{a}..{a + width - 1}: mean {sum(rs) / len(rs):.3f}, "
              f"{sum(r >= 0.95 for r in rs)}/{len(rs)}" for a, rs in bands.items()]
     return "misaligned N by band (mean ratio, N at >= 0.95x): " + "; ".join(parts)
 
 
-def print_sweep(title: str, table: Sequence[tuple[int, int, float, float]]) -> None:
+def print_sweep(title: str, table: Sequence[tuple[int, int, float, float]], vec: int = 4
+                ) -> None:
     """``sweep``'s table under ``title``, then how many N are at >= 0.95x and the misaligned N
     by band (``band_summary``)."""
     print(f"\n{title}")
@@ -336,14 +360,14 @@ def print_sweep(title: str, table: Sequence[tuple[int, int, float, float]]) -> N
     good = sum(1 for *_, r in table if r >= 0.95)
     print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
           f"({100 * good / len(table):.1f}%)")
-    print(band_summary({n: r for n, _, _, r in table}))
+    print(band_summary({n: r for n, _, _, r in table}, vec=vec))
 
 
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
     import ctypes
 
-    host = np.random.default_rng(n).standard_normal(m * n).astype(np.float32)
+    host = np.random.default_rng(n).integers(0, 256, m * n * tile.bytes, dtype=np.uint8)
     pinned = bench.core.LegacyPinnedMemoryResource()
     staging = pinned.allocate(host.nbytes)
     ctypes.memmove(int(staging.handle), host.ctypes.data, host.nbytes)
@@ -355,7 +379,7 @@ def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     out = np.empty_like(host)
     ctypes.memmove(out.ctypes.data, int(staging.handle), host.nbytes)
     staging.close()
-    return bool(np.array_equal(out.view(np.uint32), host.view(np.uint32)))
+    return bool(np.array_equal(out, host))
 
 
 def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False) -> None:
@@ -380,10 +404,10 @@ def parse_ns(text: str) -> list[int]:
     return out
 
 
-def print_pair(title: str, ours: Sequence[Row], theirs: Sequence[Row]) -> None:
+def print_pair(title: str, ours: Sequence[Row], theirs: Sequence[Row], vec: int = 4) -> None:
     """``print_sweep``, with the peer's columns and regcopy / peer where there is a peer."""
     if not theirs:
-        print_sweep(title, ours)
+        print_sweep(title, ours, vec)
         return
     print(f"\n{title}")
     print("|     N |        M | regcopy GB/s | vs aligned | Triton GB/s | vs aligned | "
@@ -393,7 +417,7 @@ def print_pair(title: str, ours: Sequence[Row], theirs: Sequence[Row]) -> None:
     for (n, m, gbs, r), (_, _, tgbs, tr) in zip(ours, theirs):
         print(f"| {n:5} | {m:8} | {gbs:12.0f} | {r:9.3f}x | {tgbs:11.0f} | {tr:9.3f}x | "
               f"{gbs / tgbs:15.3f}x |")
-    print(band_summary({n: r for n, _, _, r in ours}))
+    print(band_summary({n: r for n, _, _, r in ours}, vec=vec))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -410,6 +434,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--fitted", default="1:64",
                     help="N run on the tile fitted to N (1024x4, 512x8, 256x16, 128x32, "
                          "64x64: the first whose columns hold N; a:b,c,...)")
+    ap.add_argument("--bf16", default="1000:1011",
+                    help="N of the bf16 8x2048 tile (odd rows of 16-bit elements; a:b,c,...)")
+    ap.add_argument("--i8", default="8192:8201",
+                    help="N of the int8 8x4096 tile (odd rows of 8-bit elements; a:b,c,...)")
     ap.add_argument("--no-peer", action="store_true", help="no Triton column")
     ap.add_argument("--misaligned-stores", default="auto",
                     choices=("auto", "realigned", "predicated"),
@@ -427,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           for t in (WIDE, NARROW, ROWS))
     if args.sass:
         ok = True
-        for tile in (wide, narrow, rows, *FITTED[:-1]):
+        for tile in (wide, narrow, rows, *FITTED[:-1], BF16_ROWS, I8_ROWS):
             lines, good = sass_report(tile)
             print("\n".join(lines))
             ok &= good
@@ -437,11 +465,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         by_tile.setdefault(fitted(n), []).append(n)
     ranges = [(t, ns) for t, ns in ((wide, parse_ns(args.wide)), (narrow, parse_ns(args.narrow)),
                                     (rows, parse_ns(args.rows)),
+                                    (BF16_ROWS, parse_ns(args.bf16)),
+                                    (I8_ROWS, parse_ns(args.i8)),
                                     *((replace(t, columns_first=not args.rows_on_x), ns)
                                       for t, ns in by_tile.items())) if ns]
     min_bytes = args.mib << 20
-    max_bytes = max(4 * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
-                    (*ns, *(aligned_of(n) for n in ns))) + 4096
+    max_bytes = max(t.bytes * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
+                    (*ns, *(aligned_of(n, t.vec) for n in ns))) + 4096
     peer = None
     if not args.no_peer and ragged_peer.peer() is not None:
         peer = ragged_peer.Peer(max_bytes)
@@ -456,10 +486,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[tuple[Tile, int], tuple[Row, Row | None]] = {}
     for tile, ns in ranges:
         ours, theirs, wrong = sweep(bench, tile, ns, args.iters, peer)
-        print_pair(f"tile {tile.rows} x {tile.cols} f32, one kernel for every N "
+        print_pair(f"tile {tile.rows} x {tile.cols} {tile.dtype}, one kernel for every N "
                    f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
                    f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
-                   ours, theirs)
+                   ours, theirs, tile.vec)
         for i, row in enumerate(ours):
             results[(tile, row[0])] = (row, theirs[i] if theirs else None)
         if wrong:

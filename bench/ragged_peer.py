@@ -32,10 +32,10 @@ def peer() -> Any | None:
         return None
 
     @triton.jit
-    def tile_copy(X, Y, M, N, N4, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  ALIGNED: tl.constexpr):  # type: ignore[no-untyped-def]
-        if ALIGNED:  # N = 4 * N4: Triton's analysis then knows N a multiple of 4
-            N = N4 * 4
+    def tile_copy(X, Y, M, N, NV, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  ALIGNED: tl.constexpr, VEC: tl.constexpr):  # type: ignore[no-untyped-def]
+        if ALIGNED:  # N = VEC * NV: Triton's analysis then knows N a multiple of VEC
+            N = NV * VEC
         b = tl.program_id(0)
         nct = tl.cdiv(N, BLOCK_N)
         rt = b // nct
@@ -64,13 +64,19 @@ class Peer:
                                generator=gen).view(torch.float32)
         self.y = torch.empty_like(self.x)
 
-    def launcher(self, rows: int, cols: int, m: int, n: int) -> Callable[[], None]:
-        """One launch of the Triton copy of an M x N buffer with a ``rows`` x ``cols`` tile."""
+    def launcher(self, rows: int, cols: int, m: int, n: int, dtype: str = "f32"
+                 ) -> Callable[[], None]:
+        """One launch of the Triton copy of an M x N buffer of ``dtype`` (f32, bf16, i8)
+        with a ``rows`` x ``cols`` tile; at N a multiple of a 16-byte vector's elements,
+        the kernel that knows it (128-bit accesses)."""
+        torch = self.torch
+        view = {"f32": torch.float32, "bf16": torch.bfloat16, "i8": torch.int8}[dtype]
+        vec = 16 // {"f32": 4, "bf16": 2, "i8": 1}[dtype]
         grid = (-(-m // rows) * -(-n // cols),)
-        kernel, x, y = self.kernel, self.x, self.y
-        aligned = n % 4 == 0
-        return lambda: kernel[grid](x, y, m, n, n // 4, BLOCK_M=rows, BLOCK_N=cols,
-                                    ALIGNED=aligned, num_warps=8)
+        kernel, x, y = self.kernel, self.x.view(view), self.y.view(view)
+        aligned = n % vec == 0
+        return lambda: kernel[grid](x, y, m, n, n // vec, BLOCK_M=rows, BLOCK_N=cols,
+                                    ALIGNED=aligned, VEC=vec, num_warps=8)
 
     def time(self, launch: Callable[[], None], iters: int) -> float:
         """Milliseconds per launch, by CUDA events on torch's stream, after two warm-ups."""
@@ -85,18 +91,18 @@ class Peer:
         end.synchronize()
         return float(start.elapsed_time(end)) / iters
 
-    def exact(self, launch: Callable[[], None], m: int, n: int, sync: Callable[[], None]
+    def exact(self, launch: Callable[[], None], nbytes: int, sync: Callable[[], None]
               ) -> bool:
-        """Y cleared, one ``launch`` (then ``sync``), Y's first M x N words equal to X's bit
-        for bit, and the word after them untouched."""
+        """Y cleared, one ``launch`` (then ``sync``), Y's first ``nbytes`` (the M x N
+        elements) equal to X's bit for bit, and the byte after them untouched."""
         torch = self.torch
-        self.y.view(torch.int32).fill_(-1)
+        self.y.view(torch.uint8).fill_(0xA5)
         torch.cuda.synchronize()
         launch()
         sync()
         torch.cuda.synchronize()
-        xs, ys = self.x.view(torch.int32), self.y.view(torch.int32)
-        return bool(torch.equal(xs[:m * n], ys[:m * n])) and int(ys[m * n]) == -1
+        xs, ys = self.x.view(torch.uint8), self.y.view(torch.uint8)
+        return bool(torch.equal(xs[:nbytes], ys[:nbytes])) and int(ys[nbytes]) == 0xA5
 
 
 Result = tuple[tuple[int, int, float, float], "tuple[int, int, float, float] | None"]
