@@ -2,15 +2,20 @@
 """Benchmark: one tile-copy kernel with runtime extents over every N of a range, as a ratio to
 the aligned N, same run, same GPU.
 
-    python -m regcopy_bench.bench_ragged [--iters K] [--pair-iters K] [--mib M] [--wide A:B]
-                                         [--narrow A:B] [--rows A:B] [--rows-on-x] [--sass]
+    python -m regcopy_bench.bench_ragged [--iters K] [--pair-iters K] [--mib M] [--wide NS]
+                                         [--narrow NS] [--rows NS] [--fitted NS] [--bf16 NS]
+                                         [--i8 NS] [--misaligned-stores FORM] [--no-peer]
+                                         [--rows-on-x] [--sass]
 
 A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 (``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
 checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else 32-bit
-loads and the 128-bit stores realigned at run time) and compiled ONCE; it is then launched
-for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tiles 64 x 64 and
-32 x 256), with M
+loads and the stores in the form the pass's cost model picks: 128-bit stores realigned at run
+time, or 32-bit ones under a predicate each) and compiled ONCE; it is then launched
+for every N in 4000..4160 (tile 8 x 1024, 256 threads), in 1..256 (tiles 64 x 64 and
+32 x 256), in 1..63 on the tile fitted to N (``--fitted``), and for bf16 and int8 rows
+(``--bf16``, ``--i8``), beside the same copy in Triton where it is installed
+(``ragged_peer``: every output of both checked bit for bit before timing), with M
 chosen so that each launch moves at least ``--mib`` MiB (default 256, read + written: several waves
 of CTAs), and timed with CUDA events.
 The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same

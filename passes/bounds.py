@@ -17,18 +17,19 @@ runtime strides and the region offsets allow is ``alignment``: the gcd of
 ``d(stride_i)``, with ``d`` the provable divisor (0 for the constant 0, a multiple of
 anything). The width is capped to its power-of-two part. Where assuming ``stride_i % n == 0``
 for the strides that fall short would allow a wider ``n``, the copy is **versioned**: the
-runtime test picks the wide plan, else the proven one. A write's fallback is instead the
-wide plan **realigned**: the same ``n``-wide vectors, each of whose start is a multiple of the
-proven width ``g`` only; a vector at element offset ``e``, ``k = e mod n`` (a multiple of
-``g``), is stored as ``aligned_pieces(k, n)``: runs of ``w`` elements (``w`` a power of two,
-``g <= w <= n``) each starting at a multiple of ``w``, one branch per class of ``k``
-(``misalignment_classes``). (A read keeps the proven plan: the L1
-cache merges a warp's narrow loads of one line, so they run at the speed of the wide ones;
-stores it does not merge. On the H200, 32-bit loads of misaligned rows ran at 0.99x of
-128-bit ones, 32-bit stores at 0.62x; with realigned stores an 8 x 1024 tile of misaligned
-rows runs at 0.95x or more of aligned ones for 160 of 161 row lengths when a row band's
-column tiles run side by side, 106 of 161 when they run a wave apart: docs/runtime.md. Loads
-realigned the same way ran slower: a branch that yields loaded registers waits for them.)
+runtime test picks the wide plan, else the proven one ("predicated": each narrow vector
+under its own predicate), or the wide plan **realigned**, as ``misaligned_cost`` picks: the
+same ``n``-wide vectors, each of whose start is a multiple of the proven width ``g`` only; a
+vector at element offset ``e``, ``k = e mod n`` (a multiple of ``g``), is moved as
+``aligned_pieces(k, n)``: runs of ``w`` elements (``w`` a power of two, ``g <= w <= n``) each
+starting at a multiple of ``w``, one branch per class of ``k`` (``misalignment_classes``).
+(The model weighs issue slots, L2 sectors or L1 wavefronts and DRAM bytes: a warp along one
+row realigns its stores, one over many rows predicates them; a read is realigned only where
+its one-element loads are the bound, as for rows of 16- and 8-bit elements. On the H200,
+32-bit loads of misaligned f32 rows ran at 0.99x of 128-bit ones, 32-bit stores at 0.62x;
+with realigned stores an 8 x 1024 tile of misaligned rows runs at 0.95x or more of aligned
+ones for 160 of 161 row lengths when a row band's column tiles run side by side:
+docs/runtime.md.)
 
 A vector covers ``n`` consecutive elements of the innermost dim, starting at a multiple of
 ``n`` (the tile's plan and the cap make it so). It is in bounds iff its first and last

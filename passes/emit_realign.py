@@ -1,7 +1,7 @@
-"""The emitter of a realigned store (``bounds``: the fallback of a versioned copy that writes
-a dynamic global buffer): ``n`` elements from registers to global offset ``e``, whose
-misalignment ``k = e mod n`` (``e & (n - 1)``) is known only at run time, a multiple of the
-granule ``g``.
+"""The emitter of a realigned store or load (``bounds``: the fallback of a versioned copy on
+a dynamic global buffer, where ``misaligned_cost`` picks it): ``n`` elements between
+registers and global offset ``e``, whose misalignment ``k = e mod n`` (``e & (n - 1)``) is
+known only at run time, a multiple of the granule ``g``.
 
 The vector is moved as ``aligned_pieces(k, n)``: the misalignments with the same pieces form
 one class (``misalignment_classes``), and each class is one branch of an ``scf.if`` chain on
