@@ -50,12 +50,22 @@ from regcopy_backend.runtime.runner import (
     get_device,
 )
 from regcopy_bench.bench_copy import time_launches
+from regcopy_bench.ragged_tables import (
+    Row,
+    band_summary,
+    issue_table,
+    parse_ns,
+    print_pair,
+    print_sweep,
+    versioned_summary,
+)
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from regcopy_tools.run_report import sass_memory_ops
 from xdsl.parser import Parser
 
 from regcopy_dialect.context import regcopy_context
 
+__all__ = ["band_summary", "main", "print_sweep", "versioned_summary"]
 G = "memref<?x?xf32, #regcopy.mem<global>>"
 PROMISE = " {regcopy.divisibility = array<i64: 1, 4>}"
 
@@ -284,12 +294,13 @@ def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20,
     return Bench(core, dev, stream, x, y, compiled, min_bytes)
 
 
-Row = tuple[int, int, float, float]
-"""``(N, M, GB/s, ratio to the aligned N)``."""
+def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int) -> list[Row]:
+    """``(N, M, GB/s, ratio to the aligned N)`` for every N (versioned kernel, no peer)."""
+    return sweep_with_peer(bench, tile, ns, iters)[0]
 
 
-def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = None
-          ) -> tuple[list[Row], list[Row], list[int]]:
+def sweep_with_peer(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = None
+                    ) -> tuple[list[Row], list[Row], list[int]]:
     """``(regcopy's rows, the peer's rows, the N whose output was not bit-exact)`` for every
     N (regcopy's versioned kernel; the peer's rows empty without a peer). With a peer, each
     N's output of both systems is checked bit for bit on the device before it is timed."""
@@ -325,49 +336,6 @@ def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
     return (v1 + v2) / 2, (p1 + p2) / 2
 
 
-def versioned_summary(ratios: dict[int, float]) -> str:
-    """One line over every aligned N: how many have the versioned kernel's time within 2% of
-    the promised one's, the range, the range over N >= 32, and the N outside 2%."""
-    within = sum(1 for r in ratios.values() if abs(r - 1) <= 0.02)
-    large = [r for n, r in ratios.items() if n >= 32]
-    line = (f"versioned / promised over {len(ratios)} aligned N: {min(ratios.values()):.3f}-"
-            f"{max(ratios.values()):.3f}, within 2% at {within}")
-    if large and len(large) < len(ratios):
-        line += f"; N >= 32: {min(large):.3f}-{max(large):.3f}"
-    outside = [f"{n} ({r:.3f})" for n, r in sorted(ratios.items()) if abs(r - 1) > 0.02]
-    if outside:
-        line += f"; outside 2%: N = {', '.join(outside)}"
-    return line
-
-
-def band_summary(ratios: dict[int, float], width: int = 32, vec: int = 4) -> str:
-    """One line over the misaligned N (N % 4 != 0), by band of ``width`` consecutive N
-    (``[a, a + width)``, ``a`` a multiple of ``width``): each band's mean ratio and how many of
-    its N are at >= 0.95x."""
-    bands: dict[int, list[float]] = {}
-    for n, r in sorted(ratios.items()):
-        if n % vec:
-            bands.setdefault(n - n % width, []).append(r)
-    parts = [f"{a}..{a + width - 1}: mean {sum(rs) / len(rs):.3f}, "
-             f"{sum(r >= 0.95 for r in rs)}/{len(rs)}" for a, rs in bands.items()]
-    return "misaligned N by band (mean ratio, N at >= 0.95x): " + "; ".join(parts)
-
-
-def print_sweep(title: str, table: Sequence[tuple[int, int, float, float]], vec: int = 4
-                ) -> None:
-    """``sweep``'s table under ``title``, then how many N are at >= 0.95x and the misaligned N
-    by band (``band_summary``)."""
-    print(f"\n{title}")
-    print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
-    print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
-    for n, m, gbs, ratio in table:
-        print(f"| {n:5} | {m:8} | {gbs:7.0f} | {ratio:11.3f}x |")
-    good = sum(1 for *_, r in table if r >= 0.95)
-    print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
-          f"({100 * good / len(table):.1f}%)")
-    print(band_summary({n: r for n, _, _, r in table}, vec=vec))
-
-
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
     import ctypes
@@ -398,31 +366,6 @@ def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False)
     if err != driver.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"copy failed: {err.name}")
     bench.stream.sync()
-
-
-def parse_ns(text: str) -> list[int]:
-    """``"1:64,65,70:72"``: ranges ``a:b`` (``b`` excluded) and single N, in order."""
-    out: list[int] = []
-    for part in filter(None, text.split(",")):
-        a, _, b = part.partition(":")
-        out += range(int(a), int(b)) if b else [int(a)]
-    return out
-
-
-def print_pair(title: str, ours: Sequence[Row], theirs: Sequence[Row], vec: int = 4) -> None:
-    """``print_sweep``, with the peer's columns and regcopy / peer where there is a peer."""
-    if not theirs:
-        print_sweep(title, ours, vec)
-        return
-    print(f"\n{title}")
-    print("|     N |        M | regcopy GB/s | vs aligned | Triton GB/s | vs aligned | "
-          "regcopy / Triton |")
-    print("|------:|---------:|-------------:|-----------:|------------:|-----------:|"
-          "-----------------:|")
-    for (n, m, gbs, r), (_, _, tgbs, tr) in zip(ours, theirs):
-        print(f"| {n:5} | {m:8} | {gbs:12.0f} | {r:9.3f}x | {tgbs:11.0f} | {tr:9.3f}x | "
-              f"{gbs / tgbs:15.3f}x |")
-    print(band_summary({n: r for n, _, _, r in ours}, vec=vec))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -490,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     results: dict[tuple[Tile, int], tuple[Row, Row | None]] = {}
     for tile, ns in ranges:
-        ours, theirs, wrong = sweep(bench, tile, ns, args.iters, peer)
+        ours, theirs, wrong = sweep_with_peer(bench, tile, ns, args.iters, peer)
         print_pair(f"tile {tile.rows} x {tile.cols} {tile.dtype}, one kernel for every N "
                    f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
                    f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
@@ -514,8 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not check_copy(bench, tile, m, n):
                     print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
                     status = 1
-    print(ragged_peer.issue_table({(f"{t.rows}x{t.cols}", n): v
-                                   for (t, n), v in results.items()}))
+    print(issue_table({(f"{t.rows}x{t.cols}", n): v for (t, n), v in results.items()},
+                      ragged_peer.MISSING[0] if ragged_peer.MISSING else ""))
     if peer is None:
         for b in (bench.x, bench.y):
             b.close(bench.stream)

@@ -224,3 +224,25 @@ def test_both_forms_are_bit_exact_on_the_gpu(form: str) -> None:
             grid = [-(-m // tile.rows) * -(-n // tile.cols), 1, 1]  # (M off the tile)
             got = run_kernel(source, info, [x, y], grid=grid).arrays[1]
             assert np.array_equal(got.view(np.int32), x.view(np.int32)), (tile, n)
+
+
+def test_bench_ragged_fitted_tiles_ranges_and_the_issue_table() -> None:
+    """``bench_ragged``'s N lists, fitted tiles and aligned neighbours, and the issue's table
+    (regcopy and the peer by band, regcopy / Triton >= 0.98x)."""
+    from regcopy_bench.bench_ragged import BF16_ROWS, aligned_of, fitted
+    from regcopy_bench.ragged_tables import issue_table, parse_ns
+
+    assert parse_ns("1:4,7,10:12") == [1, 2, 3, 7, 10, 11] and parse_ns("0:0") == []
+    assert [f"{fitted(n).rows}x{fitted(n).cols}" for n in (3, 5, 9, 31, 63, 100)] == \
+        ["1024x4", "512x8", "256x16", "128x32", "64x64", "64x64"]
+    assert aligned_of(1001, BF16_ROWS.vec) == 1000 and aligned_of(8193, 16) == 8192
+    assert aligned_of(2) == 4 and aligned_of(6) == 4 and aligned_of(7) == 8
+    table = issue_table({("1024x4", 1): ((1, 8, 100.0, 0.9), (1, 8, 120.0, 1.0)),
+                         ("512x8", 5): ((5, 8, 200.0, 0.96), (5, 8, 190.0, 0.99)),
+                         ("512x8", 8): ((8, 8, 250.0, 1.0), (8, 8, 250.0, 1.0)),
+                         ("32x256", 67): ((67, 8, 3000.0, 0.97), None)}, "no triton")
+    assert "| 1..15, tiles fitted to N | 1 of 2 at >= 0.95x, mean 0.930x, 0.1 TB/s | " \
+           "2 of 2 at >= 0.95x, mean 0.995x, 0.2 TB/s | 1 of 2 (min 0.833x) |" in table
+    assert "| 65..255, tile 32x256 | 1 of 1 at >= 0.95x, mean 0.970x, 3.0 TB/s | " \
+           "(no peer: no triton) |" in table
+    assert "17..31" not in table
