@@ -29,26 +29,27 @@ B="python3 -m regcopy_bench.bench_ragged"
 # 8x1024 (the issue's table); the versioned/promised pairs are bench_ragged's default run's.
 RANGES="--fitted 1:33 --narrow 17:65 --rows 65:257 --wide 4000:4161 --pair-iters 0"
 step sass 25 $B --sass
-step bench_auto 110 $B $RANGES
+step bench_auto 105 $B $RANGES
 # the forms forced, on a sample of the same N (A/B of the cost model's choice, same process
 # order as above: each run is its own process, compare each to its own aligned N)
 SAMPLE="--fitted 1:33 --narrow 33:65 --rows 65:101 --wide 4000:4013 --bf16 1000:1004 --i8 8192:8196 --iters 5 --pair-iters 0"
 step bench_realigned 25 $B --misaligned-stores realigned $SAMPLE
 step bench_predicated 25 $B --misaligned-stores predicated $SAMPLE
-step pytest_gpu 30 python3 -m pytest -o addopts="" -q -m gpu test/python/test_misaligned_cost.py \
+step pytest_gpu 25 python3 -m pytest -o addopts="" -q -m gpu test/python/test_misaligned_cost.py \
   test/python/test_bounds_sass.py test/python/test_cuda_ragged.py
 # memcheck: the fitted 1024x4 kernel (predicated stores) and the 32x256 one (realigned)
-python3 - "$OUT" <<'PY'
+K=$(mktemp -d)
+python3 - "$K" <<'PY'
 import sys
 from regcopy_bench import bench_ragged as b
 for t in (b.FITTED[0], b.ROWS):
     open(f"{sys.argv[1]}/ragged_{t.rows}x{t.cols}.mlir", "w").write(b.kernel_text(t, False))
 PY
 CS=/usr/local/cuda/bin/compute-sanitizer
-step memcheck_1024x4 12 $CS --tool memcheck --error-exitcode 9 regcopy-run \
-  "$OUT/ragged_1024x4.mlir" --check --arg X=3001x3 --arg Y=3001x3 --grid 3
-step memcheck_32x256 12 $CS --tool memcheck --error-exitcode 9 regcopy-run \
-  "$OUT/ragged_32x256.mlir" --check --arg X=70x259 --arg Y=70x259 --grid 6
+step memcheck_1024x4 17 $CS --tool memcheck --error-exitcode 9 regcopy-run \
+  "$K/ragged_1024x4.mlir" --check --arg X=1100x3 --arg Y=1100x3 --grid 2
+step memcheck_32x256 17 $CS --tool memcheck --error-exitcode 9 regcopy-run \
+  "$K/ragged_32x256.mlir" --check --arg X=40x259 --arg Y=40x259 --grid 4
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
