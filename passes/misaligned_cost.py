@@ -1,5 +1,8 @@
-"""The cost model of a misaligned write: which form stores a copy's vectors when only a
-runtime extent decides their alignment (the fallback of a versioned copy, ``bounds``).
+"""The cost model of a misaligned copy: which form moves a copy's vectors when only a
+runtime extent decides their alignment (the fallback of a versioned copy, ``bounds``). Stores
+are described below; loads are weighed the same way, in the L1's 128-byte wavefronts instead
+of L2 sectors, and realigned only where their predicated form is the bound
+(``choose_misaligned_form``).
 
 Two forms store the same ``n``-element vectors of a thread, each starting ``k`` elements past
 an ``n``-aligned address (``k`` a multiple of the proven granule ``g``, known at run time):
