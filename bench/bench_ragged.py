@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark: one tile-copy kernel with runtime extents over every N of a range, as a ratio to
 the aligned N, same run, same GPU.
 
