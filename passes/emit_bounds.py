@@ -23,7 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from regcopy_passes.bounds import BoundedPath, BoundedTransfer, fixed_dims, project
-from regcopy_passes.emit_realign import Realign, staging_buffer, store_pieces
+from regcopy_passes.emit_realign import (
+    Realign,
+    load_pieces,
+    staging_buffer,
+    store_pieces,
+)
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import Atom, CopyPlan, round_offsets
@@ -254,10 +259,14 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
     whole = (pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
              or fr.rank - 1 not in fr.bt.checked)  # (no vector straddles a static column)
     gate = pred if whole else None
-    if path.realign:  # a write (reads are never realigned: ``bounds.choose_paths``)
-        wide = store_pieces(fr.realign(path), body, g, r, g_off, r_off)
+    if path.realign:  # vectors realigned at run time (``bounds.choose_paths``)
+        pieces = load_pieces if fr.acc.r_is_dst else store_pieces
+        wide = pieces(fr.realign(path), body, g, r, g_off, r_off)
         if gate is not None:
-            wide = [scf.IfOp(gate, [], [*wide, scf.YieldOp()])]
+            pad = IndexBuilder(hoist_to=fr.b)  # a read outside: the registers get the padding
+            wide = [scf.IfOp(gate, [], [*wide, scf.YieldOp()],
+                             [*_padding_ops(fr, pad, r, r_off, plan.n), scf.YieldOp()]
+                             if fr.acc.r_is_dst else None)]
     else:
         wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, gate)
     head = body.take()  # after the wide ops: the realigned store's misalignment math

@@ -67,21 +67,24 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
     "conversion": ("auto", "shuffle", "shared"),
+    "misaligned_stores": ("auto", "realigned", "predicated"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
 def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
              transfer: str = "auto", select_weight: float = SELECT_WEIGHT,
-             fma_share: float = FMA_SWAP_SHARE) -> LoweringPlan:
+             fma_share: float = FMA_SWAP_SHARE, misaligned_stores: str = "auto"
+             ) -> LoweringPlan:
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
-    (``transfer.choose_transfer``). Raises ``Rejected`` with the dispatch's reason.
+    (``transfer.choose_transfer``); on a runtime-shaped buffer, the bounded paths (a write's
+    misaligned form: ``misaligned_stores``). Raises ``Rejected`` with the dispatch's reason.
     ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     if dynamic_side(op) is not None:  # runtime extents: bounds, edge widths, versioning
-        return plan_bounded(op, acc, max_vector_bits)
+        return plan_bounded(op, acc, max_vector_bits, misaligned_stores)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
     divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
     names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
@@ -156,7 +159,8 @@ class LowerRegCopyPattern(RewritePattern):
             try:
                 o = self.options
                 self.plans[key] = plan_for(op, o.max_vector_bits, o.bank_rotation == "auto",
-                                           o.transfer, o.select_weight, o.fma_swap_share)
+                                           o.transfer, o.select_weight, o.fma_swap_share,
+                                           o.misaligned_stores)
             except Rejected as reason:
                 self.plans[key] = reason
         plan = self.plans[key]
@@ -252,7 +256,11 @@ class LowerRegCopyPass(ModulePass):
       selects (``LOP3``, the integer pipe); 0 keeps every swap in selects;
     * ``conversion`` (``auto``/``shuffle``/``shared``): how a register ↔ register copy moves
       its elements: the cheapest kind (``auto``), warp shuffles wherever they apply, or always
-      the shared round trip (``lower_convert``).
+      the shared round trip (``lower_convert``);
+    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``): how a write to a
+      runtime-shaped buffer stores vectors that only a runtime extent may misalign: as
+      picked by the cost model (``misaligned_cost``), or always realigned 128-bit pieces,
+      or always the proven width with a predicate per piece.
     """
 
     name = "lower-reg-copy"
@@ -266,6 +274,7 @@ class LowerRegCopyPass(ModulePass):
     select_weight: float = SELECT_WEIGHT
     fma_swap_share: float = FMA_SWAP_SHARE
     conversion: str = "auto"
+    misaligned_stores: str = "auto"
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():

@@ -31,20 +31,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import cast
 
-from xdsl.dialects import arith, func, gpu, memref, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.utils.base_printer import BasePrinter
-from xdsl.utils.exceptions import DiagnosticException
-
-from regcopy_backend.cuda.literals import index_ctype
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda.arith import ArithError, constant_literal
-from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
 from regcopy_backend.cuda.compute import COMPUTE_OPS, module_helpers
-from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
-from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param, tensor_map_ops
-from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
+from regcopy_backend.cuda.kernel_info import (
+    LAUNCH,
+    is_kernel,
+    scalar_param,
+    tensor_map_ops,
+)
+from regcopy_backend.cuda.lanes import conversion_helpers
+from regcopy_backend.cuda.literals import index_ctype
+from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
 from regcopy_backend.cuda.shared_memory import (
     SharedMemoryError,
     dynamic_shared_alignment,
@@ -52,11 +50,22 @@ from regcopy_backend.cuda.shared_memory import (
     shared_allocas,
     shared_usage,
 )
+from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
+from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
+from xdsl.dialects import arith, func, gpu, memref, vector
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.base_printer import BasePrinter
+from xdsl.utils.exceptions import DiagnosticException
+
 from regcopy_dialect.diagnostics import op_error
 from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.regcopy import LaunchAttr, MemSpace, MultipleOfOp, StorageOp, memory_space
 from regcopy_dialect.strided import dynamic_stride_dims
 from regcopy_dialect.tma_ops import TensorMapOp
+
+MATRIX_OP_NAMES = frozenset({"regcopy.ldmatrix", "regcopy.stmatrix"})
+"""Ops whose functions keep C++ vector stores into dynamic buffers (``ptx_stores``)."""
 
 DYN_SMEM = "rc_smem"
 """The ``extern __shared__`` byte array holding a kernel's ``shared.dyn`` buffers."""
@@ -153,7 +162,9 @@ class CudaFunctionPrinter(BasePrinter):
         default_factory=dict[tuple[SSAValue, int], str], init=False)
     strides: dict[tuple[SSAValue, int], str] = field(
         default_factory=dict[tuple[SSAValue, int], str], init=False)
-    no_shared: bool = field(default=True, init=False)
+    ptx_stores: bool = field(default=True, init=False)
+    """Whether 16/8-byte stores into dynamic global buffers print as inline PTX
+    (``CudaPrinter.ptx_store``): in every function without ldmatrix/stmatrix."""
 
     # ---- output helpers -----------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -237,7 +248,7 @@ class CudaFunctionPrinter(BasePrinter):
                        if v.name_hint is not None}
         self.index_type = index_ctype(f)
         self.live = live_ops(f)
-        self.no_shared = not shared_allocas(f)
+        self.ptx_stores = not any(op.name in MATRIX_OP_NAMES for op in f.walk())
         kernel = is_kernel(f)
         self.plan_shared(f, kernel)
         params = ", ".join([self.param(k, f, kernel) for k in range(len(f.args))]

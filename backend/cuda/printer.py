@@ -39,7 +39,7 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
   ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
   buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer,
-  in a function without shared memory, is one inline-PTX ``st.global.v4``/``v2``
+  in a function without ldmatrix/stmatrix, is one inline-PTX ``st.global.v4``/``v2``
   (``ptx_store``);
 * ``scf.if`` with results: each used result is a variable declared before the ``if`` and
   assigned by the ``scf.yield`` of each branch;
@@ -494,7 +494,7 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
-        if self.index_type == INDEX_64 and access in PTX_STORES and self.no_shared and \
+        if self.index_type == INDEX_64 and access in PTX_STORES and self.ptx_stores and \
                 is_dynamic(cast(MemRefType, root_buffer(op.base).type)):
             return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
@@ -507,9 +507,11 @@ class CudaPrinter(CudaFunctionPrinter):
         (``STG.E`` x 4 where ``STG.E.128`` is meant). ``volatile`` and the ``memory`` clobber
         keep it in order with the function's other memory accesses, as a C++ store is.
 
-        Only in functions without shared memory (global <-> register copies): in a kernel
-        with shared buffers and ``ldmatrix`` (the GEMM example) the inline PTX made ptxas
-        spill (3 ``LDL``/``STL``), while its C++ stores stay ``STG.E.128`` there."""
+        In every function but those with ``ldmatrix``/``stmatrix``: in the GEMM example the
+        inline PTX made ptxas (NVRTC 13.0) spill (3 ``LDL``/``STL``), while its C++ stores
+        stay ``STG.E.128`` there. A kernel with shared memory but no ldmatrix (a row-wise
+        kernel with a shared buffer, promised rows of 4) had one of its C++ 128-bit stores
+        split into four ``STG.E`` when they were kept to functions without shared memory."""
         words = PTX_STORES[access]
         value = self.val(op.vector)
         address = self.address(op, op.base, list(op.indices))
