@@ -33,7 +33,7 @@ def _doc_rows() -> dict[str, tuple[str, str]]:
 def test_the_declaration_is_what_the_pass_takes() -> None:
     assert list(SPECS) == ["max-vector-bits", "strict", "remarks", "warn-unlowered",
                            "bank-rotation", "transfer", "select-weight", "fma-swap-share",
-                           "conversion"]
+                           "conversion", "misaligned-stores"]
     for spec in SPECS.values():
         if spec.choices:
             assert spec.default in spec.choices, spec
