@@ -40,7 +40,6 @@ from regcopy_backend.cuda.kernel_info import (
     scalar_param,
     tensor_map_ops,
 )
-from regcopy_backend.cuda.lanes import conversion_helpers
 from regcopy_backend.cuda.literals import index_ctype
 from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
 from regcopy_backend.cuda.shared_memory import (

@@ -71,7 +71,7 @@ static __device__ __forceinline__ float rc_f16_to_f32(uint32_t h) {
 """,
 }
 """Device helpers, by name, that a module converting between f32 and f16 or bf16 prints after
-the prelude (those it calls: ``conversion_helpers``). ``cvt.rn.{bf16,f16}x2.f32 d, a, b``
+the prelude (those it calls: ``compute.module_helpers``). ``cvt.rn.{bf16,f16}x2.f32 d, a, b``
 puts ``a`` in the upper half of ``d``: the helpers take the lower lane first."""
 
 
@@ -87,11 +87,6 @@ def helper_of(op: Operation) -> str | None:
     pairs = isinstance(src_t, VectorType) and src_t.get_shape()[0] > 1
     return f"rc_f32x2_to_{name}x2" if pairs else f"rc_f32_to_{name}"
 
-
-def conversion_helpers(ops: Iterable[Operation]) -> str:
-    """The definitions of the ``CONVERSIONS`` helpers that ``ops`` call, in a fixed order."""
-    used = {h for op in ops if (h := helper_of(op)) is not None}
-    return "".join(text for name, text in CONVERSIONS.items() if name in used)
 
 
 class LaneError(ValueError):

@@ -61,10 +61,12 @@ def test_in_bounds_remark_names_the_versioning() -> None:
     with capture_diagnostics() as diags:
         module = parse_and_lower(IN_BOUNDS, "in_bounds.mlir", "lower-reg-copy{remarks}")
     assert "%aligned" in str(module)
-    assert diags[0].notes == (
+    notes = diags[0].notes
+    assert notes[:2] == (
         "in bounds: {in_bounds} (no checks)",
-        ("versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 1 × f32, 8 rounds "
-         "(extent divisors [1, 1] prove 1)"))
+        ("versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 1 × f32, each under its own "
+         "predicate, 8 rounds (extent divisors [1, 1] prove 1)"))
+    assert notes[2].startswith("misaligned loads predicated by the cost model: ")
 
 
 def test_clauses_split_outside_brackets() -> None:

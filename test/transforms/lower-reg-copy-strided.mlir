@@ -43,10 +43,12 @@ func.func @versioned(%X: memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> 
 // CHECK:         } else {
 // CHECK:           vector<1xf32>
 // REMARK: lower-reg-copy-strided.mlir:[[# @LINE - 12]]:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %X -> %R in @versioned]
-// REMARK:        versioned on %X stride 0 % 4 == 0: vec 4 × f32 else vec 1 × f32, 8 rounds (stride divisors [1, 1] prove 1)
-// REMARK: lower-reg-copy-strided.mlir:[[# @LINE - 13]]:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %R -> %Y in @versioned]
+// REMARK:        versioned on %X stride 0 % 4 == 0: vec 4 × f32 else vec 1 × f32, each under its own predicate, 8 rounds (stride divisors [1, 1] prove 1)
+// REMARK:        misaligned loads predicated by the cost model: 32 rows a warp, 4 × f32 a thread a row, proven 1;
+// REMARK: lower-reg-copy-strided.mlir:[[# @LINE - 14]]:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %R -> %Y in @versioned]
 // REMARK:        ragged tail split to vec 1 (extent 1 has no divisibility promise)
-// REMARK:        versioned on %Y stride 0 % 4 == 0: vec 4 × f32, else vec 4 × f32 realigned at run time (stride divisors [1, 1] prove 1
+// REMARK:        versioned on %Y stride 0 % 4 == 0: vec 4 × f32 else vec 1 × f32, each under its own predicate, 8 rounds (stride divisors [1, 1] prove 1)
+// REMARK:        misaligned stores predicated by the cost model: 32 rows a warp, 4 × f32 a thread a row, proven 1;
 // CUDA: versioned(float* __restrict__ X, long long X_dim0, long long X_dim1, long long X_stride0, float* __restrict__ Y, long long Y_dim0, long long Y_dim1, long long Y_stride0) {
 // CUDA:   const long long {{.*}} = X_stride0 % 4LL;
 
