@@ -3,7 +3,7 @@
 softmax and ``torch.softmax``, in one process, on the same input.
 
     python -m regcopy_bench.bench_softmax [--n 1024,1001,4096,4093,8192,16384] [--mib M]
-                                          [--iters K]
+                                          [--iters K] [--classes]
 
 For each row length N, an M x N bf16 matrix (M such that reading it and writing the result
 moves at least ``--mib`` MiB, default 256: many waves of CTAs) of random normal values is
@@ -17,20 +17,24 @@ given to the three kernels:
   of 512, reading it twice (the online maximum and sum, then the outputs);
 * **triton**: the Triton tutorial's fused softmax (one program per row, the whole row in
   registers, ``BLOCK_SIZE`` = the next power of two of N, 4/8/16 warps), computing in f32;
-* **torch**: ``torch.softmax(x, -1)`` on the bf16 tensor.
+* **torch**: ``torch.softmax(x, -1)`` on the bf16 tensor;
+* with ``--classes``, **1k** ... **16k**: each row-in-registers kernel whose class holds N (a
+  longer class: more threads a row, more of its tile padding), to see which class is fastest
+  for N; ``-`` where N is too long for it.
 
 Every output is checked against ``torch.softmax`` of the f32 values, within one bf16 ulp
 (relative 2^-7), before anything is timed; a kernel that fails is reported and not timed.
 Times are CUDA events around ``--iters`` back-to-back launches after warm-up (regcopy's on
 its ``cuda.core`` stream, the others on torch's), divided by ``--iters``; GB/s counts the
 minimal traffic (M x N x 2 bytes read, the same written: the 2-pass kernel's second read of
-each row is not counted), so the ratios compare the kernels' useful bandwidth. Exit status: 0, 1 when
-an output was wrong, 2 without a GPU or without torch.
+each row is not counted), so the ratios compare the kernels' useful bandwidth. Exit status:
+0, 1 when an output was wrong, 2 without a GPU or without torch.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -64,6 +68,11 @@ def pick_kernel(n: int) -> tuple[str, int]:
     """The example's kernel for rows of ``n`` elements and its rows a CTA: the smallest
     row-in-registers class holding ``n``, else the two-pass ``softmax``."""
     return next(((name, rows) for longest, name, rows in FAMILY if n <= longest), TWO_PASS)
+
+
+def always(name: str, rows: int) -> Callable[[int], tuple[str, int]]:
+    """A choice of kernel that ignores the row length."""
+    return lambda n: (name, rows)
 
 
 def softmax_source(path: Path = EXAMPLE) -> tuple[str, dict[str, KernelInfo]]:
@@ -134,6 +143,17 @@ class RegcopySoftmax:
         self.kernels = {name: cubin.get_kernel(info.symbol) for name, info in self.infos.items()}
         self.stream = self.dev.create_stream()
 
+    def picking(self, pick: Callable[[int], tuple[str, int]]) -> RegcopySoftmax:
+        """The same compiled kernels and stream, another choice of kernel."""
+        other = copy.copy(self)
+        other.pick = pick
+        return other
+
+    def holds(self, n: int) -> bool:
+        """Whether the kernel picked for rows of ``n`` elements computes them whole."""
+        name = self.pick(n)[0]
+        return name == TWO_PASS[0] or n <= next(k for k, f, _ in FAMILY if f == name)
+
     def __call__(self, x: Any, y: Any) -> Any:
         self.launch(x, y)
         self.stream.sync()
@@ -198,6 +218,8 @@ def bench_n(torch: Any, kernels: dict[str, Kernel], n: int, mib: int, iters: int
     notes, ok = [], True
     torch.cuda.synchronize()
     for name, fn in kernels.items():
+        if isinstance(fn, RegcopySoftmax) and not fn.holds(n):
+            continue  # a class too short for n: no cell
         y = torch.full_like(x, float("nan"))
         torch.cuda.synchronize()
         out = fn(x, y)
@@ -221,6 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n", default=",".join(map(str, NS)), help="row lengths, comma-separated")
     ap.add_argument("--mib", type=int, default=256, help="MiB moved per launch (default 256)")
     ap.add_argument("--iters", type=int, default=20, help="timed launches (default 20)")
+    ap.add_argument("--classes", action="store_true",
+                    help="also time every row-in-registers kernel whose class holds N (one "
+                         "column each: which class is fastest for N)")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -236,8 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench_softmax: {e}", file=sys.stderr)
         return 2
     regcopy = RegcopySoftmax()
-    kernels: dict[str, Kernel] = {"regcopy": regcopy,
-                                  "2-pass": RegcopySoftmax(lambda n: TWO_PASS)}
+    kernels: dict[str, Kernel] = {"regcopy": regcopy, "2-pass": regcopy.picking(always(*TWO_PASS))}
+    if args.classes:
+        for _, name, rows in FAMILY:
+            kernels[name.removeprefix("softmax_")] = regcopy.picking(always(name, rows))
     if (triton_run := triton_softmax()) is not None:
         kernels["triton"] = triton_run
     else:

@@ -29,7 +29,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 SM=examples/softmax.mlir
 step pytest_gpu 150 python3 -m pytest -o addopts="" -q -m gpu -rs test/python/test_compute_gpu.py
 # the benchmark first: the figures the issue asks for
-step bench 150 python3 -m regcopy_bench.bench_softmax --n 1024,1001,4096,4093,8192,16384
+step bench 150 python3 -m regcopy_bench.bench_softmax --classes --n 1024,1001,4096,4093,8192,16384
 # --check runs every kernel of the file with the same grid (GPU against the CPU interpreter).
 step check_5x1001 150 regcopy-run --check --arg X=5x1001 --arg Y=5x1001 --grid 5 $SM
 LN=examples/layernorm.mlir

@@ -144,7 +144,7 @@ def test_bench_softmax_small_run(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="bench_softmax needs torch for its device tensors")
     from regcopy_bench.bench_softmax import main
 
-    code = main(["--n", "1001,1024,8192", "--mib", "8", "--iters", "3"])
+    code = main(["--n", "1001,1024,8192", "--mib", "8", "--iters", "3", "--classes"])
     out = capsys.readouterr().out
     assert code == 0, out
     rows = [ln for ln in out.splitlines() if ln.strip().startswith(("1001", "1024", "8192"))]
