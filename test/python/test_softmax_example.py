@@ -83,8 +83,8 @@ def test_lowered_kernel_matches_numpy(lowered, kernel: str, m: int, n: int, grid
 
 
 def test_sass_has_wide_rows_and_no_local_memory(prepared) -> None:
-    """Every kernel: four 128-bit loads a thread (the row-in-registers kernels: the whole
-    row, read once; the two-pass one: a chunk), 128-bit stores, 10 warp shuffles (maximum and
+    """Every kernel: four 128-bit loads a thread on the aligned path (the row-in-registers
+    kernels: the whole row, read once; the two-pass one: a chunk), 128-bit stores, 10 warp shuffles (maximum and
     sum), no local memory; the CTA-a-row kernels combine their warps through shared memory."""
     sass = disassemble(prepared.compiled.cubin)
     assert {info.name for info in prepared.kernels} == {
@@ -93,7 +93,8 @@ def test_sass_has_wide_rows_and_no_local_memory(prepared) -> None:
         code = kernel_sass(sass, info.symbol)
         ops = sass_memory_ops(code)
         assert not any(op.startswith(("LDL", "STL")) for op in ops), (info.name, ops)
-        assert sum(k for op, k in ops.items() if op.startswith("LDG.E.128")) == 4, (info.name, ops)
+        wide = sum(k for op, k in ops.items() if op.startswith("LDG.E.128"))
+        assert wide >= 4, (info.name, ops)  # the aligned path's four (+ realigned pieces)
         assert any(op.startswith("STG.E.128") for op in ops), (info.name, ops)
         assert code.count("SHFL.BFLY") >= 10 and "MUFU.EX2" in code, info.name
         shared = any(op.startswith(("STS", "LDS")) for op in ops)
