@@ -37,9 +37,9 @@ step check_ln_5x1000 120 regcopy-run --check --arg X=5x1000 --arg G=1000 --arg B
   --arg Y=5x1000 --grid 2 $LN
 CS="/usr/local/cuda/bin/compute-sanitizer --report-api-errors no"
 step memcheck_ragged 150 $CS --tool memcheck --error-exitcode 9 regcopy-run \
-  --arg X=1001x4093 --arg Y=1001x4093 --grid 1001 $SM
+  --arg X=259x4093 --arg Y=259x4093 --grid 259 $SM
 step memcheck_aligned 150 $CS --tool memcheck --error-exitcode 9 regcopy-run \
-  --arg X=256x16384 --arg Y=256x16384 --grid 256 $SM
+  --arg X=66x16384 --arg Y=66x16384 --grid 66 $SM
 step memcheck_ln 120 $CS --tool memcheck --error-exitcode 9 regcopy-run \
   --arg X=1001x4093 --arg G=4093 --arg B=4093 --arg Y=1001x4093 --grid 251 $LN
 step sass 60 regcopy-opt --lower-reg-copy -t sass $SM
