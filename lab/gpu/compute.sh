@@ -3,7 +3,7 @@
 # and of examples/softmax.mlir and layernorm.mlir, `regcopy-run --check` of both (GPU against
 # the CPU interpreter, within 1 bf16 ulp: exp2f/rsqrtf are not correctly rounded) at a few
 # ragged sizes,
-# compute-sanitizer memcheck on bandwidth-sized ragged and aligned launches (every kernel of
+# compute-sanitizer memcheck on ragged (N = 4093) and aligned (N = 16384) launches (every kernel of
 # the softmax family, grid = M so that the CTA-a-row kernels cover every row; the 4-row ones
 # launch idle CTAs past M, which must touch nothing), the SASS of the softmax kernels (no local
 # memory; LDG.E.128 / STG.E.128 on the aligned path; SHFL.BFLY), and bench_softmax (the
