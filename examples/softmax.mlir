@@ -37,9 +37,9 @@
 //
 // A kernel given a row longer than its class computes a wrong softmax (the row's tail is
 // neither read nor written): pick by N as in the table. regcopy-run runs every kernel of the
-// file with the same grid, e.g. (N = 300: every kernel's class; grid 1: the 4-row kernels do
-// rows 0-3, the others row 0, in both the GPU run and the reference)
-//   regcopy-run --check --arg X=3x300 --arg Y=3x300 --grid 1 examples/softmax.mlir
+// file with the same grid; a grid of M covers every row for all of them (the 4-row kernels'
+// extra CTAs are past M and touch nothing), e.g. (N = 300: every kernel's class)
+//   regcopy-run --check --arg X=3x300 --arg Y=3x300 --grid 3 examples/softmax.mlir
 func.func @softmax_1k(%X: memref<?x?xbf16, #regcopy.mem<global>>,
                      %Y: memref<?x?xbf16, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [2]>} {
