@@ -2,31 +2,39 @@
 """Benchmark: the row-wise bf16 softmax of ``examples/softmax.mlir`` against Triton's tutorial
 softmax and ``torch.softmax``, in one process, on the same input.
 
-    python -m regcopy_bench.bench_softmax [--n 1024,1001,4096,4093,8192] [--mib M] [--iters K]
+    python -m regcopy_bench.bench_softmax [--n 1024,1001,4096,4093,8192,16384] [--mib M]
+                                          [--iters K] [--classes]
 
 For each row length N, an M x N bf16 matrix (M such that reading it and writing the result
 moves at least ``--mib`` MiB, default 256: many waves of CTAs) of random normal values is
 given to the three kernels:
 
-* **regcopy**: ``examples/softmax.mlir`` lowered by ``lower-reg-copy`` and compiled ONCE for
-  every N (N is a kernel parameter): one warp per row, two passes over the row (the online
-  maximum and sum, then the outputs), 128-bit transfers when N is a multiple of 8;
+* **regcopy**: the kernel of ``examples/softmax.mlir`` that ``pick_kernel`` picks for N, lowered
+  by ``lower-reg-copy`` (the module compiled ONCE for every N: N is a kernel parameter): the
+  whole row in registers (32 elements a thread, 32 to 512 threads a row by row-length class),
+  read once and written once, 128-bit transfers when N is a multiple of 8; the table names it;
+* **2-pass**: the example's ``softmax`` kernel, for any N: one warp a row walking it in chunks
+  of 512, reading it twice (the online maximum and sum, then the outputs);
 * **triton**: the Triton tutorial's fused softmax (one program per row, the whole row in
   registers, ``BLOCK_SIZE`` = the next power of two of N, 4/8/16 warps), computing in f32;
-* **torch**: ``torch.softmax(x, -1)`` on the bf16 tensor.
+* **torch**: ``torch.softmax(x, -1)`` on the bf16 tensor;
+* with ``--classes``, **1k** ... **16k**: each row-in-registers kernel whose class holds N (a
+  longer class: more threads a row, more of its tile padding), to see which class is fastest
+  for N; ``-`` where N is too long for it.
 
 Every output is checked against ``torch.softmax`` of the f32 values, within one bf16 ulp
 (relative 2^-7), before anything is timed; a kernel that fails is reported and not timed.
 Times are CUDA events around ``--iters`` back-to-back launches after warm-up (regcopy's on
 its ``cuda.core`` stream, the others on torch's), divided by ``--iters``; GB/s counts the
-minimal traffic (M x N x 2 bytes read, the same written: regcopy's second read of each row is
-not counted), so the ratios compare the kernels' useful bandwidth. Exit status: 0, 1 when
-an output was wrong, 2 without a GPU or without torch.
+minimal traffic (M x N x 2 bytes read, the same written: the 2-pass kernel's second read of
+each row is not counted), so the ratios compare the kernels' useful bandwidth. Exit status:
+0, 1 when an output was wrong, 2 without a GPU or without torch.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,7 +44,6 @@ from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.runner import (
     NoGpuError,
-    compile_kernel,
     cuda_core,
     get_device,
 )
@@ -48,23 +55,43 @@ from regcopy_dialect.source import parse_located
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "softmax.mlir"
 ROWS_PER_CTA = 4
-"""The example's CTA: 128 threads, one warp per row."""
-NS = (1024, 1001, 4096, 4093, 8192)
+"""CTAs of the warp-a-row kernels (``softmax_1k``, ``softmax``): 128 threads, 4 rows."""
+FAMILY = ((1024, "softmax_1k", 4), (4096, "softmax_4k", 1), (8192, "softmax_8k", 1),
+          (16384, "softmax_16k", 1))
+"""The row-in-registers kernels of the example: (longest row, kernel, rows a CTA)."""
+TWO_PASS = ("softmax", ROWS_PER_CTA)
+"""The example's kernel for any row length (two reads of each row)."""
+NS = (1024, 1001, 4096, 4093, 8192, 16384)
 
 
-def softmax_source(path: Path = EXAMPLE) -> tuple[str, KernelInfo]:
-    """The CUDA source and launch facts of the softmax example, lowered."""
+def pick_kernel(n: int) -> tuple[str, int]:
+    """The example's kernel for rows of ``n`` elements and its rows a CTA: the smallest
+    row-in-registers class holding ``n``, else the two-pass ``softmax``."""
+    return next(((name, rows) for longest, name, rows in FAMILY if n <= longest), TWO_PASS)
+
+
+def always(name: str, rows: int) -> Callable[[int], tuple[str, int]]:
+    """A choice of kernel that ignores the row length."""
+    return lambda n: (name, rows)
+
+
+def softmax_source(path: Path = EXAMPLE) -> tuple[str, dict[str, KernelInfo]]:
+    """The CUDA source and each kernel's launch facts (by MLIR name) of the softmax example,
+    lowered."""
     ctx = regcopy_context()
     module = parse_located(ctx, path.read_text(), str(path))
     LowerRegCopyPass().apply(ctx, module)
     module.verify()
-    return print_cuda(module), kernel_info(kernels(module)[0])
+    return print_cuda(module), {f.sym_name.data: kernel_info(f) for f in kernels(module)}
 
 
 def rows_for(n: int, mib: int) -> int:
     """Rows M such that an M x n bf16 softmax moves >= ``mib`` MiB (read + written)."""
     return max(ROWS_PER_CTA, -(-(mib << 20) // (2 * 2 * n)))
 
+
+PEERS = ("triton", "torch")
+"""The columns the regcopy kernel is compared with."""
 
 Kernel = Callable[[Any, Any], Any]
 """``f(x, y)``: launch a softmax of the CUDA tensor ``x`` (not waiting), into ``y`` or into a
@@ -103,14 +130,29 @@ def triton_softmax() -> Kernel | None:
 
 
 class RegcopySoftmax:
-    """The example kernel, compiled once, launched on torch tensors (same context) on its own
-    ``cuda.core`` stream: ``launch`` queues one launch, a call also waits for it."""
+    """The example's kernels, compiled once, launched on torch tensors (same context) on their
+    own ``cuda.core`` stream: ``launch`` queues one launch of the kernel ``pick`` chooses for
+    the row length (``pick_kernel``, or always the two-pass one), a call also waits for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, pick: Callable[[int], tuple[str, int]] = pick_kernel) -> None:
         self.core, self.dev = cuda_core(), get_device()
-        source, self.info = softmax_source()
-        self.kernel = compile_kernel(self.dev, source, self.info.symbol)
+        self.pick = pick
+        source, self.infos = softmax_source()
+        opts = self.core.ProgramOptions(arch=f"sm_{self.dev.arch}", std="c++17")
+        cubin = self.core.Program(source, code_type="c++", options=opts).compile("cubin")
+        self.kernels = {name: cubin.get_kernel(info.symbol) for name, info in self.infos.items()}
         self.stream = self.dev.create_stream()
+
+    def picking(self, pick: Callable[[int], tuple[str, int]]) -> RegcopySoftmax:
+        """The same compiled kernels and stream, another choice of kernel."""
+        other = copy.copy(self)
+        other.pick = pick
+        return other
+
+    def holds(self, n: int) -> bool:
+        """Whether the kernel picked for rows of ``n`` elements computes them whole."""
+        name = self.pick(n)[0]
+        return name == TWO_PASS[0] or n <= next(k for k, f, _ in FAMILY if f == name)
 
     def __call__(self, x: Any, y: Any) -> Any:
         self.launch(x, y)
@@ -121,11 +163,12 @@ class RegcopySoftmax:
         import numpy as np
 
         m, n = x.shape
-        index = np.int64 if self.info.index64 else np.int32
+        name, rows = self.pick(n)
+        info = self.infos[name]
+        index = np.int64 if info.index64 else np.int32
         args = [x.data_ptr(), index(m), index(n), y.data_ptr(), index(m), index(n)]
-        config = self.core.LaunchConfig(grid=(-(-m // ROWS_PER_CTA), 1, 1),
-                                        block=(self.info.block, 1, 1))
-        self.core.launch(self.stream, config, self.kernel, *args)
+        config = self.core.LaunchConfig(grid=(-(-m // rows), 1, 1), block=(info.block, 1, 1))
+        self.core.launch(self.stream, config, self.kernels[name], *args)
 
 
 def torch_ms(torch: Any, fn: Callable[[], Any], iters: int) -> float:
@@ -145,7 +188,7 @@ def torch_ms(torch: Any, fn: Callable[[], Any], iters: int) -> float:
 
 def time_one(torch: Any, fn: Kernel, x: Any, y: Any, iters: int) -> float:
     """Milliseconds per launch of ``fn`` on ``x`` (regcopy's: on its stream)."""
-    if isinstance(fn, RegcopySoftmax):
+    if isinstance(fn, RegcopySoftmax):  # (also the 2-pass column)
         regcopy = fn
         return float(time_launches(regcopy.stream, lambda: regcopy.launch(x, y), iters))
     return torch_ms(torch, lambda: fn(x, y), iters)
@@ -175,6 +218,8 @@ def bench_n(torch: Any, kernels: dict[str, Kernel], n: int, mib: int, iters: int
     notes, ok = [], True
     torch.cuda.synchronize()
     for name, fn in kernels.items():
+        if isinstance(fn, RegcopySoftmax) and not fn.holds(n):
+            continue  # a class too short for n: no cell
         y = torch.full_like(x, float("nan"))
         torch.cuda.synchronize()
         out = fn(x, y)
@@ -187,8 +232,9 @@ def bench_n(torch: Any, kernels: dict[str, Kernel], n: int, mib: int, iters: int
         gbps[name] = 2 * 2 * m * n / ms / 1e6
     cells = [f"{gbps[k]:8.0f}" if k in gbps else "       -" for k in kernels]
     ratios = [f"{gbps['regcopy'] / gbps[k]:6.2f}x" if "regcopy" in gbps and k in gbps
-              else "      -" for k in kernels if k != "regcopy"]
-    line = f"{n:6d} {m:7d} " + " ".join(cells) + "  " + " ".join(ratios)
+              else "      -" for k in kernels if k in PEERS]
+    line = (f"{n:6d} {m:7d} " + " ".join(cells) + "  " + " ".join(ratios)
+            + f"  {pick_kernel(n)[0]}")
     return [line, *(f"       {note}" for note in notes)], ok
 
 
@@ -197,6 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n", default=",".join(map(str, NS)), help="row lengths, comma-separated")
     ap.add_argument("--mib", type=int, default=256, help="MiB moved per launch (default 256)")
     ap.add_argument("--iters", type=int, default=20, help="timed launches (default 20)")
+    ap.add_argument("--classes", action="store_true",
+                    help="also time every row-in-registers kernel whose class holds N (one "
+                         "column each: which class is fastest for N)")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -212,7 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench_softmax: {e}", file=sys.stderr)
         return 2
     regcopy = RegcopySoftmax()
-    kernels: dict[str, Kernel] = {"regcopy": regcopy}
+    kernels: dict[str, Kernel] = {"regcopy": regcopy, "2-pass": regcopy.picking(always(*TWO_PASS))}
+    if args.classes:
+        for _, name, rows in FAMILY:
+            kernels[name.removeprefix("softmax_")] = regcopy.picking(always(name, rows))
     if (triton_run := triton_softmax()) is not None:
         kernels["triton"] = triton_run
     else:
@@ -224,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = list(kernels)
     print(f"bf16 softmax, GB/s of minimal traffic (read + write once), {torch.cuda.get_device_name()}")
     print(f"{'N':>6} {'M':>7} " + " ".join(f"{k:>8}" for k in names) + "  " +
-          " ".join(f"{'vs ' + k:>7}" for k in names if k != "regcopy"))
+          " ".join(f"{'vs ' + k:>7}" for k in names if k in PEERS) + "  kernel")
     ok = True
     for n in (int(v) for v in args.n.split(",") if v):
         lines, good = bench_n(torch, kernels, n, args.mib, args.iters)

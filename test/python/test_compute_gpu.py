@@ -6,13 +6,19 @@ bench_softmax. Skipped, with the reason, without a GPU."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_backend.runtime.runner import gpu_available, run_kernel
+from regcopy_backend.runtime.runner import (
+    compile_kernel,
+    get_device,
+    gpu_available,
+    run_kernel,
+)
 from regcopy_tools.regcopy_run import parse_and_lower
 from regcopy_tools.tolerance import ulp_mismatch
 from test_compute_ops import (
@@ -84,13 +90,33 @@ def test_carried_values_update_together() -> None:
     assert gpu[0].tolist() == cpu[0].tolist() == [55] * 32
 
 
-@pytest.mark.parametrize("m,n", [(37, 1001), (8, 4096), (13, 4093), (4, 17)])
-def test_softmax_example_matches_numpy(m: int, n: int) -> None:
+@pytest.fixture(scope="module")
+def softmax_kernels() -> tuple[str, dict[str, KernelInfo], dict[str, Any]]:
+    """examples/softmax.mlir lowered and printed, its kernels' facts and compiled kernels (one
+    NVRTC compile), by MLIR name."""
+    module = parse_and_lower(SOFTMAX.read_text(), str(SOFTMAX))
+    source = print_cuda(module)
+    infos = {f.sym_name.data: kernel_info(f) for f in kernels(module)}
+    dev = get_device()
+    return source, infos, {k: compile_kernel(dev, source, i.symbol) for k, i in infos.items()}
+
+
+@pytest.mark.parametrize("m,n,two_pass", [
+    (37, 1001, False), (8, 1024, False), (4, 17, False), (8, 4096, False), (13, 4093, False),
+    (9, 8192, False), (3, 8191, False), (5, 16384, False), (2, 16383, False), (3, 16391, False),
+    (37, 1001, True), (13, 4093, True), (4, 17, True)])
+def test_softmax_example_matches_numpy(softmax_kernels, m: int, n: int, two_pass: bool
+                                      ) -> None:
+    """The kernel bench_softmax picks for N (a row-in-registers class, or the two-pass kernel
+    past 16384), and the two-pass kernel, against numpy within one bf16 ulp."""
+    from regcopy_bench.bench_softmax import TWO_PASS, pick_kernel
+
     rng = np.random.default_rng(n)
     x = bf16((rng.standard_normal((m, n)) * 4).astype(np.float32))
-    module = parse_and_lower(SOFTMAX.read_text(), str(SOFTMAX))
-    info = kernel_info(kernels(module)[0])
-    y = run_kernel(print_cuda(module), info, [x, np.zeros_like(x)], grid=[-(-m // 4)]).arrays[1]
+    name, rows = TWO_PASS if two_pass else pick_kernel(n)
+    source, infos, compiled = softmax_kernels
+    y = run_kernel(source, infos[name], [x, np.zeros_like(x)], kernel=compiled[name],
+                   grid=[-(-m // rows)]).arrays[1]
     xf = bf16_float(x).astype(np.float64)
     want = np.exp(xf - xf.max(axis=1, keepdims=True))
     want /= want.sum(axis=1, keepdims=True)
@@ -118,8 +144,9 @@ def test_bench_softmax_small_run(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="bench_softmax needs torch for its device tensors")
     from regcopy_bench.bench_softmax import main
 
-    code = main(["--n", "1001,1024", "--mib", "8", "--iters", "3"])
+    code = main(["--n", "1001,1024,8192", "--mib", "8", "--iters", "3", "--classes"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "WRONG" not in out and len([ln for ln in out.splitlines()
-                                       if ln.strip().startswith(("1001", "1024"))]) == 2
+    rows = [ln for ln in out.splitlines() if ln.strip().startswith(("1001", "1024", "8192"))]
+    assert "WRONG" not in out and len(rows) == 3, out
+    assert rows[0].endswith("softmax_1k") and rows[2].endswith("softmax_8k"), out
