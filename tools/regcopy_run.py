@@ -1,7 +1,7 @@
 """``regcopy-run``: lower, print, compile and run the kernels of an input file.
 
     regcopy-run in.mlir [-p passes] [--seed N] [--arg NAME=VALUE ...] [--grid X[,Y[,Z]]]
-                        [--print-cuda]
+                        [--kernel NAME] [--print-cuda]
                         [--compile-only | --check]
 
 Parses ``in.mlir``, runs ``-p`` passes then ``lower-reg-copy{strict=true}`` (unless ``-p``
@@ -31,13 +31,20 @@ Scalar (``index``/integer/float) kernel parameters take their value from ``--arg
 ``{regcopy.divisibility = N}`` promise is refused). A dynamic buffer (``memref<?x?xf32>``)
 takes its shape from ``--arg NAME=AxB`` (required; random data of that shape; the rank and
 static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` array).
-``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``).
+``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``):
+sizes, or integer expressions of the extents and scalars (``--grid 'cdiv(X[1], 8),
+cdiv(X[0], 32)'``: ``X[d]`` is extent d of ``%X``; ``launch_grid``). With ``--check``, when
+``--grid`` is given or the kernel has runtime extents, the reference also runs the block just
+past the grid in each dimension the kernel reads: if it would write an element the launch left
+untouched, the grid leaves tiles unvisited and that buffer is reported ``UNVISITED`` (exit 3),
+not ``equal``. A dynamic buffer given an extent 0 (``--arg X=0x128``) launches nothing: one
+line says so. ``--kernel NAME`` runs (or reports) only the kernel ``@NAME``.
 
 Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);
 1 bad input, a failed compile/launch or a runtime error of the CPU interpreter (one
 diagnostic, no traceback); 2 no CUDA GPU for a
 plain run (``regcopy-run: no CUDA GPU available (...)`` on stderr); 3 ``--check`` found a
-mismatch.
+mismatch or unvisited tiles.
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.cuda.spills import kernel_sass, local_traffic, ptxas_resources
 from regcopy_backend.interpreter.driver import KernelError
-from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_backend.runtime.cpu_run import kernel_by_name, run_on_cpu
 from regcopy_backend.runtime.host_data import checksum, random_values
 from regcopy_backend.runtime.nvrtc import (
     Compiled,
@@ -65,6 +72,7 @@ from regcopy_backend.runtime.nvrtc import (
 )
 from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_tools.cli import run_main
+from regcopy_tools.launch_grid import GridArg, block_dims, parse_grid, unvisited
 from regcopy_tools.run_report import (
     ArgumentSpecError,
     HostArg,
@@ -270,7 +278,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="value of a scalar kernel parameter, or the shape AxB.. of a dynamic "
                          "buffer (repeatable; required for each)")
     ap.add_argument("--grid", default=None, metavar="X[,Y[,Z]]",
-                    help="launch grid, overriding the regcopy.launch attribute's")
+                    help="launch grid, overriding the regcopy.launch attribute's: sizes, or "
+                         "expressions of the extents such as 'cdiv(X[1], 8), cdiv(X[0], 32)'")
+    ap.add_argument("--kernel", default=None, metavar="NAME",
+                    help="run (or compile-report) only the kernel @NAME")
     ap.add_argument("--print-cuda", action="store_true", help="print the CUDA source first")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--compile-only", action="store_true",
@@ -279,20 +290,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                       help="compare with a CPU run of the un-lowered IR (without a GPU: the "
                            "lowered IR on the CPU)")
     return ap.parse_args(argv)
-
-
-def parse_grid(text: str | None) -> tuple[int, ...] | None:
-    """``--grid X[,Y[,Z]]``: 1 to 3 sizes >= 1 (``ArgumentSpecError`` otherwise)."""
-    if text is None:
-        return None
-    try:
-        grid = tuple(int(x, 10) for x in text.split(","))
-    except ValueError:
-        grid = ()
-    if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid) or any(g > 2**31 - 1 for g in grid):
-        raise ArgumentSpecError(f"--grid {text}: expected X[,Y[,Z]], 1 to 3 sizes >= 1, e.g. "
-                                "--grid 64,8")
-    return grid
 
 
 def kernel_funcs(prepared: Prepared) -> list[func.FuncOp]:
@@ -317,7 +314,50 @@ def compare_buffers(info: KernelInfo, candidate: list[np.ndarray], want: list[np
     return lines
 
 
+def select_kernel(prepared: Prepared, name: str | None) -> None:
+    """Keep only the kernel ``@name`` of ``prepared`` (``--kernel``); all without a name."""
+    if name is None:
+        return
+    chosen = [k for k in prepared.kernels if k.name == name.lstrip("@")]
+    if not chosen:
+        known = ", ".join(f"@{k.name}" for k in prepared.kernels)
+        raise RunInputError(f"--kernel {name}: no kernel of that name; the file has {known}")
+    prepared.kernels = chosen
+
+
+def kernel_grid(info: KernelInfo, grid: GridArg, host: Sequence[HostArg]
+                ) -> tuple[int, int, int]:
+    """The grid of one launch: the attribute's, ``--grid``'s sizes, or its expressions
+    evaluated on this kernel's arguments."""
+    from regcopy_backend.runtime.arguments import array_arg
+    from regcopy_backend.runtime.runner import grid_of, launch_facts
+
+    if callable(grid):
+        grid = grid(launch_facts(info, host, [array_arg(a) for a in host]))
+    return grid_of(info, grid)
+
+
+def unvisited_lines(info: KernelInfo, fn: func.FuncOp, reference: ModuleOp,
+                    host: Sequence[HostArg], after: list[np.ndarray],
+                    grid: tuple[int, int, int]) -> dict[int, str]:
+    """Per buffer that the block just past ``grid`` would still write (``unvisited``), its
+    ``UNVISITED`` report; empty when the grid covers the work."""
+    buffers = iter(after)
+    state = [next(buffers) if isinstance(a, np.ndarray) else a for a in host]
+
+    def probe(g: tuple[int, int, int], b: tuple[int, int, int]) -> list[np.ndarray]:
+        return run_on_cpu(reference, info.name, state, g, [b])
+
+    found = unvisited(probe, grid, block_dims(fn), after)
+    if found is None:
+        return {}
+    what, changed = found
+    return {k: f"{buffer_title(info, info.buffers[k], after[k])} UNVISITED: {what} "
+               f"({mismatch(p, after[k], 'probe', 'launch')})" for k, p in changed.items()}
+
+
 def run(args: argparse.Namespace) -> int:
+    from regcopy_backend.runtime.arguments import ArgumentError, array_arg, empty_launch
     from regcopy_backend.runtime.runner import NoGpuError, get_device, run_kernel
 
     try:
@@ -325,6 +365,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise RunInputError(f"cannot read {args.input}: {e.strerror}") from None
     prepared = prepare(text, args.input, args.passes)
+    select_kernel(prepared, args.kernel)
     if args.print_cuda:
         print(prepared.source)
     sass = sass_listing(prepared)
@@ -359,23 +400,32 @@ def run(args: argparse.Namespace) -> int:
     for info, fn in zip(prepared.kernels, kernel_funcs(prepared), strict=True):
         try:
             host = host_arguments(fn, rng, scalars)
-        except ArgumentSpecError as e:
+            launch_grid = kernel_grid(info, grid, host)
+        except (ArgumentSpecError, ArgumentError) as e:
             raise RunInputError(str(e)) from None
+        if (why := empty_launch(info, [array_arg(a) for a in host])) is not None:
+            print(why)
+            continue
         # the reference runs first: a runtime error (an offset out of bounds) is reported at
         # its op in the input file, before the GPU or the lowered IR runs into it
-        want = None if reference is None else run_on_cpu(reference, info.name, host, grid)
+        want = None if reference is None else run_on_cpu(reference, info.name, host,
+                                                         launch_grid)
         if gpu:
-            arrays = run_kernel(prepared.source, info, host, grid=grid).arrays
+            arrays = run_kernel(prepared.source, info, host, grid=launch_grid).arrays
             label = "gpu"
         else:
             arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host,
-                                grid)
+                                launch_grid)
             label = "lowered"
-        if want is None:
+        if want is None or reference is None:
             print("\n".join(checksum_lines(info, arrays)))
             continue
         lines = compare_buffers(info, arrays, want, label)
-        failed = failed or any("MISMATCH" in ln for ln in lines)
+        if args.grid is not None or any(p.dynamic for p in info.buffers):
+            for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
+                                           reference, host, want, launch_grid).items():
+                lines[k] = line
+        failed = failed or any(("MISMATCH" in ln or "UNVISITED" in ln) for ln in lines)
         print("\n".join(lines))
     return 3 if failed else 0
 

@@ -76,7 +76,8 @@ def _spelled(t: MemRefType) -> str:
 
 def parse_shape(fn: func.FuncOp, k: int, text: str) -> tuple[int, ...]:
     """The shape ``AxB..`` given by ``--arg NAME=AxB`` for the dynamic memref argument ``k``:
-    its rank and static sizes must match the type, every extent be >= 1 and keep the
+    its rank and static sizes must match the type, every extent be >= 0 (0: an empty
+    buffer, nothing to launch) and keep the
     argument's ``regcopy.divisibility`` promise (``ArgumentSpecError`` otherwise)."""
     from regcopy_backend.cuda.kernel_info import extent_divisors
     from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
@@ -92,7 +93,8 @@ def parse_shape(fn: func.FuncOp, k: int, text: str) -> tuple[int, ...]:
         divisors = extent_divisors(fn, k)
     except ValueError as e:
         raise ArgumentSpecError(str(e)) from None
-    if (problem := shape_problem(t, shape) or divisor_problem(shape, divisors)) is not None:
+    if (problem := shape_problem(t, shape, allow_empty=True)
+            or divisor_problem(shape, divisors)) is not None:
         raise ArgumentSpecError(f"--arg {name}={text}: the shape {problem} (%{name} is "
                                 f"{_spelled(t)}; e.g. --arg {name}={example})")
     return shape
@@ -109,7 +111,8 @@ def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
                          + (f" (a multiple of {n})" if (n := promise(fn, k)) else "")
                          for k in missing)
         example = " ".join(f"--arg {param_name(fn, k)}=" + (
-            "x".join("1000" if d < 0 else str(d) for d in fn.args[k].type.get_shape())
+            "x".join("1000" if d < 0 else str(d)
+                     for d in cast(MemRefType, fn.args[k].type).get_shape())
             if isinstance(fn.args[k].type, MemRefType) else "...") for k in missing)
         raise ArgumentSpecError(f"kernel @{fn.sym_name.data} needs a value for each scalar "
                                 f"parameter and a shape for each dynamic buffer: {need}; "

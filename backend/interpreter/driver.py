@@ -73,6 +73,7 @@ from regcopy_backend.interpreter.arith import (
     FastIntArithFunctions,
     FloatArithFunctions,
 )
+from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
 from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
@@ -81,17 +82,15 @@ from regcopy_backend.interpreter.buffers import (
     layout_of,
     storage_size,
 )
-from regcopy_backend.interpreter.async_copy import AsyncCopyFunctions
-from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.casts import CastFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
-from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.engine import (
     KernelError,
     RegcopyInterpreter,
     Step,
     op_head,
 )
+from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.launch import (
     Dim3,
     ThreadState,
@@ -109,6 +108,7 @@ from regcopy_backend.interpreter.regcopy import (
     gpu_state,
     set_thread,
 )
+from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.vector import VectorFunctions
 from regcopy_backend.interpreter.warp_sync import attach_warps
 from xdsl.dialects.builtin import ModuleOp
@@ -176,7 +176,8 @@ def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str
 
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
            threads: Sequence[int] | None = None,
-           grid: Sequence[int] | None = None) -> None:
+           grid: Sequence[int] | None = None,
+           blocks: Sequence[Dim3] | None = None) -> None:
     """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
     ``threads`` given: whole warps when it has warp-collective ops) with ``args`` (``Buffer``s
     and Python ints, in parameter order).
@@ -184,7 +185,7 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
     Without ``gpu.barrier`` and warp-collective ops the threads run one after another; with
     one, each CTA runs in barrier phases, its warps in lockstep at collective ops (module
     docstring), CTAs one after another. ``grid`` (1 to 3 sizes) overrides the launch
-    attribute's grid."""
+    attribute's grid; ``blocks`` runs only those CTAs of it (``None``: all)."""
     fn = kernel_func(interp, kernel)
     check_arguments(fn, args)
     block, grid3 = launch_config(interp, kernel)
@@ -197,7 +198,10 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
         raise InterpretationError(f"kernel @{kernel} has warp-collective ops: threads= must "
                                   "name whole warps")
     ctas: dict[Dim3, list[ThreadState]] = {}
+    only = None if blocks is None else set(blocks)
     for th in threads_of(block, grid3):
+        if only is not None and th.block_id not in only:
+            continue
         if wanted is None or th.linear_tid in wanted:
             ctas.setdefault(th.block_id, []).append(th)
     if not (lockstep or has_barrier(fn, interp)):

@@ -20,20 +20,6 @@ from functools import lru_cache
 from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    FloatAttr,
-    IntegerAttr,
-    AnyFloat,
-    MemRefType,
-)
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.ir import Attribute, SSAValue
-from xdsl.utils.exceptions import InterpretationError
-
 from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
@@ -42,6 +28,26 @@ from regcopy_backend.interpreter.buffers import (
     run_reference_copy,
 )
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+)
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import InterpretationError
+
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 
@@ -56,16 +62,18 @@ def concrete_type(t: MemRefType, shape: Sequence[int]) -> MemRefType:
     return MemRefType(t.element_type, list(shape), memory_space=t.memory_space)
 
 
-def shape_problem(t: MemRefType, shape: Sequence[int]) -> str | None:
+def shape_problem(t: MemRefType, shape: Sequence[int], allow_empty: bool = False
+                  ) -> str | None:
     """Why an array of ``shape`` cannot be the buffer ``t`` (rank, a static size, an extent
-    below 1), None when it can."""
+    below 1 — below 0 with ``allow_empty``: a launch with an empty buffer does nothing),
+    None when it can."""
     want = t.get_shape()
     spelled = "x".join("?" if d < 0 else str(d) for d in want)
     if len(shape) != len(want):
         return f"has rank {len(shape)}, the buffer {spelled} has rank {len(want)}"
     for i, (n, d) in enumerate(zip(shape, want, strict=True)):
-        if n < 1:
-            return f"has extent {n} in dim {i}; extents must be >= 1"
+        if n < (0 if allow_empty else 1):
+            return f"has extent {n} in dim {i}; extents must be >= {0 if allow_empty else 1}"
         if d >= 0 and n != d:
             return f"has size {n} in dim {i}, the buffer's static size there is {d}"
     return None

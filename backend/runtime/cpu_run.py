@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp
-
 from regcopy_backend.interpreter.buffers import Buffer, storage_size
 from regcopy_backend.interpreter.driver import launch, make_interpreter
 from regcopy_backend.interpreter.extents import concrete_type, shape_problem
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+
 from regcopy_dialect.buffers import is_dynamic
 
 HostArg = np.ndarray | int
@@ -55,17 +55,18 @@ def from_buffer(buf: Buffer, like: np.ndarray) -> np.ndarray:
 
 
 def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
-               grid: Sequence[int] | None = None) -> list[np.ndarray]:
+               grid: Sequence[int] | None = None,
+               blocks: Sequence[tuple[int, int, int]] | None = None) -> list[np.ndarray]:
     """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped);
-    ``grid`` overrides the ``regcopy.launch`` grid."""
+    ``grid`` overrides the ``regcopy.launch`` grid, ``blocks`` runs only those CTAs of it."""
     fn = kernel_by_name(module, kernel)
     types = fn.function_type.inputs.data
     if len(types) != len(args):
         raise ValueError(f"kernel @{kernel} takes {len(types)} arguments, got {len(args)}")
     values: list[Buffer | int] = []
     for t, a in zip(types, args, strict=True):
-        values.append(to_buffer(cast(MemRefType, t), a) if isinstance(t, MemRefType)
-                      else int(a))
-    launch(make_interpreter(module), kernel, values, grid=grid)
+        values.append(to_buffer(cast(MemRefType, t), cast(np.ndarray, a))
+                      if isinstance(t, MemRefType) else int(a))
+    launch(make_interpreter(module), kernel, values, grid=grid, blocks=blocks)
     return [from_buffer(v, a) for v, a in zip(values, args, strict=True)
             if isinstance(v, Buffer) and isinstance(a, np.ndarray)]

@@ -36,7 +36,6 @@ def _f32(*shape: int) -> np.ndarray:
 @pytest.mark.parametrize("x, why", [
     (_f32(3, 6), "array for 'X' of shape 3x6 extent 6 of dim 1 breaks its promise "
                  "regcopy.divisibility = array<i64: 1, 4> (not a multiple of 4)"),
-    (_f32(0, 4), "array for 'X' of shape 0x4 has extent 0 in dim 0; extents must be >= 1"),
     (_f32(8), "array for 'X' of shape 8 has rank 1, the buffer ?x? has rank 2"),
 ])
 def test_runner_refuses_bad_extents_before_cuda(info, x: np.ndarray, why: str) -> None:
@@ -88,8 +87,6 @@ def test_bad_shapes_and_grids_are_one_line(capsys, argv: tuple[str, ...], why: s
 
 @pytest.mark.parametrize("spec, why", [
     ("X=-3x9", "--arg X=-3x9: the shape has extent -3 in dim 0"),
-    ("X=3x0", "--arg X=3x0: the shape has extent 0 in dim 1; extents must be >= 1 (%X is "
-              "?x?; e.g. --arg X=1000x1000)"),
     ("X=3x9x2", "--arg X=3x9x2: the shape has rank 3, the buffer ?x? has rank 2"),
     ("X=3by9", "--arg X=3by9: %X is a ?x? buffer; give its shape, e.g. --arg X=1000x1000"),
     ("X=3x6", "--arg X=3x6: the shape extent 6 of dim 1 breaks its promise "
@@ -105,7 +102,7 @@ def test_arg_shapes(spec: str, why: str) -> None:
     assert [a.shape for a in good] == [(5, 8), (1, 3)]
 
 
-@pytest.mark.parametrize("text", ["0", "1,2,3,4", "a", "2,-1"])
+@pytest.mark.parametrize("text", ["0", "1,2,3,4", "2,-1", "1,,2", "2;3"])
 def test_bad_grids(text: str) -> None:
     with pytest.raises(ArgumentSpecError, match=f"--grid {text}: expected X"):
         parse_grid(text)
