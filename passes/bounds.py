@@ -80,13 +80,15 @@ def dim_of(stride: int, sizes: Sequence[int]) -> tuple[int, int]:
 
 def project(plan: CopyPlan, sizes: Sequence[int], dim: int) -> CopyPlan:
     """``plan`` with every S stride replaced by its step along ``dim`` (0 off it): run
-    through the same round and thread math, it gives the coordinate on ``dim``."""
+    through the same round and thread math, it gives the coordinate on ``dim``. Replica
+    atoms stay replicas, so that a store out of a replicated R is still guarded to replica 0."""
     def step(s: int) -> int:
         i, c = dim_of(s, sizes) if s else (dim, 0)
         return c if i == dim else 0
 
     return replace(plan,
-                   thread_atoms=tuple(ThreadAtom(a.extent, a.t_stride, step(a.s_stride))
+                   thread_atoms=tuple(ThreadAtom(a.extent, a.t_stride, step(a.s_stride),
+                                                 a.replica)
                                       for a in plan.thread_atoms),
                    outer=tuple(Atom(a.extent, step(a.s_stride), a.r_step) for a in plan.outer))
 
@@ -245,8 +247,8 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     if not t.checked:
         return ("in bounds: {in_bounds} (no checks)",)
     dims = ", ".join(str(i) for i in t.checked)
-    notes = [f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
-             f" {dims} of {ext.name})"]
+    notes = [(f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
+             f" {dims} of {ext.name})")]
     if fixed := fixed_dims(t, ext.sizes):
         plural = len(fixed) > 1
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "

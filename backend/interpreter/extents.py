@@ -153,7 +153,7 @@ def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_r
         real = np.where(inside, np.ravel_multi_index(
             tuple(np.minimum(i, n - 1) for i, n in zip(idx, shape)), shape), -1).tolist()
         owned[key] = (real, s_offs) if global_is_r else (r_offs, real)
-    return CopyTable(table.axes, owned)
+    return CopyTable(table.axes, owned, table.shifts)
 
 
 def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: Buffer,
@@ -190,7 +190,9 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
     with _lock:
         table = _clipped_table(r.type, regions[r_side], s.type, regions[s_side], global_is_r,
                                shape)
-    r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
+    # into R every replica takes its copy (in-bounds data, padding outside); out of R only
+    # replica 0 writes
+    r_offs, s_offs = table.mine(tuple(axis(a) for a in table.axes), every_replica=r_is_dst)
     to_offs, frm_offs = (r_offs, s_offs) if r_is_dst else (s_offs, r_offs)
     to, frm = dst.storage, src.storage
     if side == "dst":  # writes outside the extents are dropped
