@@ -31,6 +31,7 @@ and branches that carried them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -68,7 +69,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.attrs import ExecScope, ExecScopeAttr, MemSpace
-from regcopy_dialect.buffers import memory_space, parse_signature, print_signature
+from regcopy_dialect.buffers import memory_space, parse_signature
 
 CP_ASYNC_BYTES = (4, 8, 16)
 """The widths of one ``cp.async`` (``.ca`` for 4 and 8 bytes, ``.cg`` for 16)."""
@@ -81,7 +82,7 @@ class TokenType(ParametrizedAttribute, TypeAttribute):
     name = "regcopy.token"
 
 
-def _copy_op():  # noqa: ANN202 (regcopy imports this module: look CopyOp up at call time)
+def _copy_op():
     from regcopy_dialect.regcopy import CopyOp
 
     return CopyOp
@@ -202,7 +203,8 @@ class AsyncGroupOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> AsyncGroupOp:
         tokens = []
-        if (first := parser.parse_optional_unresolved_operand()) is not None:
+        if not _starts_next_op(parser) and \
+                (first := parser.parse_optional_unresolved_operand()) is not None:
             tokens = [first]
             while parser.parse_optional_punctuation(",") is not None:
                 tokens.append(parser.parse_unresolved_operand())
@@ -226,6 +228,24 @@ class AsyncGroupOp(IRDLOperation):
             if t in seen:
                 raise VerifyException("async_group names the same copy twice")
             seen.add(t)
+
+
+_RESULT_DEFINITION = re.compile(r"%[\w$.\-]+(?::\d+)?\s*(?:=|,\s*%[\w$.\-]+(?::\d+)?\s*"
+                                r"(?:,\s*%[\w$.\-]+(?::\d+)?\s*)*=)")
+"""The results of the next op (``%a =``, ``%a:2 =``, ``%a, %b =``): no operand list."""
+
+
+def _starts_next_op(parser: Parser) -> bool:
+    """Whether the next token, a ``%`` value or not, begins the next op rather than this op's
+    operand list: it starts a new line, or it is followed by ``=`` (a result definition). An
+    ``async_group`` without tokens is printed as a bare name, so the line after it may begin
+    with ``%``."""
+    content = parser.lexer.input.content
+    pos = parser.pos
+    line_start = content.rfind("\n", 0, pos) + 1
+    if not content[line_start:pos].strip():
+        return True
+    return _RESULT_DEFINITION.match(content, pos) is not None
 
 
 def _owner_name(v: SSAValue) -> str:
