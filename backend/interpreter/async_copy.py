@@ -23,15 +23,20 @@ Errors are one line, located by the interpreter (``engine.KernelError``).
 from __future__ import annotations
 
 import itertools
-from math import prod
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from regcopy_backend.interpreter.buffers import Buffer, check_region
+from regcopy_backend.interpreter.buffers import Buffer, check_region, region_offsets
 from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from xdsl.dialects import memref, vector
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
@@ -121,7 +126,7 @@ def _close(interp: Interpreter) -> Group:
 
 
 def _wait(interp: Interpreter, group: Any, pending: int, name: str) -> None:
-    st, mine = _state(interp)
+    _, mine = _state(interp)
     if not isinstance(group, Group) or group.number >= mine.closed:
         raise InterpretationError(f"waits on {name}, a group this thread never closed")
     later = mine.closed - 1 - group.number
@@ -164,30 +169,14 @@ def check_landed(interp: Interpreter, op: Operation, buf: Any, offsets: range | 
     marks = cast(AsyncState, st).inflight.get(id(buf.storage))
     if not marks:
         return
+    if marks.keys().isdisjoint(offsets):
+        return
     for off in offsets:
         if off in marks:
             raise InterpretationError(
                 f"reads element offset {off} of {buf.type} while {marks[off]} is in flight: "
                 "the data lands at its regcopy.async_wait (then gpu.barrier for other "
                 "threads' copies)")
-
-
-def _index(region: tuple[tuple[int, ...], tuple[int, ...]], e: int) -> list[int]:
-    """The buffer index of element ``e`` (row-major) of ``region``."""
-    offsets, sizes = region
-    out = [0] * len(sizes)
-    for d in range(len(sizes) - 1, -1, -1):
-        e, out[d] = divmod(e, sizes[d])
-        out[d] += offsets[d]
-    return out
-
-
-def _read_or_zero(src: Buffer, index: list[int]) -> Any:
-    """``src[index]``, or zero outside its (runtime) extents: a bounds-checked copy_async
-    reads nothing there and zero-fills."""
-    if all(0 <= i < n for i, n in zip(index, src.shape)):
-        return src.read(index)
-    return 0
 
 
 def _scope_thread(interp: Interpreter, scope: Scope) -> tuple[int, int]:
@@ -223,9 +212,11 @@ class AsyncCopyFunctions(InterpreterFunctions):
                 check_region(region, buf.shape, f"{side} of copy_async{promise}")
             regions.append(region)
         t, threads = _scope_thread(interp, op.scope.data.scope)
-        mine = range(t, prod(regions[0][1]), threads)
-        landing = Landing(dst.storage, [dst.offset(_index(regions[1], e)) for e in mine],
-                          [_read_or_zero(src, _index(regions[0], e)) for e in mine])
+        src_offs = region_offsets(src.type, *regions[0])[t::threads]
+        dst_offs = region_offsets(dst.type, *regions[1])[t::threads]
+        storage = src.storage
+        landing = Landing(dst.storage, list(dst_offs),
+                          [storage[o] if o >= 0 else 0 for o in src_offs])
         _issue(interp, landing, f"copy_async {_name(op.dst)}")
         return (CopyToken(landing),)
 
@@ -302,7 +293,7 @@ class AsyncCopyFunctions(InterpreterFunctions):
             n_src = len(op.src_offsets)
             offsets, sizes = op.region("src")
             it = iter(args[2:2 + n_src])
-            start = [next(it) if isinstance(o, SSAValue) else o for o in offsets]
-            idx = itertools.product(*(range(o, o + z) for o, z in zip(start, sizes)))
-            check_landed(interp, op, src, [src.offset(list(i)) for i in idx])
+            start = tuple(next(it) if isinstance(o, SSAValue) else o for o in offsets)
+            region = region_offsets(src.type, start, tuple(sizes))
+            check_landed(interp, op, src, [o for o in region if o >= 0])
         return self._copy.run_copy(interp, op, args).values

@@ -26,6 +26,8 @@ from regcopy_backend.interpreter.buffers import (
     check_region,
     copy_table,
     run_reference_copy,
+    runtime_region,
+    src_offset_count,
 )
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from xdsl.dialects import memref
@@ -45,7 +47,7 @@ from xdsl.interpreter import (
     impl,
     register_impls,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.buffers import is_dynamic
@@ -109,22 +111,30 @@ def padding_value(op: CopyOp, element: Attribute) -> Any:
     return float(value) if isinstance(element, AnyFloat) else int(value)
 
 
-def _runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
-    offsets, sizes = op.region(side)
-    dyn = iter(dynamic)
-    return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
+_runtime_region = runtime_region
 
 
 def _name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else "buffer"
 
 
+_sides: dict[Operation, str | None] = {}
+
+
 def _bounded_side(op: CopyOp) -> str | None:
-    """The side (``src``/``dst``) of ``op`` with runtime extents, if any."""
-    for side, value in (("src", op.src), ("dst", op.dst)):
+    """The side (``src``/``dst``) of ``op`` with runtime extents, if any (found once per
+    op)."""
+    if op in _sides:
+        return _sides[op]
+    side = None
+    for name, value in (("src", op.src), ("dst", op.dst)):
         if isinstance(value.type, MemRefType) and is_dynamic(value.type):
-            return side
-    return None
+            side = name
+            break
+    if len(_sides) > 4096:
+        _sides.clear()
+    _sides[op] = side
+    return side
 
 
 _lock = threading.Lock()
@@ -164,16 +174,15 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
                "dst": _runtime_region(op, "dst", dst_dyn)}
     bufs = {"src": src, "dst": dst}
     if IN_BOUNDS in op.attributes or side is None:
-        for s, value in (("src", op.src), ("dst", op.dst)):
-            what = f"{'source' if s == 'src' else 'destination'} {_name(value)}"
-            if IN_BOUNDS in op.attributes:
-                what += " (the copy promises {in_bounds})"
-            check_region(regions[s], bufs[s].shape, what)
+        promise = " (the copy promises {in_bounds})" if IN_BOUNDS in op.attributes else ""
+        check_region(regions["src"], src.shape, lambda: f"source {_name(op.src)}{promise}")
+        check_region(regions["dst"], dst.shape,
+                     lambda: f"destination {_name(op.dst)}{promise}")
         return run_reference_copy(axis, op, src, dst, src_dyn, dst_dyn)
     other = "dst" if side == "src" else "src"
     check_region(regions[other], bufs[other].shape,
-                 f"{'source' if other == 'src' else 'destination'} "
-                 f"{_name(op.src if other == 'src' else op.dst)}")
+                 lambda: f"{'source' if other == 'src' else 'destination'} "
+                         f"{_name(op.src if other == 'src' else op.dst)}")
     g_offsets, g_sizes = regions[side]
     if any(o < 0 for o in g_offsets):
         raise InterpretationError(f"region offsets {list(g_offsets)} of {_name(op.src if side == 'src' else op.dst)} "
@@ -235,7 +244,7 @@ class ExtentFunctions(InterpreterFunctions):
         if _bounded_side(op) is None and IN_BOUNDS not in op.attributes:
             return self._regcopy.run_copy(interp, op, args).values
         src, dst, *dyn = args
-        n_src = len(op.src_offsets)
+        n_src = src_offset_count(op)
         run_bounded_copy(gpu_state(interp).thread.axis, op, src, dst, dyn[:n_src],
                          dyn[n_src:])
         return ()

@@ -17,6 +17,7 @@ from regcopy_backend.interpreter.buffers import (
     Buffer,
     is_local,
     run_reference_copy,
+    src_offset_count,
     storage_size,
 )
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier
@@ -282,7 +283,7 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(CopyOp)
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src, dst, *dyn = args
-        n_src = len(op.src_offsets)
+        n_src = src_offset_count(op)
         state = gpu_state(interp)
         run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
         return ()

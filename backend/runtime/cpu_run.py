@@ -56,9 +56,12 @@ def from_buffer(buf: Buffer, like: np.ndarray) -> np.ndarray:
 
 def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
                grid: Sequence[int] | None = None,
-               blocks: Sequence[tuple[int, int, int]] | None = None) -> list[np.ndarray]:
+               blocks: Sequence[tuple[int, int, int]] | None = None,
+               threads: Sequence[int] | None = None) -> list[np.ndarray]:
     """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped);
-    ``grid`` overrides the ``regcopy.launch`` grid, ``blocks`` runs only those CTAs of it."""
+    ``grid`` overrides the ``regcopy.launch`` grid, ``blocks`` runs only those CTAs of it and
+    ``threads`` only those threads of each (whole warps where the kernel has warp-collective
+    ops)."""
     fn = kernel_by_name(module, kernel)
     types = fn.function_type.inputs.data
     if len(types) != len(args):
@@ -67,6 +70,6 @@ def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
     for t, a in zip(types, args, strict=True):
         values.append(to_buffer(cast(MemRefType, t), cast(np.ndarray, a))
                       if isinstance(t, MemRefType) else int(a))
-    launch(make_interpreter(module), kernel, values, grid=grid, blocks=blocks)
+    launch(make_interpreter(module), kernel, values, threads=threads, grid=grid, blocks=blocks)
     return [from_buffer(v, a) for v, a in zip(values, args, strict=True)
             if isinstance(v, Buffer) and isinstance(a, np.ndarray)]
