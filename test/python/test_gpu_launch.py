@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pytest
 from ragged_cases import LOWERED
-
 from regcopy_backend.runtime.arguments import ArgumentError
 from regcopy_backend.runtime.runner import gpu_available, run_kernel
 from regcopy_tools.regcopy_run import prepare
