@@ -168,9 +168,14 @@ def mismatch(got: np.ndarray, want: np.ndarray, got_name: str, want_name: str) -
 # ---- what a compiled kernel uses ---------------------------------------------------------------
 
 
-SASS_MEMORY = re.compile(r"\b((?:LDG|STG|LDS|STS|LDL|STL|LDSM|STSM)(?![A-Z0-9_])(?:\.[A-Z0-9_]+)*)")
-"""A memory instruction's full mnemonic and modifiers: the lookahead keeps ``LDS`` from
-matching the start of ``LDSM`` (or ``LDSM`` being counted as ``LDS``)."""
+SASS_MEMORY = re.compile(
+    r"\b((?:LDGSTS|UTMALDG|UTMASTG|UBLKCP|LDSM|STSM|LDG|STG|LDS|STS|LDL|STL)"
+    r"(?![A-Z0-9_])(?:\.[A-Z0-9_]+)*)")
+"""A memory instruction's full mnemonic and modifiers: ``LDGSTS`` (``cp.async``, global to
+shared without registers), the TMA bulk copies (``UTMALDG``/``UTMASTG``, ``UBLKCP``), the
+ld/stmatrix ``LDSM``/``STSM`` and the plain loads and stores. The lookahead keeps ``LDS`` from
+matching the start of ``LDSM`` or ``LDG`` the start of ``LDGSTS`` (or those being counted as
+the shorter ones)."""
 
 
 def sass_memory_ops(sass: str) -> Counter[str]:
