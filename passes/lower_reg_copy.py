@@ -215,12 +215,15 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
 
 def _swizzle_order_notes(op: CopyOp) -> list[str]:
     """For each swizzled side whose ``swizzle<M,B,S>``, read in CuTe's ``Swizzle<B,M,S>``
-    order, would be another valid swizzle: a note giving both readings."""
+    order, would be another valid swizzle: a note giving both readings. Not for a layout
+    the compiler chose (``#regcopy.layout<auto>``): nobody wrote its parameters."""
+    from regcopy_passes.choose_shared_layouts import chosen_by_compiler
+
     notes: list[str] = []
-    for side in (op.src, op.dst):
-        if is_dynamic(side.type):
+    for side, t in ((op.src, op.src_type), (op.dst, op.dst_type)):
+        if is_dynamic(t) or chosen_by_compiler(side):
             continue
-        swizzle = buffer_layout(side.type).swizzle
+        swizzle = buffer_layout(t).swizzle
         if swizzle is not None and (note := cute_order_note(swizzle)) is not None:
             notes.append(note)
     return notes
@@ -238,10 +241,14 @@ class LowerRegCopyPass(ModulePass):
     * ``remarks`` (default false): one remark per copy on stderr (result, or why not lowered);
     * ``warn-unlowered`` (default true): a warning per copy left in the IR;
     * ``bank-rotation`` (``auto``/``off``): lane-rotated rounds for bank-conflicted transfers;
-    * ``transfer`` (``auto``/``vector``): ``auto`` moves shared <-> register fragments with
-      ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no more
-      wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
-      ld/stmatrix wherever they fit;
+    * ``transfer`` (``auto``/``vector``/``matrix``/``tma``): ``auto`` moves shared <-> register
+      fragments with ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and
+      no more wavefronts, and asynchronous copies with ``cp.async``; ``vector`` forces the
+      per-thread path; ``matrix`` (an extension) takes ld/stmatrix wherever they fit; ``tma``
+      lowers asynchronous global -> shared copies to the Hopper bulk tensor copy
+      (``cp.async.bulk.tensor``, an mbarrier, one elected thread) where the region and
+      swizzle fit it, ``cp.async`` with a remark saying why elsewhere (register copies as
+      under ``auto``);
     * ``select-weight`` (a number >= 0, default 0.25): what one integer-pipe instruction of
       a lane rotation's butterfly (a 32-bit select) costs, in shared wavefronts, when the pass
       weighs a rotation (a calibration knob: the default was measured on the H200);
