@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 GEMM="--arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 --arg fragB=2x2x4x256x64 --grid 2,2"
 declare -A ARGS=(
   [gemm_tiles]="$GEMM" [gemm_async]="$GEMM"
-  [rowwise]="--arg X=1000x4000 --arg Y=1000x4000 --grid 250"
+  [rowwise]="--arg X=37x1001 --arg Y=37x1001 --grid cdiv(X[0],4)"
 )
 for f in examples/*.mlir; do
   name=$(basename "$f" .mlir)
