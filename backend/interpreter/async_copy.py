@@ -93,6 +93,17 @@ class AsyncState:
     threads: dict[Any, ThreadCopies] = field(default_factory=dict[Any, ThreadCopies])
     inflight: dict[int, dict[int, str]] = field(default_factory=dict[int, dict[int, str]])
     counter: itertools.count[int] = field(default_factory=itertools.count)
+    landed: dict[int, tuple[int, dict[int, int]]] = field(
+        default_factory=dict[int, tuple[int, dict[int, int]]])
+    """Per storage: the barrier phase of its latest landings and, for that phase, which
+    thread's wait landed each element (``_complete``). Another thread's read of such an
+    element in the same phase lacks a ``gpu.barrier`` (``check_landed``)."""
+
+
+def _phase(interp: Interpreter) -> int:
+    """The CTA's barrier phase (0 when its threads run one after another: no barrier)."""
+    barrier = gpu_state(interp).barrier
+    return 0 if barrier is None else barrier.generation
 
 
 def _state(interp: Interpreter) -> tuple[AsyncState, ThreadCopies]:
@@ -143,40 +154,66 @@ def _complete(interp: Interpreter, pending: int) -> None:
     st, mine = _state(interp)
     done = mine.groups[:len(mine.groups) - pending] if pending else mine.groups
     mine.groups = mine.groups[len(done):]
+    gs = gpu_state(interp)
+    tid, phase = gs.thread.linear_tid, _phase(interp)
     for g in done:
         for land in g.landings:
             marks = st.inflight.get(id(land.storage), {})
+            with gs.lock:
+                rec = st.landed.get(id(land.storage))
+                if rec is None or rec[0] != phase:
+                    rec = st.landed[id(land.storage)] = (phase, {})
+            by = rec[1]
             for off, value in zip(land.offsets, land.values):
                 land.storage[off] = value
                 marks.pop(off, None)
+                by[off] = tid
 
 
 def _in_flight(interp: Interpreter, buf: Any) -> bool:
-    """Whether some element of ``buf``'s storage is in flight (cheap: most loads see none)."""
+    """Whether some element of ``buf``'s storage is in flight, or was landed in this barrier
+    phase (cheap: most loads see neither)."""
     st = gpu_state(interp).extra.get("async")
-    return (st is not None and isinstance(buf, Buffer) and not buf.local
-            and bool(cast(AsyncState, st).inflight.get(id(buf.storage))))
+    if st is None or not isinstance(buf, Buffer) or buf.local:
+        return False
+    st = cast(AsyncState, st)
+    if st.inflight.get(id(buf.storage)):
+        return True
+    rec = st.landed.get(id(buf.storage))
+    return rec is not None and rec[0] == _phase(interp)
 
 
 def check_landed(interp: Interpreter, op: Operation, buf: Any, offsets: range | list[int]
                  ) -> None:
-    """Raise when one of ``offsets`` of ``buf``'s storage is still in flight."""
+    """Raise when one of ``offsets`` of ``buf``'s storage is still in flight, or was landed
+    by another thread's wait in this barrier phase (a ``gpu.barrier`` is missing between
+    that wait and this read: on the GPU the read may come first)."""
     if not isinstance(buf, Buffer):
         return
     st = gpu_state(interp).extra.get("async")
     if st is None:
         return
-    marks = cast(AsyncState, st).inflight.get(id(buf.storage))
-    if not marks:
+    st = cast(AsyncState, st)
+    marks = st.inflight.get(id(buf.storage))
+    if marks and not marks.keys().isdisjoint(offsets):
+        for off in offsets:
+            if off in marks:
+                raise InterpretationError(
+                    f"reads element offset {off} of {buf.type} while {marks[off]} is in "
+                    "flight: the data lands at its regcopy.async_wait (then gpu.barrier for "
+                    "other threads' copies)")
+    rec = st.landed.get(id(buf.storage))
+    if rec is None or rec[0] != _phase(interp):
         return
-    if marks.keys().isdisjoint(offsets):
+    me, by = gpu_state(interp).thread.linear_tid, rec[1]
+    if by.keys().isdisjoint(offsets):
         return
     for off in offsets:
-        if off in marks:
+        if (t := by.get(off, me)) != me:
             raise InterpretationError(
-                f"reads element offset {off} of {buf.type} while {marks[off]} is in flight: "
-                "the data lands at its regcopy.async_wait (then gpu.barrier for other "
-                "threads' copies)")
+                f"reads element offset {off} of {buf.type}, which thread {t}'s wait landed in "
+                "this barrier phase: a gpu.barrier is missing between that wait and this "
+                "read (another thread's asynchronous copies are visible only after one)")
 
 
 def _scope_thread(interp: Interpreter, scope: Scope) -> tuple[int, int]:
