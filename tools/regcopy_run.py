@@ -38,7 +38,12 @@ cdiv(X[0], 32)'``: ``X[d]`` is extent d of ``%X``; ``launch_grid``). With ``--ch
 past the grid in each dimension the kernel reads: if it would write an element the launch left
 untouched, the grid leaves tiles unvisited and that buffer is reported ``UNVISITED`` (exit 3),
 not ``equal``. A dynamic buffer given an extent 0 (``--arg X=0x128``) launches nothing: one
-line says so. ``--kernel NAME`` runs (or reports) only the kernel ``@NAME``.
+line says so. ``--kernel NAME`` runs (or reports) only the kernel ``@NAME``. ``--checked``
+compiles the checked mode: every ``regcopy.multiple_of`` tests its promise on the GPU, and a
+broken one prints ``file:line:col: error: regcopy.multiple_of: V is not a multiple of N
+(block B, thread T)`` from the device and traps (the launch fails, exit 1) instead of faulting on a misaligned
+vector or computing with a wrong assumption (the local-memory warning is not given then:
+``printf`` keeps its arguments in local memory on that path).
 
 Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);
 1 bad input, a failed compile/launch or a runtime error of the CPU interpreter (one
@@ -172,9 +177,11 @@ def rejection(text: str, filename: str, passes: str) -> str:
     return "lower-reg-copy left a regcopy.copy in the IR"
 
 
-def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> Prepared:
+def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
+            checked: bool = False) -> Prepared:
     """Lower, print and NVRTC-compile; no GPU needed. A copy left unlowered is an error that
-    carries the pass's reason (regcopy-run can only run lowered kernels)."""
+    carries the pass's reason (regcopy-run can only run lowered kernels). ``checked``: the
+    checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``)."""
     module = parse_and_lower(text, filename, passes)
     if any(isinstance(op, CopyOp) for op in module.walk()):
         raise RunInputError(
@@ -182,7 +189,7 @@ def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> 
             + f"\n(regcopy-run runs lowered kernels only; `regcopy-opt -p "
             f"'lower-reg-copy{{remarks=true}}' {filename}` shows the plan of every copy)")
     try:
-        source = print_cuda(module)
+        source = print_cuda(module, checked_promises=checked)
     except DiagnosticException as e:
         raise RunInputError(str(e.args[0]) if e.args else str(e)) from None
     found = kernels(module)
@@ -282,6 +289,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                          "expressions of the extents such as 'cdiv(X[1], 8), cdiv(X[0], 32)'")
     ap.add_argument("--kernel", default=None, metavar="NAME",
                     help="run (or compile-report) only the kernel @NAME")
+    ap.add_argument("--checked", action="store_true",
+                    help="checked mode: every regcopy.multiple_of promise is tested on the GPU; "
+                         "a broken one prints its file:line:col and traps")
     ap.add_argument("--print-cuda", action="store_true", help="print the CUDA source first")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--compile-only", action="store_true",
@@ -366,14 +376,14 @@ def run(args: argparse.Namespace) -> int:
         text = Path(args.input).read_text()
     except OSError as e:
         raise RunInputError(f"cannot read {args.input}: {e.strerror}") from None
-    prepared = prepare(text, args.input, args.passes)
+    prepared = prepare(text, args.input, args.passes, checked=args.checked)
     select_kernel(prepared, args.kernel)
     if args.print_cuda:
         print(prepared.source)
     sass = sass_listing(prepared)
     if args.compile_only:
         print("\n".join(compile_summary(prepared, sass=sass)))
-    for warning in spill_warnings(prepared, sass):
+    for warning in [] if args.checked else spill_warnings(prepared, sass):
         print(warning, file=sys.stderr)
     if args.compile_only:
         return 0

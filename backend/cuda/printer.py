@@ -58,12 +58,7 @@ from functools import singledispatchmethod
 from io import StringIO
 from typing import IO, cast
 
-from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr, VectorType
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.utils.target import Target
-
+from regcopy_backend.cuda import tma
 from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
 from regcopy_backend.cuda.arith import (
     ArithError,
@@ -71,6 +66,7 @@ from regcopy_backend.cuda.arith import (
     broadcast_expression,
     expression,
 )
+from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.function import (
     DYN_SMEM,
     PURE_OPS,
@@ -80,13 +76,29 @@ from regcopy_backend.cuda.function import (
     live_ops,
     vector_step,
 )
-from regcopy_backend.cuda import tma
-from regcopy_backend.cuda.async_copy import commit_group, cp_async, wait_group
 from regcopy_backend.cuda.kernel_info import root_buffer
-from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.literals import int_literal
+from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
+from regcopy_passes.lower_layout_access import (
+    access_operands,
+    layout_access_refusal,
+    lower_layout_access,
+    needs_flat_storage,
+)
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, memref, scf, vector
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    VectorType,
+)
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.target import Target
+
 from regcopy_dialect.async_ops import (
     AsyncGroupOp,
     AsyncWaitOp,
@@ -95,16 +107,8 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
-from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.diagnostics import op_error, op_location
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
-from regcopy_dialect.tma_ops import (
-    FenceBarrierInitOp,
-    MBarrierArriveExpectTxOp,
-    MBarrierInitOp,
-    MBarrierTryWaitParityOp,
-    TensorMapOp,
-    TmaLoadOp,
-)
 from regcopy_dialect.regcopy import (
     CopyOp,
     LayoutAttr,
@@ -114,11 +118,13 @@ from regcopy_dialect.regcopy import (
     buffer_layout,
     memory_space,
 )
-from regcopy_passes.lower_layout_access import (
-    access_operands,
-    layout_access_refusal,
-    lower_layout_access,
-    needs_flat_storage,
+from regcopy_dialect.tma_ops import (
+    FenceBarrierInitOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierInitOp,
+    MBarrierTryWaitParityOp,
+    TensorMapOp,
+    TmaLoadOp,
 )
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
@@ -138,6 +144,9 @@ class CudaPrinter(CudaFunctionPrinter):
 
     pointers: dict[Operation, str] = field(default_factory=dict[Operation, str], init=False)
     """The guarded global loads whose address was taken before their ``if``."""
+    checked_promises: bool = False
+    """Checked mode: every ``regcopy.multiple_of`` tests its promise at run time and traps
+    (``printf`` of the op's ``file:line:col``, then ``__trap()``) when it is broken."""
 
     # ---- ops ----------------------------------------------------------------------------
     @singledispatchmethod
@@ -324,8 +333,11 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: MultipleOfOp) -> None:
-        """A divisibility promise: the value itself."""
-        self.names[op.result] = self.val(op.value)
+        """A divisibility promise: the value itself (checked mode: after testing it)."""
+        value = self.val(op.value)
+        self.names[op.result] = value
+        if self.checked_promises:
+            self.line(promise_check(op, value))
 
     def element(self, op: Operation, buf: SSAValue, indices: list[SSAValue]) -> str:
         """``name[offset]`` of an access to 1-D flat storage. Accesses by logical indices to
@@ -510,11 +522,26 @@ def _inside(v: SSAValue, op: Operation) -> bool:
     return at is not None and op.is_ancestor(at)
 
 
-def print_cuda(module: ModuleOp) -> str:
-    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else).
+def promise_check(op: MultipleOfOp, value: str) -> str:
+    """The checked mode's test of a ``regcopy.multiple_of`` promise on ``value``: when it is
+    broken, one line on the device's ``printf`` (the op's ``file:line:col``, the value, the
+    block and thread) and ``__trap()``, which ends the launch with an error."""
+    n = op.divisor_value
+    where = (op_location(op) or "regcopy.multiple_of").replace("\\", "/").replace(
+        '"', "'").replace("%", "%%")
+    return (f"if (({value}) % {n} != 0) {{ printf(\"{where}: error: regcopy.multiple_of: "
+            f"%lld is not a multiple of {n} (block %u, thread %u): the promise is broken\\n\", "
+            f"(long long)({value}), blockIdx.x, threadIdx.x); __trap(); }}")
+
+
+def print_cuda(module: ModuleOp, checked_promises: bool = False) -> str:
+    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else);
+    ``checked_promises``: the checked mode (``promise_check`` at every
+    ``regcopy.multiple_of``).
 
     ``module`` is left as it is: ``lower-layout-access`` runs on a clone (op locations are
     kept, so diagnostics still point into the source)."""
     out = StringIO()
-    CudaPrinter(stream=out).print_module(lower_layout_access(module.clone()))
+    CudaPrinter(stream=out, checked_promises=checked_promises).print_module(
+        lower_layout_access(module.clone()))
     return out.getvalue()

@@ -334,7 +334,10 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
     finally:
         for b in bufs:
             if b is not None:
-                b.close(stream)
+                try:
+                    b.close(stream)
+                except Exception:  # noqa: BLE001, S110 - after a trap the context is gone;
+                    pass  # the launch's own error is the one to report
     return RunResult(outs, seconds)
 
 
