@@ -13,10 +13,11 @@ declare -A ARGS=(
 )
 for f in examples/*.mlir; do
   name=$(basename "$f" .mlir)
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   # shellcheck disable=SC2086
   timeout 300 regcopy-run --check ${ARGS[$name]:-} "$f" >"$out/$name.txt" 2>&1
   code=$?
-  end=$(date +%s.%N)
-  printf '%-16s %7.1f s exit %d\n' "$name" "$(echo "$end - $start" | bc)" "$code"
+  end=$(date +%s%N)
+  ms=$(( (end - start) / 1000000 ))
+  printf '%-16s %4d.%01d s exit %d\n' "$name" $((ms / 1000)) $((ms % 1000 / 100)) "$code"
 done
