@@ -107,12 +107,18 @@ def _phase(interp: Interpreter) -> int:
 
 
 def _state(interp: Interpreter) -> tuple[AsyncState, ThreadCopies]:
+    """The launch's async state and this thread's copies. ``dict.setdefault`` is atomic, so
+    the threads of a phased CTA need no lock here (and each keeps its own key)."""
     gs = gpu_state(interp)
-    with gs.lock:
-        st = cast(AsyncState, gs.extra.setdefault("async", AsyncState()))
-        th = gs.thread
-        mine = st.threads.setdefault((th.block_id, th.linear_tid), ThreadCopies())
-    return st, mine
+    st = gs.extra.get("async")
+    if st is None:
+        st = gs.extra.setdefault("async", AsyncState())
+    th = gs.thread
+    key = (th.block_id, th.linear_tid)
+    mine = st.threads.get(key)
+    if mine is None:
+        mine = st.threads.setdefault(key, ThreadCopies())
+    return cast(AsyncState, st), mine
 
 
 def _name(v: SSAValue) -> str:

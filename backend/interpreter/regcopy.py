@@ -95,6 +95,8 @@ class GpuState:
         buffers), created filled with ``fill`` on first use. Use it to preset or inspect."""
         t = cast(MemRefType, op.results[0].type)
         key = (op, block_id, tid if is_local(t) else None)
+        if (buf := self.allocations.get(key)) is not None:
+            return buf  # the common case, without the lock
         with self.lock:  # the threads of a phased CTA allocate the same shared buffer
             if key not in self.allocations:
                 self.allocations[key] = Buffer.new(t, self.fill)
