@@ -109,7 +109,8 @@ def plan_key(op: CopyOp, block: int) -> Hashable:
     divisibility and name are then the same); for a dynamic buffer, ``bounds_key`` (its
     extents' divisors, its name, ``{in_bounds}`` and the padding)."""
     return (op.scope.data, block, op.src_type, op.dst_type,
-            *(tuple(map(tuple, op.region(side))) for side in ("src", "dst")), bounds_key(op))
+            *(tuple(tuple(x) for x in op.region(side)) for side in ("src", "dst")),
+            bounds_key(op))
 
 
 @dataclass(frozen=True)
@@ -182,12 +183,12 @@ class LowerRegCopyPattern(RewritePattern):
         return self.labels[op] if op in self.labels else copy_label(op)
 
 
-def _diagnostic(op: CopyOp, label: str, severity: Severity, message: str,
+def _diagnostic(op: CopyOp | CopyAsyncOp, label: str, severity: Severity, message: str,
                 notes: tuple[str, ...] = ()) -> Diagnostic:
     return Diagnostic(severity, message, label, op_location(op), notes)
 
 
-def _not_lowered(op: CopyOp, label: str, severity: Severity, reason: str) -> Diagnostic:
+def _not_lowered(op: CopyOp | CopyAsyncOp, label: str, severity: Severity, reason: str) -> Diagnostic:
     """``not lowered: <first clause of the reason> [<copy>]``, then the reason's later clauses
     (``; ``-separated: how to fix it), one per indented line, so the first line stays short
     and the same whatever the file's path."""

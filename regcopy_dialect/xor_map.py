@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, cast
 
 from regcopy_dialect.index_math import INT_MATH
 
@@ -83,7 +84,7 @@ class XorMap:
     def apply(self, m: int) -> int:
         """``phys(m)`` on integers (``radix.swizzle``, the one definition of the map)."""
         from regcopy_dialect.radix import swizzle
-        return int(swizzle(INT_MATH, m, self))
+        return int(swizzle(cast(Any, INT_MATH), m, self))  # IntMath: IndexMath on ints
 
     @property
     def read_end(self) -> int:

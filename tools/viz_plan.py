@@ -60,9 +60,9 @@ def round_tile(op: CopyOp, acc: Accepted, plan: CopyPlan, thread: int) -> Tile:
     labels, keys, marked = [], [], set()
     for index in range(acc.r.layout.size):
         t, slot = _scope_owner(acc.r.layout, acc.scope, index)
-        f = round_of.get(acc.r.base.const + slot)
-        labels.append(f"{t}/{'?' if f is None else f}")
-        keys.append(f)
+        moved_in = round_of.get(acc.r.base.const + slot)
+        labels.append(f"{t}/{'?' if moved_in is None else moved_in}")
+        keys.append(moved_in)
         if t == thread:
             marked.add(divmod(index, cols))
     return Tile(f"R region {'x'.join(map(str, sizes))}: which round moves each element",

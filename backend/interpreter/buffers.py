@@ -88,7 +88,7 @@ def _full(value: Any, n: int) -> np.ndarray:
 def logical_offsets(t: MemRefType) -> tuple[int, ...]:
     """The physical offset of every logical element of ``t``, in row-major order."""
     shape = tuple(t.get_shape())
-    offsets = address_of(t).offset(INT_MATH, region_arrays((0,) * len(shape), shape))
+    offsets = address_of(t).offset(cast(Any, INT_MATH), region_arrays((0,) * len(shape), shape))
     return tuple(_full(offsets, prod(shape)).tolist())
 
 
@@ -239,7 +239,7 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
     s_off = _full(address_of(s_type).offset(INT_MATH, s_idx), n)
     if not axes:
         return CopyTable(axes, {(): (r_off.tolist(), s_off.tolist())})
-    owners = r_map.owner(INT_MATH, r_idx)
+    owners = r_map.owner(cast(Any, INT_MATH), r_idx)
     keys = np.stack([_full(owners.get(a, 0), n) for a in axes], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     order = np.argsort(inverse.reshape(-1), kind="stable")

@@ -7,23 +7,17 @@ import dataclasses
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    IntegerType,
-    Signedness,
-)
-
-from xdsl.ir import Attribute
-
-from regcopy_backend.runtime.host_data import as_float64, checksum, numpy_dtype, random_values
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
+from regcopy_backend.runtime.host_data import (
+    as_float64,
+    checksum,
+    numpy_dtype,
+    random_values,
+)
 from regcopy_backend.runtime.runner import (
     AlignmentError,
     ArgumentError,
@@ -36,6 +30,16 @@ from regcopy_backend.runtime.runner import (
 )
 from regcopy_tools.regcopy_run import checksum_lines, parse_and_lower, random_inputs
 from tool_runner import run_tool
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "examples" / "seed_demo.mlir"
@@ -201,7 +205,7 @@ def test_regcopy_run_without_or_with_a_gpu() -> None:
     """No GPU here: one line on stderr and exit code 2. (On a GPU machine: checksums, and the
     seed demo's output equals its input.)"""
     proc = _run(str(SEED), "--seed", "3")
-    has_gpu, why = gpu_available()
+    has_gpu, _ = gpu_available()
     if not has_gpu:
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith("regcopy-run: no CUDA GPU available (")
@@ -236,7 +240,6 @@ def test_dynamic_shared_size_goes_through_the_driver(monkeypatch: pytest.MonkeyP
     from types import SimpleNamespace
 
     from cuda.bindings import driver
-
     from regcopy_backend.runtime.runner import LaunchError, set_dynamic_shared_memory
 
     calls: list[tuple[str, object, int]] = []
@@ -244,7 +247,7 @@ def test_dynamic_shared_size_goes_through_the_driver(monkeypatch: pytest.MonkeyP
 
     def kernel_set(a: object, n: int, k: object, d: object) -> tuple[driver.CUresult]:
         calls.append(("kernel", a, n))
-        assert isinstance(k, driver.CUkernel) and int(d) == 3
+        assert isinstance(k, driver.CUkernel) and int(cast(Any, d)) == 3
         return (driver.CUresult.CUDA_SUCCESS,)
 
     def func_set(f: object, a: object, n: int) -> tuple[driver.CUresult]:
@@ -266,7 +269,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     size is set and passed as shmem_size; only buffers come back."""
     from types import SimpleNamespace
 
-    import regcopy_backend.runtime.runner as runner
+    from regcopy_backend.runtime import runner
 
     seen: dict[str, object] = {}
 
@@ -281,7 +284,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
         LegacyPinnedMemoryResource = staticmethod(lambda: None)
 
         @staticmethod
-        def LaunchConfig(**kw: object) -> dict[str, object]:  # noqa: N802 - cuda.core's name
+        def LaunchConfig(**kw: object) -> dict[str, object]:
             return kw
 
         @staticmethod
@@ -306,7 +309,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     result = run_kernel("src", info, [a, 192, -3, 7, b])
     assert seen["kernel"] == "kernel:k_class" and seen["dyn"] == ("kernel:k_class", 4096)
     assert seen["config"] == {"grid": (1, 1, 1), "block": 32, "shmem_size": 4096}
-    args = seen["args"]
+    args = cast(tuple[Any, ...], seen["args"])
     assert args[0] == 0x1000 and args[4] == 0x2000
     assert [(type(x), x) for x in args[1:4]] == [(np.int32, 192), (np.int8, -3), (np.uint16, 7)]
     assert [r[0] for r in result.arrays] == [0x1000, 0x2000]

@@ -68,12 +68,12 @@ def _take_over(fds: list[int], request: dict[str, object]) -> None:
         os.close(fd)
     os.chdir(str(request["cwd"]))
     os.environ.clear()
-    os.environ.update(request["env"])  # type: ignore[arg-type]
+    os.environ.update(request["env"])  # type: ignore[arg-type, call-overload]
     sys.argv = list(request["argv"])  # type: ignore[call-overload]
-    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
+    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # type: ignore[misc]  # noqa: SIM115
     line = 1 if os.isatty(1) else -1  # line-buffered on a terminal, as the interpreter does
-    sys.stdout = sys.__stdout__ = open(1, "w", line, closefd=False)  # noqa: SIM115
-    sys.stderr = sys.__stderr__ = open(2, "w", 1, errors="backslashreplace",  # noqa: SIM115
+    sys.stdout = sys.__stdout__ = open(1, "w", line, closefd=False)  # type: ignore[misc]  # noqa: SIM115
+    sys.stderr = sys.__stderr__ = open(2, "w", 1, errors="backslashreplace",  # type: ignore[misc]  # noqa: SIM115
                                        closefd=False)
 
 
