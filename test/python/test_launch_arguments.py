@@ -218,3 +218,11 @@ def test_an_empty_buffer_launches_nothing(dynamic: KernelInfo, monkeypatch: pyte
     result = runner.run_kernel("src", dynamic, [x, y])
     assert result.skipped == "kernel tile: 'X' has shape 0x8 (an extent 0): nothing to launch"
     assert result.arrays[0] is x and result.arrays[1] is y
+
+
+def test_an_empty_buffer_runs_nothing_on_the_cpu() -> None:
+    from regcopy_backend.runtime.cpu_run import run_on_cpu
+
+    x, y = np.zeros((0, 8), np.float32), np.full((5, 8), 2.0, np.float32)
+    out = run_on_cpu(parse_unverified(DYNAMIC), "tile", [x, y])
+    assert out[0].shape == (0, 8) and np.array_equal(out[1], y)
