@@ -313,6 +313,8 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
         ptrs = [f.pointer if b is None else int(b.handle) + s
                 for (_, f), b, s in zip(pairs, bufs, shifts, strict=True)]
         check_alignment(info.name, info.params, ptrs)
+        if any(f.pointer is not None for _, f in pairs):
+            dev.sync()  # device arrays: whatever stream wrote them has finished
         launch_args = launch_arguments(info, args, ptrs)
         config = core.LaunchConfig(grid=grid3, block=info.block,
                                    shmem_size=info.dynamic_shared_bytes)

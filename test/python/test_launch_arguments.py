@@ -158,7 +158,8 @@ def fake_gpu(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return Buffer(next(handles))
 
     dev = SimpleNamespace(properties=SimpleNamespace(max_shared_memory_per_block_optin=232448),
-                          name="fake", create_stream=lambda: SimpleNamespace(sync=lambda: None))
+                          name="fake", create_stream=lambda: SimpleNamespace(sync=lambda: None),
+                          sync=lambda: seen.update(device_sync=True))
     monkeypatch.setattr(runner, "get_device", lambda: dev)
     monkeypatch.setattr(runner, "cuda_core", lambda: Core)
     monkeypatch.setattr(runner, "compile_kernel", lambda d, src, name: name)
@@ -184,8 +185,13 @@ def test_device_arrays_are_used_in_place(info: KernelInfo, fake_gpu: dict[str, A
     assert fake_gpu["args"][1] == 0x7F00  # the device pointer itself
     assert fake_gpu["to_device"] == 5  # the five host arrays, not the device one
     assert result.arrays[1] is out and result.skipped is None
+    assert seen_sync(fake_gpu)  # the device array's producers finished before the launch
     with pytest.raises(ArgumentError, match="host .numpy. arrays only"):
         runner.run_kernel("src", info, args, offsets=[0, 4, 0, 0, 0, 0])
+
+
+def seen_sync(seen: dict[str, Any]) -> bool:
+    return bool(seen.get("device_sync"))
 
 
 DYNAMIC = tile_copy()
