@@ -58,7 +58,17 @@ def _evaluate(node: ast.AST, facts: Mapping[str, Any], text: str) -> int:
                             f"integers, + - * // %, cdiv/min/max and {known or 'no names'}")
 
 
-def parse_grid(text: str | None) -> GridArg:
+def parse_grid(text: str | None) -> tuple[int, ...] | None:
+    """``X[,Y[,Z]]``: 1 to 3 sizes >= 1 (``ArgumentSpecError`` otherwise, expressions
+    included: ``parse_grid_spec`` takes those)."""
+    grid = parse_grid_spec(text)
+    if callable(grid):
+        raise ArgumentSpecError(f"--grid {text}: expected X[,Y[,Z]], 1 to 3 sizes >= 1, e.g. "
+                                "--grid 64,8")
+    return grid
+
+
+def parse_grid_spec(text: str | None) -> GridArg:
     """``--grid``: 1 to 3 sizes >= 1 (``X[,Y[,Z]]``), or 1 to 3 expressions of the runtime
     extents and scalars (a function of the launch facts, evaluated per kernel);
     ``ArgumentSpecError`` otherwise."""

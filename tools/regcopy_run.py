@@ -76,8 +76,9 @@ from regcopy_backend.runtime.nvrtc import (
     disassemble,
 )
 from regcopy_passes.lower_layout_access import lower_layout_access
+from regcopy_tools import launch_grid
 from regcopy_tools.cli import run_main
-from regcopy_tools.launch_grid import GridArg, block_dims, parse_grid, unvisited
+from regcopy_tools.launch_grid import GridArg, block_dims, parse_grid_spec, unvisited
 from regcopy_tools.run_report import (
     ArgumentSpecError,
     HostArg,
@@ -302,6 +303,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def parse_grid(text: str | None) -> tuple[int, ...] | None:
+    """``X[,Y[,Z]]`` as sizes (``launch_grid.parse_grid``; ``--grid`` itself also takes
+    expressions of the extents: ``parse_grid_spec``)."""
+    return launch_grid.parse_grid(text)
+
+
 def kernel_funcs(prepared: Prepared) -> list[func.FuncOp]:
     by_name = {f.sym_name.data: f for f in kernels(prepared.module)}
     return [by_name[info.name] for info in prepared.kernels]
@@ -388,7 +395,7 @@ def run(args: argparse.Namespace) -> int:
     if args.compile_only:
         return 0
     try:
-        grid = parse_grid(args.grid)
+        grid = parse_grid_spec(args.grid)
         scalars = parse_arg_specs(args.arg)
         fns = kernel_funcs(prepared)
         if unknown := unknown_args(fns, scalars):

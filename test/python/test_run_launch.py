@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from ragged_cases import LOWERED
-from regcopy_tools.launch_grid import parse_grid
+from regcopy_tools.launch_grid import parse_grid_spec
 from regcopy_tools.regcopy_run import main
 from regcopy_tools.run_report import ArgumentSpecError
 
@@ -47,16 +47,16 @@ def test_a_covering_grid_expression_is_equal(capsys: pytest.CaptureFixture[str])
 
 
 def test_grid_expressions() -> None:
-    grid = parse_grid("cdiv(X[1], 8), max(K // 2, 1) + 1, 2 * (X[0] % 5)")
+    grid = parse_grid_spec("cdiv(X[1], 8), max(K // 2, 1) + 1, 2 * (X[0] % 5)")
     assert callable(grid)
     assert grid({"X": (13, 17), "K": 7}) == (3, 4, 6)
     with pytest.raises(ArgumentSpecError, match=r"cannot evaluate 'Z\[0\]'; use integers, "
                                                 r"\+ - \* // %, cdiv/min/max and X\[0..1\], K"):
-        parse_grid("Z[0]")({"X": (1, 2), "K": 3})  # type: ignore[operator]
+        parse_grid_spec("Z[0]")({"X": (1, 2), "K": 3})  # type: ignore[operator]
     with pytest.raises(ArgumentSpecError, match="gives .0.; every size must be >= 1"):
-        parse_grid("X[0] - 13")({"X": (13, 2)})  # type: ignore[operator]
+        parse_grid_spec("X[0] - 13")({"X": (13, 2)})  # type: ignore[operator]
     with pytest.raises(ArgumentSpecError, match="cannot evaluate '__import__"):
-        parse_grid("__import__('os').getpid()")({})  # type: ignore[operator]
+        parse_grid_spec("__import__('os').getpid()")({})  # type: ignore[operator]
 
 
 def test_a_bad_grid_expression_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

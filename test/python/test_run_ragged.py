@@ -101,7 +101,7 @@ def test_arg_shapes(spec: str, why: str) -> None:
     assert [a.shape for a in good] == [(5, 8), (1, 3)]
 
 
-@pytest.mark.parametrize("text", ["0", "1,2,3,4", "2,-1", "1,,2", "2;3"])
+@pytest.mark.parametrize("text", ["0", "1,2,3,4", "a", "2,-1", "1,,2", "2;3"])
 def test_bad_grids(text: str) -> None:
     with pytest.raises(ArgumentSpecError, match=f"--grid {text}: expected X"):
         parse_grid(text)
