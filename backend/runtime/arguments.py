@@ -168,8 +168,8 @@ def check_array(kernel: str, p: KernelParam, a: ArrayArg, index64: bool) -> None
         if not options or len(shape) != 1:
             options.append(f"{span} elements flat (its physical span)")
         raise ArgumentError(f"{where} has shape {_spelled(a.shape)} ({a.size} elements), "
-                            f"the buffer is {p.type}: pass {' or '.join(options)}; refusing "
-                            "to launch")
+                            f"the buffer {p.type} spans {span}: pass {' or '.join(options)}; "
+                            "refusing to launch")
 
 
 def check_extents(kernel: str, p: KernelParam, shape: Sequence[int], index64: bool) -> None:

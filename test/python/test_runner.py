@@ -97,8 +97,9 @@ def test_array_sizes_are_checked() -> None:
     info = seed_info()
     with pytest.raises(ArgumentError, match="takes 2 arguments"):
         check_arguments(info, [np.zeros(256, np.float32)])
-    with pytest.raises(ArgumentError, match="has shape 255 .255 elements., the buffer is "
-                                            r"memref<32x8xf32.*pass shape 32x8 or 256"):
+    with pytest.raises(ArgumentError, match="has shape 255 .255 elements., the buffer "
+                                            r"memref<32x8xf32.* spans 256: pass shape 32x8 "
+                                            "or 256"):
         check_arguments(info, [np.zeros(256, np.float32), np.zeros(255, np.float32)])
     with pytest.raises(ArgumentError, match="argument %in is a buffer; pass a numpy array"):
         check_arguments(info, [3, np.zeros(256, np.float32)])
