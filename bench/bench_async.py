@@ -161,7 +161,7 @@ extern "C" __global__ void __launch_bounds__(128) read_only(const float* __restr
 }
 """
 
-TMA_VARIANT: Callable[[int, int], str] | None = lambda tiles, ctas: kernel_text(
+TMA_VARIANT: Callable[[int, int], str] | None = lambda tiles, ctas: kernel_text(  # noqa: E731
     "cp.async", tiles, ctas)
 """``(tiles, ctas) -> kernel text`` of the ``transfer=tma`` row (lowered with transfer=tma)."""
 TRANSFER = {"TMA": "tma"}
@@ -280,8 +280,8 @@ def run(tiles: int, ctas: int, iters: int) -> list[tuple[str, float, bool]]:
         if info.tensor_maps:  # TMA: the maps go by value, through cuLaunchKernel
             maps = tensor_maps(info, [host.reshape(-1, TILE_COLS), None, tiles],
                                [int(src.handle), int(dst.handle)])
-            ms = time_launches(stream, lambda k=kernel, a=args + maps: launch_raw(
-                k, stream, (ctas, 1, 1), THREADS, info.dynamic_shared_bytes, a), iters)
+            ms = time_launches(stream, lambda k=kernel, a=args + maps, i=info: launch_raw(
+                k, stream, (ctas, 1, 1), THREADS, i.dynamic_shared_bytes, a), iters)
         else:
             ms = time_launches(stream, lambda k=kernel, c=config, a=args: core.launch(
                 stream, c, k, *a), iters)

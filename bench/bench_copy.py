@@ -102,7 +102,7 @@ def bandwidth_table(rows: int, iters: int) -> list[tuple[str, float]]:
         ptrs = [int(src.handle), int(dst.handle)]
         check_alignment(info.name, info.params, ptrs)
         results.append((label, time_launches(
-            stream, lambda k=kernel: core.launch(stream, config, k, *ptrs), iters)))
+            stream, lambda k=kernel, p=ptrs: core.launch(stream, config, k, *p), iters)))
     hand = compile_kernel(dev, HAND, "hand")
     results.append(("hand-written CUDA (float4)", time_launches(
         stream, lambda: core.launch(stream, config, hand, int(src.handle), int(dst.handle)),

@@ -1,16 +1,20 @@
-#!/usr/bin/env python3
 """Benchmark: one tile-copy kernel with runtime extents over every N of a range, as a ratio to
 the aligned N, same run, same GPU.
 
-    python -m regcopy_bench.bench_ragged [--iters K] [--pair-iters K] [--mib M] [--wide A:B]
-                                         [--narrow A:B] [--rows A:B] [--rows-on-x] [--sass]
+    python -m regcopy_bench.bench_ragged [--iters K] [--pair-iters K] [--mib M] [--wide NS]
+                                         [--narrow NS] [--rows NS] [--fitted NS] [--bf16 NS]
+                                         [--i8 NS] [--misaligned-stores FORM] [--no-peer]
+                                         [--rows-on-x] [--sass]
 
 A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 (``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
 checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else 32-bit
-loads and the 128-bit stores realigned at run time) and compiled ONCE; it is then launched
-for every N in 4000..4160 (tile 8 x 1024, 256 threads) and in 1..256 (tiles 64 x 64 and
-32 x 256), with M
+loads and the stores in the form the pass's cost model picks: 128-bit stores realigned at run
+time, or 32-bit ones under a predicate each) and compiled ONCE; it is then launched
+for every N in 4000..4160 (tile 8 x 1024, 256 threads), in 1..256 (tiles 64 x 64 and
+32 x 256), in 1..63 on the tile fitted to N (``--fitted``), and for bf16 and int8 rows
+(``--bf16``, ``--i8``), beside the same copy in Triton where it is installed
+(``ragged_peer``: every output of both checked bit for bit before timing), with M
 chosen so that each launch moves at least ``--mib`` MiB (default 256, read + written: several waves
 of CTAs), and timed with CUDA events.
 The table gives each N's bandwidth as a ratio to the nearest aligned N (N % 4 == 0) of the same
@@ -44,13 +48,23 @@ from regcopy_backend.runtime.runner import (
     extent_values,
     get_device,
 )
+from regcopy_bench.bench_copy import time_launches
+from regcopy_bench.ragged_tables import (
+    Row,
+    band_summary,
+    issue_table,
+    parse_ns,
+    print_pair,
+    print_sweep,
+    versioned_summary,
+)
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from regcopy_tools.run_report import sass_memory_ops
 from xdsl.parser import Parser
 
-from regcopy_bench.bench_copy import time_launches
 from regcopy_dialect.context import regcopy_context
 
+__all__ = ["band_summary", "main", "print_sweep", "versioned_summary"]
 G = "memref<?x?xf32, #regcopy.mem<global>>"
 PROMISE = " {regcopy.divisibility = array<i64: 1, 4>}"
 
@@ -67,6 +81,18 @@ class Tile:
     cols: int
     layout: str
     columns_first: bool = True
+    dtype: str = "f32"
+    """The element type (f32, or bf16 / i8 for the narrow-element rows)."""
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of an element."""
+        return {"f32": 4, "bf16": 2, "i8": 1}[self.dtype]
+
+    @property
+    def vec(self) -> int:
+        """Elements of a 16-byte vector: an aligned N is a multiple of it."""
+        return 16 // self.bytes
 
     def grid(self, m: int, n: int) -> tuple[int, int, int]:
         """The launch grid of an M x N copy."""
@@ -81,6 +107,28 @@ NARROW = Tile(64, 64, "(4,16,16,4):(4,16@tx,1@tx,1)")
 ROWS = Tile(32, 256, "(8,4,64,4):(4,64@tx,1@tx,1)")
 """32 x 256: two warps per row, 4 rows per round, for N of 1..256: one CTA holds whole rows,
 so only the chunks at its first and last row's ends are shared with other CTAs."""
+
+FITTED = (Tile(1024, 4, "(4,256,4):(4,1@tx,1)"),
+          Tile(512, 8, "(4,128,2,4):(4,2@tx,1@tx,1)"),
+          Tile(256, 16, "(4,64,4,4):(4,4@tx,1@tx,1)"),
+          Tile(128, 32, "(4,32,8,4):(4,8@tx,1@tx,1)"),
+          NARROW)
+"""Tiles fitted to N (256 threads, 16 registers a thread, in the 64 x 64 tile's pattern: 4
+rounds of 16 rows... 256 rows, each thread 4 contiguous f32 of a row): the narrowest whose
+columns hold N."""
+
+
+BF16_ROWS = Tile(8, 2048, "(8,256,8):(8,1@tx,1)", dtype="bf16")
+"""8 bf16 rows of 2048: each thread 8 contiguous elements (16 bytes) of a row, a warp along
+one row (the row-wise kernel's pattern), for odd N such as 1001."""
+I8_ROWS = Tile(8, 4096, "(8,256,16):(16,1@tx,1)", dtype="i8")
+"""8 int8 rows of 4096: each thread 16 contiguous elements of a row, for odd N such as 8193."""
+
+
+def fitted(n: int) -> Tile:
+    """The fitted tile of N (``FITTED``): the first whose columns hold N, else 64 x 64."""
+    return next((t for t in FITTED if n <= t.cols), NARROW)
+
 
 KERNEL = """
 func.func @ragged(%X: {g}{promise}, %Y: {g}{promise})
@@ -113,9 +161,12 @@ ROWS_ON_X = """  %rt = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> in
 def kernel_text(tile: Tile, promised: bool) -> str:
     r = (f"memref<{tile.rows}x{tile.cols}xf32, #regcopy.layout<{tile.layout}>, "
          "#regcopy.mem<local>>")
-    tiles = (COLUMNS_FIRST if tile.columns_first else ROWS_ON_X).format(g=G)
-    return KERNEL.format(g=G, r=r, rows=tile.rows, cols=tile.cols, tiles=tiles,
-                         promise=PROMISE if promised else "")
+    g = G.replace("xf32", f"x{tile.dtype}")
+    r = r.replace("xf32", f"x{tile.dtype}")
+    tiles = (COLUMNS_FIRST if tile.columns_first else ROWS_ON_X).format(g=g)
+    promise = PROMISE.replace(" 4>", f" {tile.vec}>")
+    return KERNEL.format(g=g, r=r, rows=tile.rows, cols=tile.cols, tiles=tiles,
+                         promise=promise if promised else "")
 
 
 def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
@@ -123,11 +174,15 @@ def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
     return lower_text(kernel_text(tile, promised))
 
 
+MISALIGNED_STORES = ["auto"]
+"""The pass's ``misaligned-stores`` option for the benchmark kernels (``--misaligned-stores``)."""
+
+
 def lower_text(text: str) -> tuple[str, KernelInfo]:
     """The CUDA source and launch facts of a one-kernel module's text, lowered."""
     ctx = regcopy_context()
     module = Parser(ctx, text, "bench_ragged.mlir").parse_module()
-    LowerRegCopyPass().apply(ctx, module)
+    LowerRegCopyPass(misaligned_stores=MISALIGNED_STORES[0]).apply(ctx, module)
     module.verify()
     return print_cuda(module), kernel_info(kernels(module)[0])
 
@@ -144,13 +199,13 @@ is what is judged (within 2%), so it gets more launches than the sweep."""
 
 def rows_for(n: int, tile: Tile, min_bytes: int = MIN_MIB << 20) -> int:
     """Rows M (a multiple of the tile's) such that an M x n launch moves >= ``min_bytes``."""
-    m = -(-min_bytes // (2 * 4 * n))
+    m = -(-min_bytes // (2 * tile.bytes * n))
     return -(-m // tile.rows) * tile.rows
 
 
-def aligned_of(n: int) -> int:
-    """The nearest N with N % 4 == 0 (the lower one on a tie), at least 4."""
-    return max(4, min((n - n % 4, n - n % 4 + 4), key=lambda a: (abs(a - n), a)))
+def aligned_of(n: int, vec: int = 4) -> int:
+    """The nearest N with N % vec == 0 (the lower one on a tie), at least ``vec``."""
+    return max(vec, min((n - n % vec, n - n % vec + vec), key=lambda a: (abs(a - n), a)))
 
 
 # ---- SASS ------------------------------------------------------------------------------------
@@ -159,7 +214,7 @@ def aligned_of(n: int) -> int:
 def sass_report(tile: Tile) -> tuple[list[str], bool]:
     """One line per kernel (versioned, promised) with its SASS memory instructions, and
     whether both hold >= one 128-bit load and store per vector of the tile and no LDL/STL."""
-    per_thread = tile.rows * tile.cols // (256 * 4)
+    per_thread = tile.rows * tile.cols // (256 * tile.vec)
     lines, ok = [], True
     for promised in (False, True):
         source, _ = lowered(tile, promised)
@@ -214,7 +269,16 @@ class Bench:
         return time_launches(self.stream, self.launcher(tile, promised, m, n), iters)
 
 
-def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20) -> Bench:
+@dataclass(frozen=True)
+class Pointer:
+    """A device buffer known by its address (the peer's torch buffers, shared)."""
+
+    handle: int
+
+
+def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20,
+          peer: Any = None) -> Bench:
+    """The kernels of ``tiles`` compiled, and X, Y (the ``peer``'s buffers where it is)."""
     core, dev = cuda_core(), get_device()
     stream = dev.create_stream()
     compiled = {}
@@ -222,20 +286,44 @@ def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20)
         for promised in (False, True):
             source, info = lowered(tile, promised)
             compiled[(tile, promised)] = (compile_kernel(dev, source, info.symbol), info)
-    x, y = dev.allocate(max_bytes, stream=stream), dev.allocate(max_bytes, stream=stream)
+    if peer is not None:
+        x, y = Pointer(peer.x.data_ptr()), Pointer(peer.y.data_ptr())
+    else:
+        x, y = dev.allocate(max_bytes, stream=stream), dev.allocate(max_bytes, stream=stream)
     return Bench(core, dev, stream, x, y, compiled, min_bytes)
 
 
-def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int
-          ) -> list[tuple[int, int, float, float]]:
-    """``(N, M, GB/s, ratio to the aligned N)`` for every N (versioned kernel)."""
+def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int) -> list[Row]:
+    """``(N, M, GB/s, ratio to the aligned N)`` for every N (versioned kernel, no peer)."""
+    return sweep_with_peer(bench, tile, ns, iters)[0]
+
+
+def sweep_with_peer(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = None
+                    ) -> tuple[list[Row], list[Row], list[int]]:
+    """``(regcopy's rows, the peer's rows, the N whose output was not bit-exact)`` for every
+    N (regcopy's versioned kernel; the peer's rows empty without a peer). With a peer, each
+    N's output of both systems is checked bit for bit on the device before it is timed."""
     bw: dict[int, float] = {}
+    peer_bw: dict[int, float] = {}
     rows: dict[int, int] = {}
-    for n in sorted(set(ns) | {aligned_of(n) for n in ns}):
+    wrong: list[int] = []
+    for n in sorted(set(ns) | {aligned_of(n, tile.vec) for n in ns}):
         m = bench.rows(tile, n)
         rows[n] = m
-        bw[n] = 2 * 4 * m * n / bench.launch(tile, False, m, n, iters) / 1e6
-    return [(n, rows[n], bw[n], bw[n] / bw[aligned_of(n)]) for n in ns]
+        ours = bench.launcher(tile, False, m, n)
+        if peer is not None:
+            theirs = peer.launcher(tile.rows, tile.cols, m, n, tile.dtype)
+            nbytes = m * n * tile.bytes
+            if not peer.exact(ours, nbytes, bench.stream.sync) or \
+                    not peer.exact(theirs, nbytes, lambda: None):
+                wrong.append(n)
+            peer_bw[n] = 2 * tile.bytes * m * n / peer.time(theirs, iters) / 1e6
+        bw[n] = 2 * tile.bytes * m * n / bench.launch(tile, False, m, n, iters) / 1e6
+
+    def table(b: dict[int, float]) -> list[Row]:
+        return [(n, rows[n], b[n], b[n] / b[aligned_of(n, tile.vec)]) for n in ns] if b else []
+
+    return table(bw), table(peer_bw), wrong
 
 
 def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
@@ -247,53 +335,11 @@ def versioned_and_promised(bench: Bench, tile: Tile, m: int, n: int, iters: int
     return (v1 + v2) / 2, (p1 + p2) / 2
 
 
-def versioned_summary(ratios: dict[int, float]) -> str:
-    """One line over every aligned N: how many have the versioned kernel's time within 2% of
-    the promised one's, the range, the range over N >= 32, and the N outside 2%."""
-    within = sum(1 for r in ratios.values() if abs(r - 1) <= 0.02)
-    large = [r for n, r in ratios.items() if n >= 32]
-    line = (f"versioned / promised over {len(ratios)} aligned N: {min(ratios.values()):.3f}-"
-            f"{max(ratios.values()):.3f}, within 2% at {within}")
-    if large and len(large) < len(ratios):
-        line += f"; N >= 32: {min(large):.3f}-{max(large):.3f}"
-    outside = [f"{n} ({r:.3f})" for n, r in sorted(ratios.items()) if abs(r - 1) > 0.02]
-    if outside:
-        line += f"; outside 2%: N = {', '.join(outside)}"
-    return line
-
-
-def band_summary(ratios: dict[int, float], width: int = 32) -> str:
-    """One line over the misaligned N (N % 4 != 0), by band of ``width`` consecutive N
-    (``[a, a + width)``, ``a`` a multiple of ``width``): each band's mean ratio and how many of
-    its N are at >= 0.95x."""
-    bands: dict[int, list[float]] = {}
-    for n, r in sorted(ratios.items()):
-        if n % 4:
-            bands.setdefault(n - n % width, []).append(r)
-    parts = [f"{a}..{a + width - 1}: mean {sum(rs) / len(rs):.3f}, "
-             f"{sum(r >= 0.95 for r in rs)}/{len(rs)}" for a, rs in bands.items()]
-    return "misaligned N by band (mean ratio, N at >= 0.95x): " + "; ".join(parts)
-
-
-def print_sweep(title: str, table: Sequence[tuple[int, int, float, float]]) -> None:
-    """``sweep``'s table under ``title``, then how many N are at >= 0.95x and the misaligned N
-    by band (``band_summary``)."""
-    print(f"\n{title}")
-    print(f"| {'N':>5} | {'M':>8} | {'GB/s':>7} | {'vs aligned N':>12} |")
-    print(f"|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 14}|")
-    for n, m, gbs, ratio in table:
-        print(f"| {n:5} | {m:8} | {gbs:7.0f} | {ratio:11.3f}x |")
-    good = sum(1 for *_, r in table if r >= 0.95)
-    print(f"N at >= 0.95x of the aligned N: {good} of {len(table)} "
-          f"({100 * good / len(table):.1f}%)")
-    print(band_summary({n: r for n, _, _, r in table}))
-
-
 def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     """One launch on random data: Y == X bit for bit (the bounds hold at the edge)."""
     import ctypes
 
-    host = np.random.default_rng(n).standard_normal(m * n).astype(np.float32)
+    host = np.random.default_rng(n).integers(0, 256, m * n * tile.bytes, dtype=np.uint8)
     pinned = bench.core.LegacyPinnedMemoryResource()
     staging = pinned.allocate(host.nbytes)
     ctypes.memmove(int(staging.handle), host.ctypes.data, host.nbytes)
@@ -305,7 +351,7 @@ def check_copy(bench: Bench, tile: Tile, m: int, n: int) -> bool:
     out = np.empty_like(host)
     ctypes.memmove(out.ctypes.data, int(staging.handle), host.nbytes)
     staging.close()
-    return bool(np.array_equal(out.view(np.uint32), host.view(np.uint32)))
+    return bool(np.array_equal(out, host))
 
 
 def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False) -> None:
@@ -322,14 +368,28 @@ def _copy_prefix(bench: Bench, staging: Any, nbytes: int, to_host: bool = False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from regcopy_bench import ragged_peer
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=10, help="timed launches per N (default 10)")
     ap.add_argument("--pair-iters", type=int, default=PAIR_ITERS,
                     help="timed launches of each of the versioned and promised kernels per "
-                         f"aligned N (default {PAIR_ITERS})")
-    ap.add_argument("--wide", default="4000:4161", help="N range of the 8x1024 tile (a:b)")
-    ap.add_argument("--narrow", default="1:257", help="N range of the 64x64 tile (a:b)")
-    ap.add_argument("--rows", default="1:257", help="N range of the 32x256 tile (a:b)")
+                         f"aligned N (default {PAIR_ITERS}; 0: skip that comparison)")
+    ap.add_argument("--wide", default="4000:4161", help="N of the 8x1024 tile (a:b,c,...)")
+    ap.add_argument("--narrow", default="1:257", help="N of the 64x64 tile (a:b,c,...)")
+    ap.add_argument("--rows", default="1:257", help="N of the 32x256 tile (a:b,c,...)")
+    ap.add_argument("--fitted", default="1:64",
+                    help="N run on the tile fitted to N (1024x4, 512x8, 256x16, 128x32, "
+                         "64x64: the first whose columns hold N; a:b,c,...)")
+    ap.add_argument("--bf16", default="1000:1011",
+                    help="N of the bf16 8x2048 tile (odd rows of 16-bit elements; a:b,c,...)")
+    ap.add_argument("--i8", default="8192:8201",
+                    help="N of the int8 8x4096 tile (odd rows of 8-bit elements; a:b,c,...)")
+    ap.add_argument("--no-peer", action="store_true", help="no Triton column")
+    ap.add_argument("--misaligned-stores", default="auto",
+                    choices=("auto", "realigned", "predicated"),
+                    help="the pass option: the form of misaligned stores (default: the cost "
+                         "model's)")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
     ap.add_argument("--mib", type=int, default=MIN_MIB,
                     help=f"MiB a launch moves, read + written (default {MIN_MIB})")
@@ -337,49 +397,70 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="row tile on blockIdx.x, column tile on blockIdx.y (default: a 1-D "
                          "grid, columns first)")
     args = ap.parse_args(argv)
+    MISALIGNED_STORES[0] = args.misaligned_stores
     wide, narrow, rows = (replace(t, columns_first=not args.rows_on_x)
                           for t in (WIDE, NARROW, ROWS))
     if args.sass:
         ok = True
-        for tile in (wide, narrow, rows):
+        for tile in (wide, narrow, rows, *FITTED[:-1], BF16_ROWS, I8_ROWS):
             lines, good = sass_report(tile)
             print("\n".join(lines))
             ok &= good
         return 0 if ok else 1
-    ranges = [(t, r) for t, r in ((wide, range(*map(int, args.wide.split(":")))),
-                                  (narrow, range(*map(int, args.narrow.split(":")))),
-                                  (rows, range(*map(int, args.rows.split(":"))))) if r]
+    by_tile: dict[Tile, list[int]] = {}
+    for n in parse_ns(args.fitted):
+        by_tile.setdefault(fitted(n), []).append(n)
+    ranges = [(t, ns) for t, ns in ((wide, parse_ns(args.wide)), (narrow, parse_ns(args.narrow)),
+                                    (rows, parse_ns(args.rows)),
+                                    (BF16_ROWS, parse_ns(args.bf16)),
+                                    (I8_ROWS, parse_ns(args.i8)),
+                                    *((replace(t, columns_first=not args.rows_on_x), ns)
+                                      for t, ns in by_tile.items())) if ns]
     min_bytes = args.mib << 20
-    max_bytes = max(4 * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
-                    (*ns, *(aligned_of(n) for n in ns))) + 4096
+    max_bytes = max(t.bytes * rows_for(n, t, min_bytes) * n for t, ns in ranges for n in
+                    (*ns, *(aligned_of(n, t.vec) for n in ns))) + 4096
+    peer = None
+    if not args.no_peer and ragged_peer.peer() is not None:
+        peer = ragged_peer.Peer(max_bytes)
+    else:
+        print(f"bench_ragged: {'no Triton column: --no-peer' if args.no_peer else ragged_peer.MISSING[0]}")
     try:
-        bench = setup([t for t, _ in ranges], max_bytes, min_bytes)
+        bench = setup(list(dict.fromkeys(t for t, _ in ranges)), max_bytes, min_bytes, peer)
     except NoGpuError as e:
         print(f"bench_ragged: {e}", file=sys.stderr)
         return 2
     status = 0
+    results: dict[tuple[Tile, int], tuple[Row, Row | None]] = {}
     for tile, ns in ranges:
-        table = sweep(bench, tile, list(ns), args.iters)
-        print_sweep(f"tile {tile.rows} x {tile.cols} f32, one kernel for every N "
-                    f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
-                    f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
-                    table)
+        ours, theirs, wrong = sweep_with_peer(bench, tile, ns, args.iters, peer)
+        print_pair(f"tile {tile.rows} x {tile.cols} {tile.dtype}, one kernel for every N "
+                   f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
+                   f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
+                   ours, theirs, tile.vec)
+        for i, row in enumerate(ours):
+            results[(tile, row[0])] = (row, theirs[i] if theirs else None)
+        if wrong:
+            print(f"MISMATCH: not bit-exact at N = {', '.join(map(str, wrong))}")
+            status = 1
+        aligned = [n for n in ns if n % 4 == 0] if args.pair_iters else []
         ratios = {}
-        for i, n in enumerate(n for n in ns if n % 4 == 0):
+        for n in aligned:
             m = bench.rows(tile, n)
             versioned, promised = versioned_and_promised(bench, tile, m, n, args.pair_iters)
             ratios[n] = versioned / promised
-            if i < 4:
-                print(f"aligned N = {n}: versioned {versioned:.4f} ms, promised {promised:.4f} "
-                      f"ms (versioned / promised = {ratios[n]:.3f})")
-        print(versioned_summary(ratios))
-        for n in (ns[0], ns[len(ns) // 2], ns[-1]):
-            m = bench.rows(tile, n)
-            if not check_copy(bench, tile, m, n):
-                print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
-                status = 1
-    for b in (bench.x, bench.y):
-        b.close(bench.stream)
+        if ratios:
+            print(versioned_summary(ratios))
+        if peer is None:
+            for n in (ns[0], ns[len(ns) // 2], ns[-1]):
+                m = bench.rows(tile, n)
+                if not check_copy(bench, tile, m, n):
+                    print(f"MISMATCH: the {m} x {n} copy is not bit-exact")
+                    status = 1
+    print(issue_table({(f"{t.rows}x{t.cols}", n): v for (t, n), v in results.items()},
+                      ragged_peer.MISSING[0] if ragged_peer.MISSING else ""))
+    if peer is None:
+        for b in (bench.x, bench.y):
+            b.close(bench.stream)
     return status
 
 

@@ -22,7 +22,7 @@
 //   4. writes each thread's fragment registers, in register order, to %fragA / %fragB
 //      ([block y, block x, k tile, thread, register]) where a test checks every register
 //      against the PTX ISA's fragment tables, computed independently with numpy.
-// In a real kernel step 4 is the mma.sync that consumes the fragments.
+// In a real kernel step 4 is regcopy.mma, consuming them: examples/gemm.mlir is that kernel.
 //
 // Fragment layouts (PTX ISA, mma.m16n8k16 .f16; g = lane / 4, c = lane % 4):
 //   A (16 x 16, row-major): a{2h+p}   = A[g + 8h][2c + p],  a{4+2h+p} = A[g + 8h][2c + 8 + p]

@@ -1,7 +1,7 @@
 // The seed demonstration with f16 elements and k = 8: one warp round-trips a 32x8 f16 tile
 // global -> shared -> registers -> shared -> global.
 // Lane i owns row i of the register tile; column j is register slot j.
-// SPEC §3 seed table: 8 registers per lane, 8-element vectors, 1 round.
+// The seed table: 8 registers per lane, 8-element vectors, 1 round.
 func.func @seed_f16_k8(%in: memref<32x8xf16, #regcopy.mem<global>>,
                        %out: memref<32x8xf16, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {

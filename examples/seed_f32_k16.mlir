@@ -1,7 +1,7 @@
 // The seed demonstration with f32 elements and k = 16: one warp round-trips a 32x16 f32 tile
 // global -> shared -> registers -> shared -> global.
 // Lane i owns row i of the register tile; column j is register slot j.
-// SPEC §3 seed table: 16 registers per lane, 4-element vectors, 4 rounds.
+// The seed table: 16 registers per lane, 4-element vectors, 4 rounds.
 func.func @seed_f32_k16(%in: memref<32x16xf32, #regcopy.mem<global>>,
                         %out: memref<32x16xf32, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {

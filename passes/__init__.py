@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from xdsl.context import Context
     from xdsl.dialects.builtin import ModuleOp
 
-__all__ = ["lower", "LowerLayoutAccessPass", "LowerRegCopyPass"]
+__all__ = ["LowerLayoutAccessPass", "LowerRegCopyPass", "lower"]
 
 
 def lower(module: ModuleOp, max_vector_bits: int = 128, strict: bool = False,

@@ -61,8 +61,16 @@ def start_problem(ext: Extents, w: int, assume: frozenset[int] = frozenset()) ->
         return None
     unit = "element" if pow2_part(d) == 1 else "elements"
     return (f"global side: chunk starts in {ext.name} are provably multiples of {pow2_part(d)} "
-            f"{unit} only, not of {w} (extent divisors {list(ext.divisors)}: a "
-            f"regcopy.divisibility promise on the row length lifts this)")
+            f"{unit} only, not of {w} ({_promise_hint(ext)})")
+
+
+def _promise_hint(ext: Extents) -> str:
+    """Which promise would prove wider chunk starts."""
+    if ext.strided:
+        return (f"stride divisors {list(ext.stride_divisors or ())}: a "
+                "regcopy.stride_divisibility promise on the row stride lifts this")
+    return (f"extent divisors {list(ext.divisors)}: a regcopy.divisibility promise on the "
+            "row length lifts this")
 
 
 def version_tests(ext: Extents, w: int) -> tuple[int, ...]:
@@ -71,7 +79,10 @@ def version_tests(ext: Extents, w: int) -> tuple[int, ...]:
 
 
 def stride_name(ext: Extents, i: int) -> str:
-    """``%X extent 1`` (the row pitch of a 2-D buffer), ``%X extents 1 * 2``."""
+    """``%X extent 1`` (the row pitch of a 2-D buffer), ``%X extents 1 * 2``; ``%X stride
+    0`` for a strided buffer."""
+    if ext.strided:
+        return f"{ext.name} stride {i}"
     dims = list(range(i + 1, ext.rank))
     word = "extent" if len(dims) == 1 else "extents"
     return f"{ext.name} {word} {' * '.join(map(str, dims))}"
@@ -80,8 +91,9 @@ def stride_name(ext: Extents, i: int) -> str:
 def may_straddle(ext: Extents, w: int, tests: tuple[int, ...] = ()) -> bool:
     """Whether a chunk of ``w`` elements may straddle the innermost extent ``E``: it cannot
     when ``E`` is provably a multiple of ``w`` (chunks start at multiples of ``w``), or is
-    tested so (the row pitch of dim ``rank - 2`` is ``E``)."""
-    return ext.divisors[-1] % w != 0 and (ext.rank - 2) not in tests
+    tested so (the row pitch of dim ``rank - 2`` of a row-major buffer is ``E``; a strided
+    buffer's is its own stride)."""
+    return ext.divisors[-1] % w != 0 and ((ext.rank - 2) not in tests or ext.strided)
 
 
 def bounds_notes(b: AsyncBounds, element_bytes: int, w: int) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from regcopy_dialect.async_ops import TokenType
+from regcopy_dialect.diagnostics import with_location
 
 
 def _is_token(v: SSAValue) -> bool:
@@ -42,7 +43,7 @@ def _rebuild_for(op: scf.ForOp, placeholder: SSAValue) -> None:
     body = Region()
     op.body.move_blocks(body)
     new = scf.ForOp(op.lb, op.ub, op.step, [op.iter_args[k] for k in keep], body)
-    Rewriter.replace_op(op, new, [new.results[keep.index(k)] if k in keep else None
+    Rewriter.replace_op(op, with_location(new, op), [new.results[keep.index(k)] if k in keep else None
                                   for k in range(len(op.results))])
 
 
@@ -57,7 +58,7 @@ def _rebuild_if(op: scf.IfOp, placeholder: SSAValue) -> None:
     op.true_region.move_blocks(regions[0])
     op.false_region.move_blocks(regions[1])
     new = scf.IfOp(op.cond, [op.results[k].type for k in keep], regions[0], regions[1])
-    Rewriter.replace_op(op, new, [new.results[keep.index(k)] if k in keep else None
+    Rewriter.replace_op(op, with_location(new, op), [new.results[keep.index(k)] if k in keep else None
                                   for k in range(len(op.results))])
 
 
@@ -79,7 +80,7 @@ def drop_tokens(f: func.FuncOp, placeholder: SSAValue) -> None:
     for op in reversed(todo):
         if isinstance(op, scf.ForOp):
             _rebuild_for(op, placeholder)
-        else:
+        elif isinstance(op, scf.IfOp):
             _rebuild_if(op, placeholder)
     owner = placeholder.owner
     assert isinstance(owner, Operation)

@@ -246,7 +246,7 @@ def bank_report(plan: CopyPlan, element_bytes: int, rotation: Rotation = NO_ROTA
 SELECT_WEIGHT = 0.25
 """Cost of one integer-pipe instruction of a rotation's butterfly (a ``LOP3`` blend, or the
 ``IADD3`` of a multiply-add swap) in wavefronts, measured on the H200 with all-select
-butterflies (``bench/bench_shared.py``, test/gpu/RESULTS_shared.md): a 1-bit rotation of a
+butterflies (``bench/bench_shared.py``, lab/results/RESULTS_shared.md): a 1-bit rotation of a
 2-way conflict (4 wavefronts saved a round at 4 selects) took the shared loops from 0.49x of
 peak to 0.95x (round trip) and 0.76-0.79x (load or store only), so a select costs well under a
 wavefront; for the 4-way f32 k=16 layout, a 2-bit rotation (4 wavefronts a round at 8

@@ -17,18 +17,19 @@ runtime strides and the region offsets allow is ``alignment``: the gcd of
 ``d(stride_i)``, with ``d`` the provable divisor (0 for the constant 0, a multiple of
 anything). The width is capped to its power-of-two part. Where assuming ``stride_i % n == 0``
 for the strides that fall short would allow a wider ``n``, the copy is **versioned**: the
-runtime test picks the wide plan, else the proven one. A write's fallback is instead the
-wide plan **realigned**: the same ``n``-wide vectors, each of whose start is a multiple of the
-proven width ``g`` only; a vector at element offset ``e``, ``k = e mod n`` (a multiple of
-``g``), is stored as ``aligned_pieces(k, n)``: runs of ``w`` elements (``w`` a power of two,
-``g <= w <= n``) each starting at a multiple of ``w``, one branch per class of ``k``
-(``misalignment_classes``). (A read keeps the proven plan: the L1
-cache merges a warp's narrow loads of one line, so they run at the speed of the wide ones;
-stores it does not merge. On the H200, 32-bit loads of misaligned rows ran at 0.99x of
-128-bit ones, 32-bit stores at 0.62x; with realigned stores an 8 x 1024 tile of misaligned
-rows runs at 0.95x or more of aligned ones for 160 of 161 row lengths when a row band's
-column tiles run side by side, 106 of 161 when they run a wave apart: docs/runtime.md. Loads
-realigned the same way ran slower: a branch that yields loaded registers waits for them.)
+runtime test picks the wide plan, else the proven one ("predicated": each narrow vector
+under its own predicate), or the wide plan **realigned**, as ``misaligned_cost`` picks: the
+same ``n``-wide vectors, each of whose start is a multiple of the proven width ``g`` only; a
+vector at element offset ``e``, ``k = e mod n`` (a multiple of ``g``), is moved as
+``aligned_pieces(k, n)``: runs of ``w`` elements (``w`` a power of two, ``g <= w <= n``) each
+starting at a multiple of ``w``, one branch per class of ``k`` (``misalignment_classes``).
+(The model weighs issue slots, L2 sectors or L1 wavefronts and DRAM bytes: a warp along one
+row realigns its stores, one over many rows predicates them; a read is realigned only where
+its one-element loads are the bound, as for rows of 16- and 8-bit elements. On the H200,
+32-bit loads of misaligned f32 rows ran at 0.99x of 128-bit ones, 32-bit stores at 0.62x;
+with realigned stores an 8 x 1024 tile of misaligned rows runs at 0.95x or more of aligned
+ones for 160 of 161 row lengths when a row band's column tiles run side by side:
+docs/runtime.md.)
 
 A vector covers ``n`` consecutive elements of the innermost dim, starting at a multiple of
 ``n`` (the tile's plan and the cap make it so). It is in bounds iff its first and last
@@ -104,16 +105,29 @@ class Extents:
     """Provable divisor of each region offset (0: the constant 0)."""
     sizes: tuple[int, ...]
     name: str = "%S"
+    stride_divisors: tuple[int, ...] | None = None
+    """A ``strided<[...]>`` buffer's provable stride divisors (a static stride itself, a
+    ``?`` one's ``regcopy.stride_divisibility`` entry, else 1); None: row-major."""
+    offset_names: tuple[str, ...] = ()
+    """How a remark names each region offset (a ``planning.ValueName`` for a dynamic one)."""
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
+    @property
+    def strided(self) -> bool:
+        """Whether the strides are the buffer's own (``strided<[...]>``), not the extents'."""
+        return self.stride_divisors is not None
+
     def dynamic(self, i: int) -> bool:
         return self.shape[i] == DYNAMIC_INDEX
 
     def stride_divisor(self, i: int) -> int:
-        """Provable divisor of ``stride_i``: the product of the later extents' divisors."""
+        """Provable divisor of ``stride_i``: the product of the later extents' divisors, or
+        the strided buffer's own (``stride_divisors``)."""
+        if self.stride_divisors is not None:
+            return self.stride_divisors[i]
         return prod(self.divisors[i + 1:])
 
     def spans(self, i: int) -> bool:
@@ -131,6 +145,29 @@ def alignment(ext: Extents, assume: frozenset[int] = frozenset()) -> int:
         if ext.sizes[i] > 1:
             d = gcd(d, sd)
     return d
+
+
+def narrowing(ext: Extents, n: int, element_bits: int) -> str | None:
+    """Why vectors of ``n`` elements cannot be proven aligned on the real buffer apart from
+    the row strides (which versioning tests at run time): the first region offset, times
+    its row stride, that is not provably a multiple of ``n``, and the promise that would
+    make it one; None when every offset is."""
+    last = ext.rank - 1
+    for i in (last, *range(last)):
+        d = ext.offsets_div[i]
+        sd = 1 if i == last else ext.stride_divisor(i)
+        if d == 0 or (d * sd) % n == 0:
+            continue
+        name = ext.offset_names[i] if i < len(ext.offset_names) else f"#{i}"
+        need = n // gcd(n, sd)
+        promise = name.promise(need) if hasattr(name, "promise") else \
+            f"promise it is a multiple of {need} (regcopy.multiple_of)"
+        where = "column offset" if i == last else \
+            f"row offset (dim {i}, row stride {_stride_name(ext, i)} provably a multiple of " \
+            f"{sd})"
+        return (f"{n}-wide refused: {where} {name} (provably a multiple of {d}) is not a "
+                f"multiple of {need}; for {n * element_bits}-bit transfers, {promise}")
+    return None
 
 
 def stride_tests(ext: Extents, n: int) -> tuple[int, ...]:
@@ -200,6 +237,12 @@ class BoundedTransfer:
     element_type: str
     checked: tuple[int, ...]
     padding: Hashable = None
+    misaligned: str | None = None
+    """The cost model's words on a write's misaligned form (``misaligned_cost``), if any."""
+    narrowed_by: str | None = None
+    """Why even the widest path's vectors are narrower than the tile allows (``narrowing``)."""
+    reads: bool = False
+    """Whether the copy reads the dynamic buffer (else it writes it)."""
     kind = "vector"
 
     @property
@@ -220,9 +263,10 @@ class BoundedTransfer:
 
 def tail_width(ext: Extents, path_n: int, tests: Sequence[int]) -> int:
     """The pieces of a straddling vector: ``gcd(n, d(E_{k-1}))`` (power-of-two part), or
-    ``n`` when the innermost extent is static or tested a multiple of ``n``."""
+    ``n`` when the innermost extent is static or tested a multiple of ``n`` (a row-major
+    buffer's row stride is that extent; a strided buffer's is not)."""
     last = ext.rank - 1
-    if not ext.dynamic(last) or (last - 1) in tests:
+    if not ext.dynamic(last) or ((last - 1) in tests and not ext.strided):
         return path_n
     return max(1, min(path_n, pow2_part(gcd(path_n, ext.divisors[last]))))
 
@@ -243,12 +287,14 @@ def fixed_dims(t: BoundedTransfer, sizes: Sequence[int]) -> tuple[int, ...]:
 
 def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     """The remark notes: what is checked and how, the tails, the versioning."""
-    et = t.element_type
-    if not t.checked:
-        return ("in bounds: {in_bounds} (no checks)",)
+    if not t.checked:  # no checks, but the widths may still be versioned or realigned
+        return (*([f"narrowed: {t.narrowed_by}"] if t.narrowed_by else []),
+                "in bounds: {in_bounds} (no checks)", *_width_notes(ext, t))
     dims = ", ".join(str(i) for i in t.checked)
-    notes = [(f"bounds-checked: one predicate per vector (extent{'s' if len(t.checked) > 1 else ''}"
-             f" {dims} of {ext.name})")]
+    plural_dims = "s" if len(t.checked) > 1 else ""
+    notes = [f"bounds-checked: one predicate per vector (extent{plural_dims} {dims} of {ext.name})"]
+    if t.narrowed_by:
+        notes.insert(0, f"narrowed: {t.narrowed_by}")
     if fixed := fixed_dims(t, ext.sizes):
         plural = len(fixed) > 1
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "
@@ -261,20 +307,38 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
             why = (f"extent {last} divisible by {p.tail}" if p.tail > 1
                    else f"extent {last} has no divisibility promise")
             notes.append(f"ragged tail split to vec {p.tail} ({why})")
+    return (*notes, *_width_notes(ext, t))
+
+
+def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
+    """The notes of a versioned or realigned copy (with or without bounds checks)."""
+    et = t.element_type
+    notes: list[str] = []
+    if len(t.paths) == 1 and (only := t.paths[0]).realign:
+        n, g = only.plan.n, only.realign
+        notes.append(f"vec {n} × {et} realigned at run time (the static strides of "
+                     f"{ext.name} prove {g}: a vector off {_an(n * t.element_bits // 8)}-byte "
+                     f"boundary is stored as its aligned pieces, vec {g} to vec {n}, one "
+                     "branch per misalignment)")
     if len(t.paths) == 2:
         wide, other = t.paths
         n, g = wide.plan.n, other.plan.n if not other.realign else other.realign
         test = " and ".join(f"{_stride_name(ext, i)} % {n} == 0" for i in wide.tests)
-        proves = f"extent divisors {list(ext.divisors)} prove {g}"
+        proves = f"extent divisors {list(ext.divisors)} prove {g}" if not ext.strided else \
+            f"stride divisors {list(ext.stride_divisors or ())} prove {g}"
         if other.realign:
+            verb = "loaded" if t.reads else "stored"
             notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} realigned "
                          f"at run time ({proves}: a vector off {_an(n * t.element_bits // 8)}"
-                         f"-byte boundary is stored as its aligned pieces, vec {g} to vec "
+                         f"-byte boundary is {verb} as its aligned pieces, vec {g} to vec "
                          f"{n}, one branch per misalignment)")
         else:
-            notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}, "
+            each = ", each under its own predicate" if t.misaligned else ""
+            notes.append(f"versioned on {test}: vec {n} × {et} else vec {g} × {et}{each}, "
                          f"{other.plan.rounds} rounds ({proves})")
-    return tuple(notes)
+    if t.misaligned:
+        notes.append(t.misaligned)
+    return notes
 
 
 def _an(number: int) -> str:
@@ -283,7 +347,10 @@ def _an(number: int) -> str:
 
 
 def _stride_name(ext: Extents, i: int) -> str:
-    """``%A extent 1`` (the row stride of a 2-D buffer), ``%A extents 1 * 2``."""
+    """``%A extent 1`` (the row stride of a 2-D buffer), ``%A extents 1 * 2``; ``%A stride
+    0`` for a strided buffer."""
+    if ext.strided:
+        return f"{ext.name} stride {i}"
     dims = list(range(i + 1, ext.rank))
     word = "extent" if len(dims) == 1 else "extents"
     return f"{ext.name} {word} {' * '.join(map(str, dims))}"
@@ -291,25 +358,54 @@ def _stride_name(ext: Extents, i: int) -> str:
 
 def bounded_key(ext: Extents, in_bounds: bool, padding: Hashable) -> Hashable:
     """What the bounded plan reads besides the types and regions (for ``plan_key``)."""
-    return (ext.divisors, ext.offsets_div, ext.name, in_bounds, padding)
+    return (ext.divisors, ext.offsets_div, ext.name, in_bounds, padding, ext.stride_divisors)
 
 
 PlanAt = Callable[[int], CopyPlan]
 """``plan_at(max_vector_bits)``: the stand-in plan within a width cap."""
 
 
+RealignTest = Callable[[CopyPlan, int, int, bool], bool]
+"""``realign(wide_plan, granule, tail, writes)``: whether a copy's misaligned vectors are
+moved realigned (else predicated: the proven plan), ``misaligned_cost`` deciding."""
+
+
 def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
-                 max_vector_bits: int, writes: bool = False) -> tuple[BoundedPath, ...]:
+                 max_vector_bits: int, writes: bool = False,
+                 realign: RealignTest | None = None) -> tuple[BoundedPath, ...]:
     """The proven path and, where the runtime strides alone keep a wider width from being
     proven, the wide path before it (versioned); for a copy that ``writes`` the buffer the
-    fallback is the wide plan realigned (granule: the proven width) instead."""
+    fallback is the wide plan realigned (granule: the proven width) instead, where
+    ``realign`` says so (default: for writes), for reads and writes alike; else the proven
+    plan, each of its narrow vectors under its own predicate."""
     proven = plan_at(cap_bits(alignment(ext), element_bits, max_vector_bits))
-    optimistic = frozenset(range(ext.rank - 1))
-    wide = plan_at(cap_bits(alignment(ext, optimistic), element_bits, max_vector_bits))
     proven_path = BoundedPath(proven, tail_width(ext, proven.n, ()))
-    if wide.n <= proven.n:
-        return (proven_path,)
-    tests = stride_tests(ext, wide.n)
-    realigned = BoundedPath(wide, min(tail_width(ext, wide.n, ()), proven.n), (), proven.n)
-    wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
-    return (wide_path, realigned if writes else proven_path)
+    wide = plan_at(cap_bits(alignment(ext, runtime_strides(ext)), element_bits,
+                            max_vector_bits))
+
+    def realigned_by(plan: CopyPlan, tail: int) -> bool:
+        """Whether misaligned vectors of ``plan`` move realigned (``realign``; default: writes)."""
+        return realign(plan, proven.n, tail, writes) if realign is not None else writes
+
+    if wide.n > proven.n:  # a runtime test on the dynamic strides can pick the wide path
+        tests = stride_tests(ext, wide.n)
+        tail = min(tail_width(ext, wide.n, ()), proven.n)
+        wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
+        if realigned_by(wide, tail):
+            return (wide_path, BoundedPath(wide, tail, (), proven.n))
+        return (wide_path, proven_path)
+    # static strides decide: no test (it would be constant); realign at run time where chosen
+    full = plan_at(cap_bits(alignment(ext, frozenset(range(ext.rank - 1))), element_bits,
+                            max_vector_bits))
+    if full.n > proven.n:
+        tail = min(tail_width(ext, full.n, ()), proven.n)
+        if realigned_by(full, tail):
+            return (BoundedPath(full, tail, (), proven.n),)
+    return (proven_path,)
+
+
+def runtime_strides(ext: Extents) -> frozenset[int]:
+    """The dims ``i`` whose stride is a runtime value (a later extent is dynamic): only
+    these can be tested at run time; a static stride's divisibility is known here."""
+    return frozenset(i for i in range(ext.rank - 1)
+                     if any(ext.dynamic(j) for j in range(i + 1, ext.rank)))

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.layout import (
     THREAD_AXES,
     LayoutError,
@@ -124,7 +125,7 @@ def _divergent_parent(op: Operation) -> Operation | None:
     return None
 
 
-def check_all_threads_active(op: CopyOp, scope: Scope) -> int:
+def check_all_threads_active(op: CopyOp | CopyAsyncOp, scope: Scope) -> int:
     """Check 1: the block is a multiple of the scope's threads and no thread-dependent
     ``scf.if``/``scf.while`` encloses the copy. Returns the block size."""
     launch = _enclosing_launch(op)
@@ -272,14 +273,20 @@ def check_register_budget(r_type: MemRefType, registers: int) -> None:
                    f"{MAX_REGISTERS * 32 // bits} × {r_type.element_type} per thread")
 
 
-def accept(op: CopyOp) -> Accepted:
-    """Run the checks in order; raise ``Rejected`` with the first failing reason."""
+def check_copy_runs(op: CopyOp | CopyAsyncOp) -> tuple[Scope, int]:
+    """The checks every copy passes first (``regcopy.copy`` and ``copy_async`` alike): it
+    verifies and every thread of its exec scope runs it. Returns the scope and the block size."""
     try:
         op.verify_()
     except VerifyException as e:
         raise Rejected(f"the copy does not verify: {e}") from None
     scope = op.scope.data.scope
-    block = check_all_threads_active(op, scope)
+    return scope, check_all_threads_active(op, scope)
+
+
+def accept(op: CopyOp) -> Accepted:
+    """Run the checks in order; raise ``Rejected`` with the first failing reason."""
+    scope, block = check_copy_runs(op)
     src, dst = check_valid_copy(op)
     r_is_dst = check_memory_pair(op)
     r_type, (r, s) = (op.dst_type, (dst, src)) if r_is_dst else (op.src_type, (src, dst))

@@ -38,8 +38,15 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
-from regcopy_dialect.diagnostics import Diagnostic, emit, op_location
+from regcopy_dialect.diagnostics import (
+    Diagnostic,
+    emit,
+    inherit_location,
+    op_location,
+    with_location,
+)
 from regcopy_dialect.layout import Layout
+from regcopy_dialect.radix import place_digit
 from regcopy_dialect.regcopy import StorageOp
 
 
@@ -51,9 +58,7 @@ def chunk_offset(b: IndexBuilder, chunks: Layout, c: Value) -> Value:
     iters = chunks.iters
     for k in range(len(iters) - 1, -1, -1):
         it = iters[k]
-        digit = b.div(c, q)
-        if k:
-            digit = b.rem(digit, it.extent)
+        digit = place_digit(b, c, q, it.extent, k == 0, shifts=False)
         out = b.add(out, b.mul(digit, it.stride))
         q *= it.extent
     return out
@@ -129,7 +134,8 @@ def remark(op: CopyAsyncOp, plan: AsyncPlan) -> Diagnostic:
         test = " and ".join(f"{stride_name(ext, i)} % {plan.chunk} == 0"
                             for i in plan.bounds.tests)
         notes.append(f"versioned on {test}: {plan.nbytes} bytes else {fb.describe()} "
-                     f"(extent divisors {list(ext.divisors)} prove {fb.chunk} × "
+                     f"({'stride' if ext.strided else 'extent'} divisors "
+                     f"{list(ext.stride_divisors or ext.divisors)} prove {fb.chunk} × "
                      f"{fb.element_type})")
         if fb.narrowed_by:
             notes.append(f"proven path narrowed: {fb.narrowed_by}")
@@ -166,14 +172,16 @@ def _lower_function(f: func.FuncOp, report: Callable[[Operation, str], None],
     if len(plans) < len(copies):
         return
     placeholder = token_placeholder(f)
-    for op in waits:
-        Rewriter.replace_op(op, CpAsyncWaitOp(op.pending.value.data))
-    for op in groups:
-        op.group.replace_all_uses_with(placeholder)
-        Rewriter.replace_op(op, CpAsyncCommitOp(), [None])
+    for w in waits:
+        Rewriter.replace_op(w, with_location(CpAsyncWaitOp(w.pending.value.data), w))
+    for g in groups:
+        g.group.replace_all_uses_with(placeholder)
+        Rewriter.replace_op(g, with_location(CpAsyncCommitOp(), g), [None])
     for op in copies:
         if remarks:
             emit(remark(op, plans[op]))
         op.token.name_hint = None  # the chunk math is named by the builder, not the token
-        Rewriter.replace_op(op, emit_copy_async(op, plans[op]), [None])
+        lowered = emit_copy_async(op, plans[op])
+        inherit_location(lowered, op)
+        Rewriter.replace_op(op, lowered, [None])
     drop_tokens(f, placeholder)

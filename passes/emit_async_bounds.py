@@ -1,8 +1,9 @@
 """The global side of a ``cp_async`` chunk on a buffer with runtime extents (``async_bounds``):
 its offset from the runtime strides, and its source size under one predicate.
 
-Hoisted once per copy: the extents (``memref.dim``) and the row-major strides
-``stride_i = E_{i+1} * ... * E_{k-1}``. Per chunk ``c``: its coordinate on each dim
+Hoisted once per copy: the extents (``memref.dim``) and the strides: row-major,
+``stride_i = E_{i+1} * ... * E_{k-1}``, or the buffer's ``strided<[...]>``
+(``strides.buffer_strides``). Per chunk ``c``: its coordinate on each dim
 (``coord_i``: the chunk layout's digits of ``c`` whose stand-in stride lies on dim ``i``, times
 their step), the row ``o_i + coord_i`` of each dim and the offset
 ``sum((o_i + coord_i) * stride_i)``. Then, unless ``{in_bounds}``::
@@ -19,21 +20,14 @@ from collections.abc import Sequence
 
 from regcopy_passes.bounds import dim_of
 from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.strides import buffer_strides
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.ir import SSAValue
 
 from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.layout import Layout
-
-
-def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
+from regcopy_dialect.radix import place_digit
 
 
 class DynamicSource:
@@ -48,9 +42,7 @@ class DynamicSource:
         self.offsets, self.sizes = op.region("src")
         self.rank = len(self.shape)
         self._extents: dict[int, Value] = {}
-        self.strides: list[Value] = [1] * self.rank
-        for i in range(self.rank - 2, -1, -1):
-            self.strides[i] = _times(b, self.strides[i + 1], self.extent(i + 1))
+        self.strides: list[Value] = buffer_strides(b, op.src, self.extent)
         for i in self.checked:
             self.extent(i)
 
@@ -69,9 +61,7 @@ class DynamicSource:
         iters = chunks.iters
         for k in range(len(iters) - 1, -1, -1):
             it = iters[k]
-            digit = body.div(c, q)
-            if k:
-                digit = body.rem(digit, it.extent)
+            digit = place_digit(body, c, q, it.extent, k == 0, shifts=False)
             i, step = dim_of(it.stride, self.sizes)
             out[i] = body.add(out[i], body.mul(digit, step))
             q *= it.extent
@@ -84,7 +74,7 @@ class DynamicSource:
         rows = [body.add(o, k) for o, k in zip(self.offsets, self.coords(body, chunks, c))]
         off: Value = 0
         for i in range(self.rank):
-            off = body.add(off, _times(body, rows[i], self.strides[i]))
+            off = body.add(off, body.times(rows[i], self.strides[i]))
         nbytes = w * eb
         if not self.checked:
             return off, nbytes

@@ -1,6 +1,7 @@
 """The emitter of ``BoundedTransfer`` (``bounds``): a copy on a dynamic global buffer.
 
-Hoisted: the runtime extents (``memref.dim``), the row-major strides, the thread's coordinate
+Hoisted: the runtime extents (``memref.dim``), the strides (row-major, or the buffer's
+``strided<[...]>``: ``strides.buffer_strides``), the thread's coordinate
 on every dim (``bounds.project`` run through the thread math) and its start
 ``sum((o_i + coord_i) * stride_i)``. Then, per path (versioned: ``scf.if`` on the stride
 tests, wide path first), the rounds; each round moves one vector under ONE predicate (the
@@ -15,17 +16,23 @@ last column is outside", that column part made once before the path's rounds whe
 moves the column: a warp with one straddling lane then runs no ``else``, and the other path
 does not pay for it (on the H200, 32 x 256 bench tile: 7-11% more bandwidth on misaligned rows
 of 5-35 columns, 0-4.5% on longer ones; the 64 x 64 tile's versioned kernel down from 38 to 32
-registers; ``regcopy_bench.ab_sources``)."""
+registers; ``lab/ragged/ab_sources.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 from regcopy_passes.bounds import BoundedPath, BoundedTransfer, fixed_dims, project
-from regcopy_passes.emit_realign import Realign, staging_buffer, store_pieces
+from regcopy_passes.emit_realign import (
+    Realign,
+    load_pieces,
+    staging_buffer,
+    store_pieces,
+)
 from regcopy_passes.emit_thread import emit_thread_share
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import Atom, CopyPlan, round_offsets
+from regcopy_passes.strides import buffer_strides
 from regcopy_passes.transfer import LoweringPlan
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
@@ -67,9 +74,7 @@ class _Frame:
         straddling write's pieces, which the other path does not need."""
         self.implied: set[SSAValue] = set()
         """Checks the rounds run under (``_reach``), left out of their predicates."""
-        self.strides: list[Value] = [1] * self.rank
-        for i in range(self.rank - 2, -1, -1):
-            self.strides[i] = self.mul(self.strides[i + 1], self.extent(i + 1))
+        self.strides: list[Value] = buffer_strides(b, self.g, self.extent)
         plan = bt.paths[0].plan
         coords = [emit_thread_share(b, project(plan, self.sizes, i), t)
                   for i in range(self.rank)]
@@ -251,12 +256,17 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
     r_off = _r_offset(fr, body, plan, f)
     pred = _predicate(fr, body, steps, 0, plan.n)
-    whole = pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
+    whole = (pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
+             or fr.rank - 1 not in fr.bt.checked)  # (no vector straddles a static column)
     gate = pred if whole else None
-    if path.realign:  # a write (reads are never realigned: ``bounds.choose_paths``)
-        wide = store_pieces(fr.realign(path), body, g, r, g_off, r_off)
+    if path.realign:  # vectors realigned at run time (``bounds.choose_paths``)
+        pieces = load_pieces if fr.acc.r_is_dst else store_pieces
+        wide = pieces(fr.realign(path), body, g, r, g_off, r_off)
         if gate is not None:
-            wide = [scf.IfOp(gate, [], [*wide, scf.YieldOp()])]
+            pad = IndexBuilder(hoist_to=fr.b)  # a read outside: the registers get the padding
+            wide = [scf.IfOp(gate, [], [*wide, scf.YieldOp()],
+                             [*_padding_ops(fr, pad, r, r_off, plan.n), scf.YieldOp()]
+                             if fr.acc.r_is_dst else None)]
     else:
         wide = _vector_ops(fr, body, g, r, g_off, r_off, plan.n, gate)
     head = body.take()  # after the wide ops: the realigned store's misalignment math
@@ -323,7 +333,11 @@ def _padding_ops(fr: _Frame, b: IndexBuilder, r: SSAValue, r_off: Value, n: int
 
 
 def _path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue) -> list[Operation]:
-    """The rounds of one path, after the values it makes once (``_Frame.path_b``)."""
+    """The rounds of one path, after the values it makes once (``_Frame.path_b``: a builder
+    of its own, so that no value one path makes is reused by the other, which it does not
+    dominate; both paths have straddling pieces when the test is on a strided buffer's row
+    stride rather than on the row length)."""
+    fr.path_b = IndexBuilder(hoist_to=fr.b)
     rounds = _rounds(fr, path.plan.rounds, lambda body, f: _round(fr, body, path, f, g, r))
     return [*fr.path_b.take(), *rounds]
 
@@ -338,8 +352,7 @@ def _rounds(fr: _Frame, rounds: int,
     block = Block(arg_types=[IndexType()])
     block.args[0].name_hint = "f"
     block.add_ops([*round_ops(body, block.args[0]), scf.YieldOp()])
-    bounds = [fr.b.value(0), fr.b.value(rounds), fr.b.value(1)]
-    return [scf.ForOp(*bounds, [], Region(block))]
+    return [scf.ForOp(fr.b.value(0), fr.b.value(rounds), fr.b.value(1), [], Region(block))]
 
 
 def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,

@@ -25,13 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from regcopy_passes.banks import Rotation, round_s_deltas
 from regcopy_passes.dispatch import Accepted
 from regcopy_passes.index_builder import IndexBuilder, Value
 from regcopy_passes.planning import CopyPlan, round_deltas
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, VectorType, i1, i32
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FixedBitwidthType,
+    VectorType,
+    i1,
+    i32,
+)
 from xdsl.ir import SSAValue
 
 from regcopy_dialect.layout import Affine
@@ -104,7 +111,7 @@ def rotated_s_offsets(b: IndexBuilder, body: IndexBuilder, plan: CopyPlan, slice
         deltas = tuple((round_deltas(plan.outer, f ^ h)[0] - ds) // scale
                        for h in range(1 << max(v.bit_length() for _, v in rotation.pairs)))
         if deltas not in bases:
-            delta = _mux(b, conds, rotation, 0, lambda h, d=deltas: d[h], {})
+            delta = _mux(b, conds, rotation, 0, deltas.__getitem__, {})
             bases[deltas] = b.add(lane, delta)
         if vectors:
             off = body.add(dyn, body.shl(b.add(bases[deltas], (ds + const) // n),
@@ -118,7 +125,7 @@ def rotated_s_offsets(b: IndexBuilder, body: IndexBuilder, plan: CopyPlan, slice
 def word_type(vtype: VectorType) -> VectorType | None:
     """The ``vector<w x i32>`` with the bytes of ``vtype`` (``w`` = 1, 2 or 4), or None when
     the vector is narrower than a word or not a whole number of words."""
-    bits = vtype.element_type.bitwidth * vtype.get_shape()[0]
+    bits = cast(FixedBitwidthType, vtype.element_type).bitwidth * vtype.get_shape()[0]
     return VectorType(i32, [bits // 32]) if bits >= 32 and bits % 32 == 0 else None
 
 
@@ -151,7 +158,7 @@ def lane_words(b: IndexBuilder, t: Value, bit: int, wtype: VectorType
     def splat(k: int) -> SSAValue:
         n = wtype.get_shape()[0]
         return b.emit(arith.ConstantOp(
-            DenseIntOrFPElementsAttr.from_list(wtype, [k] * n)))  # type: ignore[arg-type]
+            DenseIntOrFPElementsAttr.from_list(wtype, [k] * n)))  # type: ignore[arg-type, type-var]
 
     one = b.emit(arith.AndIOp(b.emit(arith.ShRUIOp(words, splat(bit))), splat(1)),
                  f"one_b{bit}")
@@ -206,7 +213,7 @@ def butterfly_stages(b: IndexBuilder, t: Value, rotation: Rotation, rounds: int,
     viewed as (None: no multiply-add pair, the values keep ``vtype``)."""
     conds = lane_conditions(b, t, rotation)
     wtype = word_type(vtype)
-    chunk_bytes = vtype.element_type.bitwidth * vtype.get_shape()[0] // 8
+    chunk_bytes = cast(FixedBitwidthType, vtype.element_type).bitwidth * vtype.get_shape()[0] // 8
     fma = fma_pairs(rotation, rounds, chunk_bytes)
     stages: list[Stage] = []
     for (bit, v), cond, lows in zip(rotation.pairs, conds, fma, strict=True):

@@ -71,8 +71,7 @@ def emit_vector(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
         s_off, r_off = emit_round(body, plan, for_body.args[0], s_base, r_base, b)
         emit_transfer(body, op, acc, plan, src, dst, s_off, r_off)
         for_body.add_ops([*body.ops, scf.YieldOp()])
-        bounds = [b.value(0), b.value(plan.rounds), b.value(1)]
-        work = [scf.ForOp(*bounds, [], Region(for_body))]
+        work = [scf.ForOp(b.value(0), b.value(plan.rounds), b.value(1), [], Region(for_body))]
     if not plan.guarded:
         return work
     owned = b.emit(arith.CmpiOp(b.value(recon), b.value(t), "eq"), "owned")

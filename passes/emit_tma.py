@@ -2,8 +2,9 @@
 
 Per kernel, all or nothing: every ``regcopy.copy_async`` is planned (``tma_plan.plan_tma``);
 if one is refused, none is rewritten (they stay for the ``cp.async`` lowering) and each copy
-gets a remark saying why (an error under ``strict``). Otherwise, with ``NB = 1 + max pending``
-of the kernel's ``async_wait`` ops (the ring depth) and ``tid`` the CTA thread id:
+gets a remark saying why (an error under ``strict``). Otherwise, with ``NB`` the ring depth
+(the most groups in flight right after a commit, ``tma_ring.ring_depth``; a kernel where that
+is unbounded is refused as a copy is) and ``tid`` the CTA thread id:
 
 * kernel entry: one ``regcopy.tensor_map`` per (source argument, box, swizzle); an
   ``NB``-slot mbarrier array ``B`` in shared memory (thread 0 initialises every slot for one
@@ -51,10 +52,18 @@ from xdsl.utils.exceptions import PassFailedException
 from regcopy_dialect.async_ops import AsyncGroupOp, AsyncWaitOp, CopyAsyncOp
 from regcopy_dialect.attrs import ExecScope, MemSpace, MemSpaceAttr
 from regcopy_dialect.buffers import buffer_layout
-from regcopy_dialect.diagnostics import Diagnostic, emit, op_error, op_location
+from regcopy_dialect.diagnostics import (
+    Diagnostic,
+    emit,
+    locate_inserted,
+    op_error,
+    op_location,
+    split_clauses,
+)
 from regcopy_dialect.element_types import element_bits
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.regcopy import DIVISIBILITY, StorageOp
+from regcopy_dialect.strided import is_strided
 from regcopy_dialect.tma_ops import (
     FenceBarrierInitOp,
     MBarrierArriveExpectTxOp,
@@ -66,6 +75,7 @@ from regcopy_dialect.tma_ops import (
 from regcopy_passes.async_tokens import drop_tokens, token_placeholder
 from regcopy_passes.divisibility import divisibility
 from regcopy_passes.tma_plan import TmaPlan, TmaRequest, plan_tma
+from regcopy_passes.tma_ring import ring_depth
 
 Report = Callable[[Operation, str, bool], None]
 """``report(op, message, lowered)``: a remark (or, for a refusal under strict, an error)."""
@@ -105,6 +115,9 @@ def plan_copy(op: CopyAsyncOp) -> TmaPlan | str:
     if not isinstance(op.dst.owner, memref.AllocaOp):
         return "the shared destination is not a memref.alloca of this kernel"
     src_t, dst_t = op.src_type, op.dst_type
+    if is_strided(src_t):
+        return (f"the global buffer is {src_t.layout}: the runner encodes tensor maps of "
+                "contiguous arrays only (a strided view's tensor map is not built yet)")
     src_offsets, box = op.region("src")
     dst_offsets, dst_sizes = op.region("dst")
     shape = tuple(None if d == DYNAMIC_INDEX else d for d in src_t.get_shape())
@@ -114,9 +127,10 @@ def plan_copy(op: CopyAsyncOp) -> TmaPlan | str:
         return f"shared region: {e}"
     base_div = sliced.base.divisibility({v: divisibility(v) for v, _ in sliced.base.terms})
     bits = element_bits(src_t.element_type) or 0
-    del src_offsets
+    col = src_offsets[-1]
+    start = divisibility(col) if isinstance(col, SSAValue) else abs(col)
     return plan_tma(TmaRequest(bits, shape, tuple(box), sliced, base_div,
-                               _global_divisibility(src_t, op.src)))
+                               _global_divisibility(src_t, op.src), start))
 
 
 class _Emitter:
@@ -235,28 +249,23 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
                     if isinstance(plans[op], TmaPlan):
                         plans[op] = ("a group closes a token that is not a copy_async result "
                                      "(the TMA lowering counts each group's boxes)")
+    depth = ring_depth(f)
+    if isinstance(depth, str):
+        plans = {op: depth if isinstance(p, TmaPlan) else p for op, p in plans.items()}
     refused = {op: p for op, p in plans.items() if isinstance(p, str)}
     if refused:
-        first = next(iter(refused.values())).split("; ")[0]
+        first = split_clauses(next(iter(refused.values())))[0]
         for op in copies:
             why = refused.get(op) or f"another copy of the kernel is refused ({first})"
             report(op, f"transfer=tma: {why}; lowered with cp.async instead", False)
         return False
     waits = [op for op in f.walk() if isinstance(op, AsyncWaitOp)]
     groups = [op for op in f.walk() if isinstance(op, AsyncGroupOp)]
-    nb = 1 + max((w.pending.value.data for w in waits), default=0)
-    em = _Emitter(f, nb)
-    for op in copies:
-        plan = cast(TmaPlan, plans[op])
-        report(op, f"lowered: {plan.describe()}, mbarrier ring of {nb}", True)
-    group_bytes = {g: sum(cast(TmaPlan, plans[cast(CopyAsyncOp, t.owner)]).box_bytes
-                          for t in g.tokens) for g in groups}
-    for op in copies:
-        em.copy(op, cast(TmaPlan, plans[op]))
-    for g in groups:
-        em.group(g, group_bytes[g])
-    for w in waits:
-        em.wait(w)
+    nb = cast(int, depth)
+    anchor = f.body.block.first_op
+    with locate_inserted(copies[0], anchor):  # the prologue and the tensor maps
+        em = _Emitter(f, nb)
+        _emit_all(em, copies, groups, waits, plans, report, nb)
     placeholder = token_placeholder(f)
     for w in waits:
         Rewriter.erase_op(w)
@@ -269,6 +278,26 @@ def lower_tma_kernel(f: func.FuncOp, report: Report) -> bool:
     return True
 
 
+def _emit_all(em: _Emitter, copies: list[CopyAsyncOp], groups: list[AsyncGroupOp],
+              waits: list[AsyncWaitOp], plans: dict[CopyAsyncOp, TmaPlan | str],
+              report: Report, nb: int) -> None:
+    """The TMA form of every async op (each located at its op), before the op."""
+    for op in copies:
+        plan = cast(TmaPlan, plans[op])
+        report(op, f"lowered: {plan.describe()}, mbarrier ring of {nb}", True)
+    group_bytes = {g: sum(cast(TmaPlan, plans[cast(CopyAsyncOp, t.owner)]).box_bytes
+                          for t in g.tokens) for g in groups}
+    for op in copies:
+        with locate_inserted(op):
+            em.copy(op, cast(TmaPlan, plans[op]))
+    for g in groups:
+        with locate_inserted(g):
+            em.group(g, group_bytes[g])
+    for w in waits:
+        with locate_inserted(w):
+            em.wait(w)
+
+
 def lower_tma_ops(module: ModuleOp, strict: bool, remarks: bool) -> None:
     """``lower_tma_kernel`` over every kernel of ``module``: a refused copy is an error under
     ``strict``; with ``remarks`` every copy gets one line (TMA box, or why cp.async)."""
@@ -277,7 +306,7 @@ def lower_tma_ops(module: ModuleOp, strict: bool, remarks: bool) -> None:
         if strict and not lowered:
             raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {message}"))
         if remarks:
-            first, *rest = message.split("; ")
+            first, *rest = split_clauses(message)
             emit(Diagnostic("remark", first, "copy_async", op_location(op), tuple(rest)))
 
     for f in module.ops:

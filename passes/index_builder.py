@@ -77,6 +77,14 @@ class IndexBuilder:
             return 0
         return a if k == 1 else self.binary(arith.MuliOp, a, k)
 
+    def times(self, a: Value, b: Value) -> Value:
+        """``a * b`` where either factor may be a runtime value (``mul`` takes a constant)."""
+        if isinstance(b, int):
+            return self.mul(a, b)
+        if isinstance(a, int):
+            return self.mul(b, a)
+        return self.binary(arith.MuliOp, a, b)
+
     def div(self, a: Value, k: int) -> Value:
         if isinstance(a, int):
             return a // k

@@ -38,10 +38,9 @@ from regcopy_passes.async_bounds import (
     version_tests,
 )
 from regcopy_passes.bounds import standin_slice
-from regcopy_passes.dispatch import Rejected, check_all_threads_active
+from regcopy_passes.dispatch import Rejected, check_copy_runs
 from regcopy_passes.divisibility import divisibility
 from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.async_ops import CP_ASYNC_BYTES, CopyAsyncOp
 from regcopy_dialect.buffers import is_dynamic
@@ -101,11 +100,14 @@ class AsyncPlan:
 
 def chunk_layout(layout: Layout, w: int) -> Layout | str:
     """``layout`` (over the region, row-major) with its inner ``w`` elements divided out, or
-    why the inner ``w`` elements are not one contiguous, stride-1 run."""
+    why the inner ``w`` elements are not one contiguous, stride-1 run (``w = 1``: every
+    element is a chunk, at any stride)."""
     merged = merge_contiguous(Layout(tuple(i for i in layout.iters if i.extent > 1)))
     iters = list(merged.iters)
     if not iters:
         return "the region has one element" if w > 1 else Layout(())
+    if w == 1:  # one element is a contiguous run whatever the strides (a column copy)
+        return Layout(tuple(iters))
     inner = iters[-1]
     if inner.stride != 1:
         return f"the innermost region dim has stride {inner.stride}, not 1"
@@ -153,12 +155,7 @@ def _width_problem(g: Sliced, s: Sliced, w: int, total: int,
 
 def plan_async(op: CopyAsyncOp) -> AsyncPlan:
     """Plan ``op`` (raises ``Rejected`` with the reason)."""
-    try:
-        op.verify_()
-    except VerifyException as e:
-        raise Rejected(f"the copy does not verify: {e}") from None
-    scope = op.scope.data.scope
-    block = check_all_threads_active(op, scope)
+    scope, block = check_copy_runs(op)
     bits = element_bits(op.src_type.element_type) or 0
     if bits % 8:
         raise Rejected(f"element type {op.src_type.element_type} is not whole bytes")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from regcopy_passes.index_builder import IndexBuilder, Value
+from regcopy_passes.strides import buffer_strides
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, NoneAttr
@@ -42,6 +43,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.address import physical_offset
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.diagnostics import inherit_location
+from regcopy_dialect.strided import is_strided
 from regcopy_dialect.regcopy import (
     LayoutAttr,
     MultipleOfOp,
@@ -69,8 +72,10 @@ def layout_access_refusal(t: Attribute) -> str | None:
 
 def needs_flat_storage(t: Attribute) -> bool:
     """Whether an access to a buffer of type ``t`` addresses a layout: a memref whose flat
-    storage (``regcopy.storage``'s 1-D type) is not the memref itself."""
-    return isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr | LayoutAttr) and \
+    storage (``regcopy.storage``'s 1-D type) is not the memref itself (a ``strided<[...]>``
+    global buffer included: its offsets use its strides)."""
+    return isinstance(t, MemRefType) and (isinstance(t.layout, NoneAttr | LayoutAttr)
+                                          or is_strided(t)) and \
         storage_type(cast(MemRefType, t)) != t
 
 
@@ -83,15 +88,6 @@ def _folded(v: SSAValue) -> Value:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return v
-
-
-def _times(b: IndexBuilder, x: Value, y: Value) -> Value:
-    """``x * y`` for index values (the builder's ``mul`` takes one constant factor)."""
-    if isinstance(y, int):
-        return b.mul(x, y)
-    if isinstance(x, int):
-        return b.mul(y, x)
-    return b.binary(arith.MuliOp, x, y)
 
 
 Access = memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp
@@ -140,8 +136,10 @@ class LowerLayoutAccessPattern(RewritePattern):
         new_ops = b.ops[start:]
         if off.owner in new_ops and off.name_hint is None:
             off.name_hint = "off"
+        flat = self.flat_access(op, self.storage(buf, rewriter), off)
+        inherit_location([*new_ops, flat], op)
         rewriter.insert(new_ops, InsertPoint.before(op))
-        rewriter.replace(op, self.flat_access(op, self.storage(buf, rewriter), off))
+        rewriter.replace(op, flat)
 
     @staticmethod
     def offset(b: IndexBuilder, t: MemRefType, indices: Sequence[SSAValue]) -> Value:
@@ -151,29 +149,39 @@ class LowerLayoutAccessPattern(RewritePattern):
 
     def dynamic_offset(self, b: IndexBuilder, op: Operation, buf: SSAValue,
                        indices: Sequence[SSAValue]) -> Value:
-        """The row-major offset ``sum(index_i * stride_i)`` in a buffer with runtime extents
-        (``stride_i`` the product of the later extents, read with ``memref.dim``)."""
+        """The offset ``sum(index_i * stride_i)`` in a buffer with runtime extents or strides
+        (``strides.buffer_strides``: row-major from the extents, read with ``memref.dim``, or
+        the buffer's ``strided<[...]>``)."""
         shape = cast(MemRefType, buf.type).get_shape()
+
+        def extent(i: int) -> Value:
+            if shape[i] != DYNAMIC_INDEX:
+                return shape[i]
+            key = (op.parent_block(), buf, i)
+            if key not in self.extents:
+                self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
+            return self.extents[key]
+
         off: Value = 0
+        if is_strided(buf.type):
+            for i, s in enumerate(buffer_strides(b, buf, extent)):
+                off = b.add(off, b.times(_folded(indices[i]), s))
+            return off
         stride: Value = 1
         for i in range(len(shape) - 1, -1, -1):
-            term = _times(b, _folded(indices[i]), stride)
-            off = b.add(off, term)
+            off = b.add(off, b.times(_folded(indices[i]), stride))
             if i == 0:
                 break
-            extent: Value = shape[i]
-            if shape[i] == DYNAMIC_INDEX:
-                key = (op.parent_block(), buf, i)
-                if key not in self.extents:
-                    self.extents[key] = b.emit(memref.DimOp(buf, b.value(i)), f"e{i}")
-                extent = self.extents[key]
-            stride = _times(b, stride, extent)
+            stride = b.times(stride, extent(i))
         return off
 
     def storage(self, buf: SSAValue, rewriter: PatternRewriter) -> SSAValue:
         """The buffer's ``regcopy.storage``, made right after the buffer's definition."""
         if (flat := self.storages.get(buf)) is None:
             op = StorageOp(buf)
+            owner = buf.owner.parent_op() if isinstance(buf.owner, Block) else buf.owner
+            if owner is not None:
+                inherit_location([op], owner)
             where = InsertPoint.at_start(buf.owner) if isinstance(buf.owner, Block) \
                 else InsertPoint.after(buf.owner)
             rewriter.insert(op, where)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from regcopy_passes.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
 from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
@@ -24,14 +24,17 @@ from regcopy_passes.divisibility import describe_value, divisibility
 from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
-from regcopy_passes.options import PassOptionError, parse_options
+from regcopy_passes.lower_convert import is_conversion, lower_conversions
+from regcopy_passes.lower_mma import lower_mma_ops
+from regcopy_passes.matrix_plan import MatrixTransfer
+from regcopy_passes.options import OptionSpec, PassOptionError, option_specs, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
 from regcopy_passes.shared_plan import plan_shared
 from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -50,8 +53,10 @@ from regcopy_dialect.diagnostics import (
     copy_label,
     copy_labels,
     emit,
+    inherit_location,
     op_error,
     op_location,
+    split_clauses,
 )
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
 from regcopy_dialect.swizzle_syntax import cute_order_note
@@ -61,21 +66,25 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
+    "conversion": ("auto", "shuffle", "shared"),
+    "misaligned_stores": ("auto", "realigned", "predicated"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
 
 def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
              transfer: str = "auto", select_weight: float = SELECT_WEIGHT,
-             fma_share: float = FMA_SWAP_SHARE) -> LoweringPlan:
+             fma_share: float = FMA_SWAP_SHARE, misaligned_stores: str = "auto"
+             ) -> LoweringPlan:
     """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
-    (``transfer.choose_transfer``). Raises ``Rejected`` with the dispatch's reason.
+    (``transfer.choose_transfer``); on a runtime-shaped buffer, the bounded paths (a write's
+    misaligned form: ``misaligned_stores``). Raises ``Rejected`` with the dispatch's reason.
     ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     if dynamic_side(op) is not None:  # runtime extents: bounds, edge widths, versioning
-        return plan_bounded(op, acc, max_vector_bits)
+        return plan_bounded(op, acc, max_vector_bits, misaligned_stores)
     syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
     divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
     names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
@@ -117,14 +126,8 @@ def plan_key(op: CopyOp, block: int) -> Hashable:
 class LowerRegCopyPattern(RewritePattern):
     """Rewrite one accepted ``regcopy.copy``; report a rejected one (or fail under strict)."""
 
-    max_vector_bits: int = 128
-    strict: bool = False
-    remarks: bool = False
-    bank_rotation: str = "auto"
-    warn_unlowered: bool = True
-    transfer: str = "auto"
-    select_weight: float = SELECT_WEIGHT
-    fma_swap_share: float = FMA_SWAP_SHARE
+    options: LowerRegCopyPass
+    """The pass's options (declared once, by the pass; ``transfer`` as register copies read it)."""
     labels: Mapping[CopyOp, str] = field(default_factory=dict[CopyOp, str], hash=False,
                                          compare=False)
     """Copy labels computed before any rewrite (``copy_labels``)."""
@@ -135,14 +138,18 @@ class LowerRegCopyPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CopyOp, rewriter: PatternRewriter, /) -> None:
+        if is_conversion(op):  # refused by lower_conversions, which said why
+            return
         try:
             lp = self._plan(op)
         except Rejected as reason:
-            self._rejected(op, str(reason))
+            self.refuse(op, str(reason))
             return
-        if self.remarks:
+        if self.options.remarks:
             emit(_lowered_remark(op, self._label(op), lp))
-        rewriter.replace(op, emit_copy(op, lp), [])
+        lowered = emit_copy(op, lp)
+        inherit_location(lowered, op)
+        rewriter.replace(op, lowered, [])
 
     def _plan(self, op: CopyOp) -> LoweringPlan:
         """``plan_for(op)``, computed once per ``plan_key``. The checks that read the copy's
@@ -151,9 +158,10 @@ class LowerRegCopyPattern(RewritePattern):
         key = plan_key(op, block)
         if key not in self.plans:
             try:
-                self.plans[key] = plan_for(op, self.max_vector_bits,
-                                           self.bank_rotation == "auto", self.transfer,
-                                           self.select_weight, self.fma_swap_share)
+                o = self.options
+                self.plans[key] = plan_for(op, o.max_vector_bits, o.bank_rotation == "auto",
+                                           o.transfer, o.select_weight, o.fma_swap_share,
+                                           o.misaligned_stores)
             except Rejected as reason:
                 self.plans[key] = reason
         plan = self.plans[key]
@@ -161,38 +169,31 @@ class LowerRegCopyPattern(RewritePattern):
             raise plan
         return plan
 
-    def _rejected(self, op: CopyOp, reason: str) -> None:
-        """Strict: an error. Otherwise one line: a remark under ``remarks``, else a warning."""
-        if self.strict:
+    def refuse(self, op: CopyOp | CopyAsyncOp, reason: str) -> None:
+        """A copy the planners refuse. Strict: an error. Otherwise one line: a remark under
+        ``remarks``, else a warning."""
+        if self.options.strict:
             raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}"))
-        severity: Severity | None = ("remark" if self.remarks
-                                     else "warning" if self.warn_unlowered else None)
+        severity: Severity | None = ("remark" if self.options.remarks
+                                     else "warning" if self.options.warn_unlowered else None)
         if severity is not None:
-            emit(_not_lowered(op, self._label(op), severity, reason))
-
-    def refuse_async(self, op: CopyAsyncOp, reason: str) -> None:
-        """A ``copy_async`` the cp.async planner refuses, reported as a refused copy is."""
-        if self.strict:
-            raise PassFailedException(op_error(op, f"rejected by lower-reg-copy: {reason}"))
-        severity: Severity | None = ("remark" if self.remarks
-                                     else "warning" if self.warn_unlowered else None)
-        if severity is not None:
-            emit(_not_lowered(op, async_label(op), severity, reason))
+            label = async_label(op) if isinstance(op, CopyAsyncOp) else self._label(op)
+            emit(_not_lowered(op, label, severity, reason))
 
     def _label(self, op: CopyOp) -> str:
         return self.labels[op] if op in self.labels else copy_label(op)
 
 
-def _diagnostic(op: CopyOp | CopyAsyncOp, label: str, severity: Severity, message: str,
+def _diagnostic(op: Operation, label: str, severity: Severity, message: str,
                 notes: tuple[str, ...] = ()) -> Diagnostic:
     return Diagnostic(severity, message, label, op_location(op), notes)
 
 
-def _not_lowered(op: CopyOp | CopyAsyncOp, label: str, severity: Severity, reason: str) -> Diagnostic:
+def _not_lowered(op: Operation, label: str, severity: Severity, reason: str) -> Diagnostic:
     """``not lowered: <first clause of the reason> [<copy>]``, then the reason's later clauses
     (``; ``-separated: how to fix it), one per indented line, so the first line stays short
     and the same whatever the file's path."""
-    first, *rest = reason.split("; ")
+    first, *rest = split_clauses(reason)
     return _diagnostic(op, label, severity, f"not lowered: {first}", tuple(rest))
 
 
@@ -205,6 +206,10 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
         head += ", guarded"
     head += lp.copy.describe_replicas()
     notes: list[str] = []
+    if lp.copy.replicas > 1 and isinstance(lp.transfer, MatrixTransfer):
+        notes.append(f"each of the {lp.copy.replicas} replica groups issues the same "
+                     f"{lp.transfer.kind} (the replica digits of the thread index leave its "
+                     "lane addresses unchanged)")
     if lp.copy.narrowed_by and isinstance(lp.transfer, VectorTransfer):
         notes.append(f"narrowed: {lp.copy.narrowed_by}")
     notes += lp.passed_over
@@ -255,7 +260,14 @@ class LowerRegCopyPass(ModulePass):
       weighs a rotation (a calibration knob: the default was measured on the H200);
     * ``fma-swap-share`` (a number from 0 to 1, default 1/3): the share of a lane rotation's
       conditional swaps done as integer multiply-adds (``IMAD``, the FMA pipe) instead of
-      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects.
+      selects (``LOP3``, the integer pipe); 0 keeps every swap in selects;
+    * ``conversion`` (``auto``/``shuffle``/``shared``): how a register ↔ register copy moves
+      its elements: the cheapest kind (``auto``), warp shuffles wherever they apply, or always
+      the shared round trip (``lower_convert``);
+    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``): how a write to a
+      runtime-shaped buffer stores vectors that only a runtime extent may misalign: as
+      picked by the cost model (``misaligned_cost``), or always realigned 128-bit pieces,
+      or always the proven width with a predicate per piece.
     """
 
     name = "lower-reg-copy"
@@ -268,6 +280,8 @@ class LowerRegCopyPass(ModulePass):
     transfer: str = "auto"
     select_weight: float = SELECT_WEIGHT
     fma_swap_share: float = FMA_SWAP_SHARE
+    conversion: str = "auto"
+    misaligned_stores: str = "auto"
 
     def __post_init__(self) -> None:
         for option, choices in CHOICES.items():
@@ -284,6 +298,11 @@ class LowerRegCopyPass(ModulePass):
                                   f"{self.fma_swap_share!r}")
 
     @classmethod
+    def options(cls) -> tuple[OptionSpec, ...]:
+        """The options as the fields above declare them (names, types, defaults, choices)."""
+        return option_specs(cls, CHOICES)
+
+    @classmethod
     def from_spec(cls, spec: ArgSpec) -> LowerRegCopyPass:
         """``-p`` options: dashes or underscores, bare booleans, errors in dash spelling."""
         if spec.name != cls.name:
@@ -296,14 +315,29 @@ class LowerRegCopyPass(ModulePass):
 
     def _apply(self, op: builtin.ModuleOp) -> None:
         from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
+        self._lower_conversions(op)
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
-        pattern = LowerRegCopyPattern(self.max_vector_bits, self.strict, self.remarks,
-                                      self.bank_rotation, self.warn_unlowered, registers,
-                                      self.select_weight, self.fma_swap_share,
-                                      copy_labels(op))
+        pattern = LowerRegCopyPattern(replace(self, transfer=registers), copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)
-        lower_async_ops(op, pattern.refuse_async, self.remarks)
+        lower_async_ops(op, pattern.refuse, self.remarks)
+        lower_mma_ops(op, self.remarks)
+
+    def _lower_conversions(self, module: builtin.ModuleOp) -> None:
+        """Register ↔ register copies first (``lower_convert``): in place, or into two shared
+        copies that the pattern below lowers."""
+        labels = copy_labels(module)
+        reporter = LowerRegCopyPattern(self, labels)
+
+        def report(copy: CopyOp, message: str, reason: str | None,
+                   notes: tuple[str, ...]) -> None:
+            if reason is not None:
+                reporter.refuse(copy, reason)
+            elif self.remarks:
+                emit(_diagnostic(copy, reporter._label(copy),  # pyright: ignore
+                                 "remark", message, notes))
+
+        lower_conversions(module, report, self.conversion)

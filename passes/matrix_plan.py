@@ -149,9 +149,9 @@ def plan_matrix(acc: Accepted, plan: CopyPlan, shared: bool) -> MatrixTransfer |
         return "exec scope thread is not a warp collective"
     if acc.threads % WARP:
         return f"the scope's {acc.threads} threads are not whole warps"
-    if plan.replicas > 1:
-        return "R is replicated (replicate<...>); ldmatrix/stmatrix are not used for " \
-               "replicated register tiles"
+    if plan.replicas > 1 and not acc.r_is_dst:
+        return "R is replicated and the copy's source (replica 0 stores); stmatrix would " \
+               "have every replica store"
     if plan.guarded:
         return "some lanes own no data (guarded); every lane of a warp must take part"
     eb = acc.element_bits // 8
@@ -248,7 +248,7 @@ def _instructions(rows: dict[tuple[int, int], tuple[int, ...]], words: Sequence[
         group = words[start:start + count]
         start += count
 
-        def row_of(t: int) -> int:
+        def row_of(t: int, count: int = count, group: Sequence[int] = group) -> int:
             lane = (t % WARP) % (8 * count)
             return rows[(t // WARP, group[lane // 8])][lane % 8]
 

@@ -69,3 +69,48 @@ def parse_options(cls: type, parameters: Mapping[str, Sequence[object]],
             raise PassOptionError(f"{pass_name}: option {_dash(key)} is given twice")
         kwargs[key] = _convert(pass_name, key, tuple(value), hints[key], choices.get(key, ()))
     return kwargs
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionSpec:
+    """One option of a frozen-dataclass pass, as its fields declare it: the dashed ``name``,
+    the field's type ``kind``, its ``default`` and, where the pass restricts them, ``choices``
+    (the default among them)."""
+
+    name: str
+    kind: type
+    default: object
+    choices: tuple[object, ...] = ()
+
+    def values(self) -> str:
+        """The values in user spelling, default first: ``128, 64, 32, 16, 8`` / ``false, true``."""
+        if self.kind is bool:
+            return ", ".join(_spell(v) for v in (self.default, not self.default))
+        if not self.choices:
+            return f"{_spell(self.default)}, any {self.kind.__name__}"
+        rest = [c for c in self.choices if c != self.default]
+        if self.kind is int:
+            rest.sort(key=lambda c: c if isinstance(c, int) else 0, reverse=True)
+        return ", ".join(_spell(v) for v in (self.default, *rest))
+
+
+def _spell(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def option_specs(cls: type, choices: Mapping[str, Sequence[object]] | None = None
+                 ) -> tuple[OptionSpec, ...]:
+    """The options of the frozen-dataclass pass ``cls``, in field order: the one declaration
+    that ``-p`` parsing, ``regcopy-opt --help`` and the documentation tables are checked against."""
+    choices = choices or {}
+    hints = get_type_hints(cls)
+    return tuple(OptionSpec(_dash(f.name), hints[f.name], f.default, tuple(choices.get(f.name, ())))
+                 for f in dataclasses.fields(cls) if f.init and f.name != "name")
+
+
+def options_help(pass_name: str, specs: Sequence[OptionSpec]) -> str:
+    """``--help`` lines for a pass's options: ``  name: values (default first)``."""
+    width = max(len(s.name) for s in specs)
+    lines = [f"options of {pass_name} (-p '{pass_name}{{{specs[0].name}=...}}'):"]
+    lines += [f"  {s.name.ljust(width)}  {s.values()}" for s in specs]
+    return "\n".join(lines)

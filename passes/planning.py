@@ -39,7 +39,6 @@ from regcopy_dialect.layout import (
     Layout,
     Scope,
     Sliced,
-    Swizzle,
     canonicalize,
     group,
     merge_contiguous,
@@ -47,6 +46,7 @@ from regcopy_dialect.layout import (
     thread_origin,
 )
 from regcopy_dialect.radix import place_digit, suffix_product
+from regcopy_dialect.xor_map import XorMap
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Aligned:
 
     r: Layout
     s: Layout
-    swizzle: Swizzle | None
+    swizzle: XorMap | None
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ class CopyPlan:
     n: int
     s_base: Affine
     r_base: Affine
-    swizzle: Swizzle | None
+    swizzle: XorMap | None
     threads: int
     narrowed_by: str | None
     s_base_divisibility: int = 1
@@ -293,7 +293,7 @@ def _next_multiple(x: int, n: int) -> int:
 
 
 def width_problem(n: int, atoms: Sequence[Atom], thread_atoms: Sequence[ThreadAtom],
-                  s_base: Affine, r_base: Affine, swizzle: Swizzle | None,
+                  s_base: Affine, r_base: Affine, swizzle: XorMap | None,
                   divisor_of: Mapping[Hashable, int], describe: Mapping[Hashable, str],
                   element_bits: int | None = None) -> str | None:
     """Step 5's test of one width ``n``: None when accepted, else the first reason against,
@@ -347,7 +347,7 @@ def width_problem(n: int, atoms: Sequence[Atom], thread_atoms: Sequence[ThreadAt
 
 def choose_vector_width(candidates: Sequence[int], atoms: Sequence[Atom],
                         thread_atoms: Sequence[ThreadAtom], s_base: Affine, r_base: Affine,
-                        swizzle: Swizzle | None, divisor_of: Mapping[Hashable, int],
+                        swizzle: XorMap | None, divisor_of: Mapping[Hashable, int],
                         describe: Mapping[Hashable, str],
                         element_bits: int | None = None) -> VectorChoice:
     """Step 5. The widest candidate ``n`` (elements, widest first) that passes
@@ -468,7 +468,7 @@ def thread_offsets(m: IndexMath[V], thread_atoms: Sequence[ThreadAtom], dec: Thr
     needed = owned and not writers
     skip = frozenset() if needed or dec.chained else \
         frozenset(k for k, a in enumerate(thread_atoms) if a.replica)
-    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t, skip), thread_atoms,
+    for c, a in zip(thread_coordinates(m, thread_atoms, dec, t, skip), thread_atoms,  # type: ignore[arg-type]  # mypy binds V to V | int (see IndexMath)
                     strict=True):
         offset = m.add(offset, m.mul(c, a.s_stride))
         if not (writers and a.replica):

@@ -10,7 +10,8 @@ is the innermost (fastest) one. ``plan_tma`` derives it from the copy, purely:
   ``stride_i = e * prod(extent[r-i:])`` for ``i = 1 .. r-1`` (``e`` the element size), each a
   multiple of 16 bytes (provably: static extents or ``regcopy.divisibility`` promises);
 * box dims: the region sizes, innermost first, each in ``[1, 256]``; the inner box row
-  ``box[0] * e`` a multiple of 16 bytes;
+  ``box[0] * e`` a multiple of 16 bytes, and its first column ``offset[r-1] * e`` provably a
+  multiple of 16 bytes (constant, ``regcopy.multiple_of``, divisibility promises);
 * the swizzle mode, read off the shared destination's layout: the box must occupy the shared
   region densely (row-major over the region) and its swizzle must be the one TMA applies.
 
@@ -34,11 +35,15 @@ from enum import IntEnum
 from math import prod
 
 from regcopy_dialect.layout import Sliced, Swizzle
+from regcopy_dialect.xor_map import XorMap
 
 MAX_RANK = 5
 MAX_BOX = 256
 STRIDE_ALIGN = 16
 BOX_ROW_ALIGN = 16
+BOX_START_ALIGN = 16
+"""Bytes the box's first global column must provably be a multiple of: an H200 faults
+("illegal instruction") on an f16 box starting 4 or 6 bytes into a 16-byte chunk."""
 SHARED_ALIGN = 128
 """Bytes an unswizzled TMA destination in shared memory must be aligned to."""
 
@@ -84,19 +89,24 @@ def tma_swizzle(mode: SwizzleMode, element_bytes: int) -> Swizzle | None:
     return None if mode is SwizzleMode.NONE else Swizzle(4 - k, mode.bits, 3)
 
 
-def swizzle_mode(swz: Swizzle | None, element_bytes: int) -> SwizzleMode | str:
-    """The TMA mode whose byte-address swizzle equals ``swz`` on ``element_bytes`` elements,
-    or the reason none does."""
-    if swz is None or swz.bits == 0:
+def swizzle_mode(swz: XorMap | None, element_bytes: int) -> SwizzleMode | str:
+    """The TMA mode whose byte-address swizzle equals ``swz`` on ``element_bytes`` elements
+    (a ``swizzle<M,B,S>`` or an ``xor<...>`` list: the same XOR bases), or the reason none
+    does."""
+    if swz is None or not swz.bases:
         return SwizzleMode.NONE
     for mode in (SwizzleMode.B32, SwizzleMode.B64, SwizzleMode.B128):
-        if tma_swizzle(mode, element_bytes) == swz:
+        tma = tma_swizzle(mode, element_bytes)
+        if tma is not None and tma.bases == tuple(sorted(swz.bases)):
             return mode
     k = _log2(element_bytes) or 0
     wanted = ", ".join(f"{tma_swizzle(m, element_bytes)} ({m})"
                        for m in (SwizzleMode.B32, SwizzleMode.B64, SwizzleMode.B128))
+    if not isinstance(swz, Swizzle):
+        return (f"layout is not a TMA swizzle: {swz} on {element_bytes}-byte elements is not "
+                f"one of TMA's; TMA swizzles are {wanted}")
     return (f"layout is not a TMA swizzle: {swz} on {element_bytes}-byte elements XORs bytes "
-            f"bits [{swz.m_base + k}, {swz.m_base + k + swz.bits}) with bits "
+            f"bits [{swz.m_base + k}, {swz.m_base + swz.bits + k}) with bits "
             f"[{swz.m_base + swz.shift + k}, {swz.m_base + swz.shift + swz.bits + k}); "
             f"TMA swizzles are {wanted}")
 
@@ -109,7 +119,8 @@ class TmaRequest:
     ``global_divisibility`` its per-dim promise (1 = none; ignored for static extents);
     ``box``: the global region's sizes; ``shared``: the shared side sliced to its region;
     ``shared_base_divisibility``: the largest ``d`` with the shared base provably ``% d == 0``,
-    in elements (0: the base is 0)."""
+    in elements (0: the base is 0); ``start_divisibility`` the same for the box's first
+    global column (the innermost region offset)."""
 
     element_bits: int
     global_shape: tuple[int | None, ...]
@@ -117,6 +128,7 @@ class TmaRequest:
     shared: Sliced
     shared_base_divisibility: int = 0
     global_divisibility: tuple[int, ...] = ()
+    start_divisibility: int = 0
 
 
 @dataclass(frozen=True)
@@ -206,8 +218,8 @@ def _dense_box(shared: Sliced) -> str | None:
 def plan_tma(req: TmaRequest) -> TmaPlan | str:
     """The tensor map and use of a global -> shared copy, or the reason TMA cannot do it.
 
-    Checks, first failing wins: element size, rank, box dims, inner box bytes, global
-    strides, dense destination, swizzle mode, inner box vs swizzle span, destination
+    Checks, first failing wins: element size, rank, box dims, inner box bytes, box
+    start column, global strides, dense destination, swizzle mode, inner box vs swizzle span, destination
     alignment."""
     if req.element_bits % 8 or _log2(req.element_bits // 8) is None:
         return f"element type of {req.element_bits} bits (TMA moves 1, 2, 4 or 8-byte elements)"
@@ -223,6 +235,12 @@ def plan_tma(req: TmaRequest) -> TmaPlan | str:
     inner = req.box[-1] * e
     if inner % BOX_ROW_ALIGN:
         return f"box inner extent {req.box[-1]} is {inner} bytes, not a multiple of 16 bytes"
+    start = req.start_divisibility
+    if start and (start * e) % BOX_START_ALIGN:
+        return (f"box starts at a global column only provably a multiple of {start * e} "
+                f"bytes ({start} elements); TMA needs the box start {BOX_START_ALIGN}-byte "
+                f"aligned (start tiles on a multiple of {BOX_START_ALIGN // e} elements or "
+                "wrap the column in regcopy.multiple_of)")
     strides, problem = global_layout(e, req.global_shape, req.global_divisibility)
     if problem:
         return problem

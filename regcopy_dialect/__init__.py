@@ -36,7 +36,7 @@ _EXPORTS = {
     "layout_text": "viz", "layout_svg": "viz",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - the lazy exports, listed once above
 
 
 def __getattr__(name: str) -> Any:

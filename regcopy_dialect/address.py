@@ -27,7 +27,8 @@ from functools import lru_cache
 from typing import TypeVar
 
 from regcopy_dialect.index_math import IndexMath
-from regcopy_dialect.layout import Iter, Layout, Swizzle, group, merge_contiguous
+from regcopy_dialect.layout import Iter, Layout, group, merge_contiguous
+from regcopy_dialect.xor_map import XorMap
 from regcopy_dialect.radix import (  # noqa: F401 (the helpers are re-exported from here)
     crd2idx,
     digit,
@@ -87,7 +88,7 @@ class AddressMap:
     rank: int
     memory: tuple[Term, ...]
     threads: tuple[tuple[str, tuple[Term, ...]], ...]
-    swizzle: Swizzle | None = None
+    swizzle: XorMap | None = None
 
     def _check_rank(self, indices: Sequence[object]) -> None:
         if len(indices) != self.rank:
@@ -96,14 +97,14 @@ class AddressMap:
     def offset(self, math: IndexMath[V], indices: Sequence[V | int]) -> V | int:
         """``swizzle(sum(digit * stride))`` over the memory terms (``physical_offset``)."""
         self._check_rank(indices)
-        m = crd2idx(math, [t.digit(math, indices) for t in self.memory],
+        m = crd2idx(math, [t.digit(math, indices) for t in self.memory],  # type: ignore[arg-type]  # mypy binds V to V | int (see IndexMath)
                     [t.stride for t in self.memory])
-        return m if self.swizzle is None else swizzle(math, m, self.swizzle)
+        return m if self.swizzle is None else swizzle(math, m, self.swizzle)  # type: ignore[arg-type]  # mypy binds V to V | int (see IndexMath)
 
     def owner(self, math: IndexMath[V], indices: Sequence[V | int]) -> dict[str, V | int]:
         """Per thread axis, ``sum(digit * stride)`` over its terms (``thread_coords``)."""
         self._check_rank(indices)
-        return {axis: crd2idx(math, [t.digit(math, indices) for t in terms],
+        return {axis: crd2idx(math, [t.digit(math, indices) for t in terms],  # type: ignore[arg-type]  # mypy binds V to V | int (see IndexMath)
                               [t.stride for t in terms])
                 for axis, terms in self.threads}
 

@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -52,12 +51,10 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
-    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -68,8 +65,9 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-from regcopy_dialect.attrs import ExecScope, ExecScopeAttr, MemSpace
+from regcopy_dialect.attrs import ExecScope, MemSpace
 from regcopy_dialect.buffers import memory_space, parse_signature
+from regcopy_dialect.region_copy import RegionCopyOp, verify_copy
 
 CP_ASYNC_BYTES = (4, 8, 16)
 """The widths of one ``cp.async`` (``.ca`` for 4 and 8 bytes, ``.cg`` for 16)."""
@@ -82,63 +80,24 @@ class TokenType(ParametrizedAttribute, TypeAttribute):
     name = "regcopy.token"
 
 
-def _copy_op():
-    from regcopy_dialect.regcopy import CopyOp
-
-    return CopyOp
-
-
 # --------------------------------------------------------------------------------------------
 # regcopy.copy_async: regions, syntax and verifier are regcopy.copy's
 # --------------------------------------------------------------------------------------------
 
 
 @irdl_op_definition
-class CopyAsyncOp(IRDLOperation):
+class CopyAsyncOp(RegionCopyOp):
     """Start copying a region of a global buffer into a region of a shared buffer, run
     together by the threads of ``scope``; the result names the started copy."""
 
     name = "regcopy.copy_async"
 
-    src = operand_def(MemRefType)
-    dst = operand_def(MemRefType)
-    src_offsets = var_operand_def(IndexType)
-    dst_offsets = var_operand_def(IndexType)
-    scope = prop_def(ExecScopeAttr)
-    src_static_offsets = opt_prop_def(DenseArrayBase.constr(i64))
-    src_sizes = opt_prop_def(DenseArrayBase.constr(i64))
-    dst_static_offsets = opt_prop_def(DenseArrayBase.constr(i64))
-    dst_sizes = opt_prop_def(DenseArrayBase.constr(i64))
     token = result_def(TokenType)
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, scope: ExecScope, src: SSAValue | Operation, dst: SSAValue | Operation,
                  src_region: tuple[Sequence[int | SSAValue], Sequence[int]] | None = None,
                  dst_region: tuple[Sequence[int | SSAValue], Sequence[int]] | None = None):
-        plain = _copy_op()(scope, src, dst, src_region, dst_region)  # builds the same operands
-        super().__init__(operands=[plain.src, plain.dst, list(plain.src_offsets),
-                                   list(plain.dst_offsets)],
-                         properties=dict(plain.properties), result_types=[TokenType()])
-        plain.erase(safe_erase=False)
-
-    @property
-    def src_type(self) -> MemRefType:
-        return cast(MemRefType, self.src.type)
-
-    @property
-    def dst_type(self) -> MemRefType:
-        return cast(MemRefType, self.dst.type)
-
-    def region(self, side: str) -> tuple[list[int | SSAValue], list[int]]:
-        """``(offsets, sizes)`` of ``side`` ("src"/"dst"), as ``regcopy.copy``'s."""
-        return _copy_op().region(self, side)
-
-    @property
-    def in_bounds(self) -> bool:
-        """Whether the copy carries ``{in_bounds}`` (its region is promised inside)."""
-        return "in_bounds" in self.attributes
+        super().__init__(scope, src, dst, src_region, dst_region, result_types=[TokenType()])
 
     @property
     def padding(self) -> None:
@@ -155,13 +114,6 @@ class CopyAsyncOp(IRDLOperation):
             raise VerifyException("copy_async fills elements outside the source's extents with "
                                   "zero; it takes no padding (drop it)")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> CopyAsyncOp:
-        return cast(CopyAsyncOp, _copy_op().parse.__func__(cls, parser))
-
-    def print(self, printer: Printer) -> None:
-        _copy_op().print(self, printer)
-
     def verify_(self) -> None:
         src, dst = memory_space(self.src_type), memory_space(self.dst_type)
         if src != MemSpace.GLOBAL:
@@ -170,8 +122,6 @@ class CopyAsyncOp(IRDLOperation):
         if dst not in (MemSpace.SHARED, MemSpace.SHARED_DYN):
             raise VerifyException(f"copy_async writes a shared or shared.dyn buffer, got a {dst}"
                                   " one; copy into registers with regcopy.copy")
-        from regcopy_dialect.regcopy import verify_copy  # regcopy imports this module
-
         verify_copy(self)
         for use in self.token.uses:
             if not isinstance(use.operation, AsyncGroupOp):

@@ -5,6 +5,7 @@ buffer's memory space), ``#regcopy.exec<...>`` (the threads that run a copy toge
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, MemRefLayoutAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -222,7 +223,8 @@ class LayoutAttr(MemRefLayoutAttr, ParametrizedAttribute):
     @staticmethod
     def auto() -> LayoutAttr:
         """``#regcopy.layout<auto>``."""
-        return LayoutAttr(*(ArrayAttr(()) for _ in range(6)))
+        empty: ArrayAttr[Any] = ArrayAttr(())
+        return LayoutAttr(empty, empty, empty, empty, empty, empty)
 
     @property
     def is_auto(self) -> bool:

@@ -13,6 +13,7 @@ from regcopy_dialect.attrs import LayoutAttr, MemSpace, MemSpaceAttr
 from regcopy_dialect.element_types import ELEMENT_NAMES, element_bits
 from regcopy_dialect.layout import Iter, Layout, LayoutError, group
 from regcopy_dialect.radix import suffix_product
+from regcopy_dialect.strided import is_strided, strided_problem
 
 ELEMENT_TYPES = ELEMENT_NAMES
 """The supported element types' IR spellings (``element_types.ELEMENT_NAMES``)."""
@@ -23,8 +24,11 @@ __all__ = ["ELEMENT_TYPES", "buffer_layout", "element_bits", "is_dynamic",
 
 
 def is_dynamic(t: MemRefType) -> bool:
-    """Whether some size of ``t`` is ``?`` (a runtime extent, read with ``memref.dim``)."""
-    return any(d == DYNAMIC_INDEX for d in t.get_shape())
+    """Whether ``t``'s element offsets need runtime values or explicit strides: some size
+    is ``?`` (a runtime extent, read with ``memref.dim``), or it has a ``strided<[...]>``
+    layout (a view of a larger matrix, ``regcopy_dialect.strided``). Such a buffer has no
+    static ``#regcopy.layout``; the pass addresses it with its extents and strides."""
+    return any(d == DYNAMIC_INDEX for d in t.get_shape()) or is_strided(t)
 
 
 def memory_space(t: MemRefType) -> MemSpace:
@@ -64,19 +68,26 @@ def verify_buffer(t: MemRefType) -> None:
         raise VerifyException(f"buffer sizes must be >= 1 (empty buffers are not supported), "
                               f"got shape {_shape_text(shape)}")
     space = t.memory_space
-    if is_dynamic(t) and isinstance(space, MemSpaceAttr) and memory_space(t) != MemSpace.GLOBAL:
+    if DYNAMIC_INDEX in shape and isinstance(space, MemSpaceAttr) and \
+            memory_space(t) != MemSpace.GLOBAL:
         raise VerifyException(f"dynamic sizes {_shape_text(shape)} in a {memory_space(t)} "
                               "buffer: only global buffers (kernel arguments) take runtime "
                               "extents; give shared and local buffers static sizes")
+    if not isinstance(space, MemSpaceAttr | NoneAttr):
+        raise VerifyException(f"memory space {space} is not a #regcopy.mem")
+    if is_strided(t):
+        if (problem := strided_problem(t, memory_space(t) == MemSpace.GLOBAL)) is not None:
+            raise VerifyException(problem)
+        return
     if is_dynamic(t) and not isinstance(t.layout, NoneAttr):
         raise VerifyException(f"dynamic buffer {_shape_text(shape)} with a layout: a buffer "
                               "with runtime extents is row-major and contiguous; drop the "
-                              "layout")
-    if not isinstance(space, MemSpaceAttr | NoneAttr):
-        raise VerifyException(f"memory space {space} is not a #regcopy.mem")
+                              "layout (or give it strided<[?, 1]>: a view with a runtime "
+                              "row stride)")
     if not isinstance(t.layout, LayoutAttr | NoneAttr):
         raise VerifyException(f"layout {t.layout} is not a #regcopy.layout (buffers are "
-                              "row-major or carry a #regcopy.layout)")
+                              "row-major or carry a #regcopy.layout; global buffers may be "
+                              "strided<[..., 1]>)")
     if isinstance(t.layout, NoneAttr):
         return
     if t.layout.is_auto:

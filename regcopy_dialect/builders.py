@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
+from typing import cast
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
@@ -29,9 +30,11 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StridedLayoutAttr,
     UnitAttr,
     i64,
 )
@@ -153,11 +156,27 @@ def shared_buffer_type(shape: Sequence[int], dtype: str | Attribute,
 
 
 def global_buffer_type(shape: Sequence[Extent], dtype: str | Attribute,
-                       layout: Layout | str | None = None) -> MemRefType:
+                       layout: Layout | str | None = None,
+                       strides: Sequence[Extent] | None = None) -> MemRefType:
     """A ``global`` buffer (kernel arguments); row-major by default. ``None`` sizes are
     runtime extents: ``global_buffer_type([None, None], "f32")`` is
-    ``memref<?x?xf32, #regcopy.mem<global>>`` (``KernelBuilder.dim`` reads them)."""
-    return buffer_type(shape, dtype, MemSpace.GLOBAL, layout)
+    ``memref<?x?xf32, #regcopy.mem<global>>`` (``KernelBuilder.dim`` reads them).
+    ``strides`` makes it a strided view (``None``: a runtime stride):
+    ``global_buffer_type([None, None], "f32", strides=[None, 1])`` is
+    ``memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>>``."""
+    if strides is None:
+        return buffer_type(shape, dtype, MemSpace.GLOBAL, layout)
+    if layout is not None:
+        raise ValueError("a global buffer takes a layout or strides, not both")
+    from regcopy_dialect.regcopy import verify_buffer
+
+    t = MemRefType(element_type(dtype), [DYNAMIC_INDEX if d is None else d for d in shape],
+                   StridedLayoutAttr(list(strides)), MemSpaceAttr(MemSpace.GLOBAL))
+    try:
+        verify_buffer(t)
+    except VerifyException as e:
+        raise ValueError(str(e)) from None
+    return t
 
 
 def copy(scope: ExecScope | str, src: SSAValue | Operation, dst: SSAValue | Operation,
@@ -172,7 +191,7 @@ def copy(scope: ExecScope | str, src: SSAValue | Operation, dst: SSAValue | Oper
     if padding is not None:
         elem = op.src_type.element_type
         op.attributes["padding"] = FloatAttr(float(padding), elem) \
-            if isinstance(elem, AnyFloat) else IntegerAttr(int(padding), elem)
+            if isinstance(elem, AnyFloat) else IntegerAttr(int(padding), cast(IntegerType, elem))
     if in_bounds:
         op.attributes["in_bounds"] = UnitAttr()
     return op

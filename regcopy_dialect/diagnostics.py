@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from io import StringIO
-from typing import Literal, cast
+from typing import Literal, TypeVar, cast
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, MemRefType
@@ -64,8 +64,70 @@ def op_location(op: Operation) -> str | None:
     return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
 
+def inherit_location(ops: Iterable[Operation], source: Operation) -> None:
+    """Give every op in ``ops`` (nested ops included) that has no source location the
+    location of ``source``, the op it was generated from: an error about generated code
+    then points at the line the user wrote."""
+    if not isinstance(source.location, FileLineColLoc):
+        return
+    for top in ops:
+        for op in top.walk():
+            if not isinstance(op.location, FileLineColLoc):
+                op.location = source.location
+
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def with_location(new: OpT, source: Operation) -> OpT:
+    """``new``, given ``source``'s location (``inherit_location``)."""
+    inherit_location([new], source)
+    return new
+
+
+@contextmanager
+def locate_inserted(source: Operation, anchor: Operation | None = None) -> Iterator[None]:
+    """Inside the block, ops inserted right before ``anchor`` (``source`` by default;
+    between its previous op and it) are generated from ``source``: afterwards they get its
+    location (``inherit_location``)."""
+    anchor = anchor or source
+    block, prev = anchor.parent_block(), anchor.prev_op
+    yield
+    if block is None:
+        return
+    new: list[Operation] = []
+    cur = prev.next_op if prev is not None else block.first_op
+    while cur is not None and cur is not anchor:
+        new.append(cur)
+        cur = cur.next_op
+    inherit_location(new, source)
+
+
+def _nearest_location(op: Operation) -> tuple[str, Operation] | None:
+    """The location of ``op``'s nearest ancestor that has one, and that ancestor."""
+    parent = op.parent_op()
+    while parent is not None:
+        if (where := op_location(parent)) is not None:
+            return where, parent
+        parent = parent.parent_op()
+    return None
+
+
 LOCATED = re.compile(r"[^\n]*:\d+:\d+: (?:error|warning|remark): ")
 """The start of a diagnostic that already says where (``file:line:col: error: ``)."""
+
+
+def split_clauses(message: str) -> list[str]:
+    """``message`` cut at each ``"; "`` outside brackets (a remark's line and its notes): a
+    parenthesised aside that contains ``"; "`` stays whole. ``(`` and ``[`` open, ``)`` and
+    ``]`` close (so a half-open ``[4, 7)`` is balanced)."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(message):
+        depth = max(0, depth + (c in "([") - (c in ")]"))
+        if depth == 0 and message.startswith("; ", i):
+            parts.append(message[start:i])
+            start = i + 2
+    return [*parts, message[start:]]
 
 
 def located(where: str, severity: str, message: str, context: Sequence[str]) -> str:
@@ -81,6 +143,11 @@ def op_error(op: Operation, message: str) -> str:
     head = f"'{op.name}' op {message}"
     where = op_location(op)
     context = (quote_location(where) if where is not None else []) or [f"  at: {op_text(op)}"]
+    if where is None and (near := _nearest_location(op)) is not None:
+        # generated code that no pass located: the enclosing op the user wrote
+        where, parent = near
+        context = [*quote_location(where), f"  at: {op_text(op)}",
+                   f"  (generated inside this '{parent.name}')"]
     if where is None:
         return "\n".join([head, *context])
     return located(where, "error", head, context)

@@ -13,13 +13,17 @@ flooring division agree.
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 V = TypeVar("V")
 
 
 class IndexMath(Protocol[V]):
-    """Integer operations on index values ``V`` (constants are plain ``int``)."""
+    """Integer operations on index values ``V`` (constants are plain ``int``).
+
+    Functions generic in ``V`` pass ``V | int`` values on to each other; mypy (1.x) then binds
+    ``V`` to ``V | int`` and reports ``IndexMath[V]`` as not an ``IndexMath[V | int]``: those
+    calls carry ``# type: ignore[arg-type]``."""
 
     def add(self, a: V | int, b: V | int) -> V | int: ...
 
@@ -38,31 +42,36 @@ class IndexMath(Protocol[V]):
     def shl(self, a: V | int, k: int) -> V | int: ...
 
 
-class IntMath:
-    """``IndexMath`` on Python integers."""
+IntLike = Any
+"""What ``IntMath`` computes on: Python integers, or numpy integer arrays (elementwise, as the
+interpreter and the TMA box model use it), so it is an ``IndexMath`` of either."""
 
-    def add(self, a: int, b: int) -> int:
+
+class IntMath:
+    """``IndexMath`` on Python integers (and, elementwise, on numpy integer arrays)."""
+
+    def add(self, a: IntLike, b: IntLike) -> IntLike:
         return a + b
 
-    def mul(self, a: int, k: int) -> int:
+    def mul(self, a: IntLike, k: int) -> IntLike:
         return a * k
 
-    def div(self, a: int, k: int) -> int:
+    def div(self, a: IntLike, k: int) -> IntLike:
         return a // k
 
-    def rem(self, a: int, k: int) -> int:
+    def rem(self, a: IntLike, k: int) -> IntLike:
         return a % k
 
-    def xor(self, a: int, b: int) -> int:
+    def xor(self, a: IntLike, b: IntLike) -> IntLike:
         return a ^ b
 
-    def and_(self, a: int, k: int) -> int:
+    def and_(self, a: IntLike, k: int) -> IntLike:
         return a & k
 
-    def shr(self, a: int, k: int) -> int:
+    def shr(self, a: IntLike, k: int) -> IntLike:
         return a >> k
 
-    def shl(self, a: int, k: int) -> int:
+    def shl(self, a: IntLike, k: int) -> IntLike:
         return a << k
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import product
 from math import gcd, prod
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, cast
 
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.radix import idx2crd, swizzle
@@ -189,7 +189,7 @@ class Affine:
     def is_static(self) -> bool:
         return not self.terms
 
-    def divisibility(self, divisor_of: dict[Hashable, int]) -> int:
+    def divisibility(self, divisor_of: Mapping[Hashable, int]) -> int:
         """The largest ``d`` for which ``self % d == 0`` is provable, given each symbol's
         divisibility; ``0`` means the offset is the constant 0 (divisible by anything)."""
         d = self.const
@@ -459,7 +459,7 @@ def slice_region(layout: Layout, shape: Sequence[int], offsets: Sequence[int | H
                 raise LayoutError(f"dynamic offset on dim {d} of layout {layout}, whose dim is "
                                   f"{kind}")
             stride = members[0].stride if members else 0
-            kept = (Iter(size, stride),) if members else ()
+            kept: tuple[Iter, ...] = (Iter(size, stride),) if members else ()
             iters.extend(kept)
             base = base + Affine(0, ((off, stride),))
             continue
@@ -632,7 +632,7 @@ def ownership(layout: Layout, scope: Scope, block: int,
     for digits in product(*(range(i.extent) for i in its)):
         key = [start.get(a, 0) for a in names]
         for c, it in zip(digits, its, strict=True):
-            key[names.index(it.axis)] += c * it.stride
+            key[names.index(cast(str, it.axis))] += c * it.stride  # a thread iter
         mine: set[int] = set()
         for shift in shifts:
             values = tuple(k + d for k, d in zip(key, shift, strict=True))

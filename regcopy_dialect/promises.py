@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     I64,
     ArrayAttr,
-    DYNAMIC_INDEX,
     DenseArrayBase,
     DictionaryAttr,
     IndexType,
@@ -24,7 +25,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     i64,
 )
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.memref import DimOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
@@ -39,6 +39,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from regcopy_dialect.strided import verify_stride_attrs
 
 DIVISIBILITY = "regcopy.divisibility"
 """Name of the kernel-argument attribute promising that an integer/index argument is a multiple
@@ -55,7 +57,7 @@ class MultipleOfOp(IRDLOperation):
 
     value = operand_def(IndexType | IntegerType)
     divisor = prop_def(IntegerAttr[I64])
-    result = result_def(IndexType | IntegerType)
+    result = result_def(IndexType | IntegerType)  # type: ignore[arg-type]  # a union, as operand_def
 
     traits = traits_def(Pure())
 
@@ -136,8 +138,8 @@ def divisibility_problem(attr: Attribute, arg: SSAValue | None, name: str = "the
     dividing it). None when it is valid."""
     if arg is not None and isinstance(arg.type, MemRefType):
         return _array_problem(attr, arg.type, name)
-    if not isinstance(attr, IntegerAttr) or isinstance(attr.type, IntegerType) and \
-            attr.type.width.data == 1:
+    if not isinstance(attr, IntegerAttr) or (isinstance(attr.type, IntegerType) and \
+            attr.type.width.data == 1):
         return (f"{DIVISIBILITY} of {name} must be an integer attribute such as 16 : i64, "
                 f"got {attr}")
     if attr.value.data < 1:
@@ -254,3 +256,5 @@ def verify_divisibility_attrs(kernel: Operation) -> None:
         name = f"argument #{i}" + (f" (%{arg.name_hint})" if arg and arg.name_hint else "")
         if (problem := divisibility_problem(attr, arg, name)) is not None:
             raise VerifyException(problem)
+    if (problem := verify_stride_attrs(kernel)) is not None:
+        raise VerifyException(problem)

@@ -66,7 +66,7 @@ def place_digit(math: IndexMath[V], index: V | int, place: int, extent: int, out
     division and remainder are kept as written (the round counter of a copy's loop is
     decoded that way, which keeps its emitted IR as it has always been)."""
     q = div(math, index, place, shifts)
-    return q if outermost else rem(math, q, extent, shifts)
+    return q if outermost else rem(math, q, extent, shifts)  # type: ignore[arg-type]  # mypy binds V to V | int (see IndexMath)
 
 
 def digit(math: IndexMath[V], index: V | int, extents: Sequence[int], k: int) -> V | int:
@@ -80,7 +80,7 @@ def idx2crd(math: IndexMath[V], index: V | int, extents: Sequence[int]
     """All digits ``(c_0, ..., c_{n-1})`` of ``index`` in the row-major radix ``extents``
     (outermost first): the inverse of ``crd2idx`` with the radix's place values."""
     places = suffix_product(extents)
-    return tuple(place_digit(math, index, q, e, k == 0)
+    return tuple(place_digit(math, index, q, e, k == 0)  # type: ignore[arg-type]  # mypy binds V to V | int (see IndexMath)
                  for k, (q, e) in enumerate(zip(places, extents, strict=True)))
 
 

@@ -77,7 +77,7 @@ class LocatingParser(Parser):
     def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>",
                  line_offset: int = 0) -> None:
         super().__init__(ctx, input, name)
-        self.lexer._unescaped_characters_regex = STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
+        self.lexer._unescaped_characters_regex = STRING_LITERAL  # type: ignore[attr-defined]  # pyright: ignore[reportPrivateUsage]
         text = self.lexer.input.content
         remember_source(name, text, line_offset)
         self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]

@@ -1,4 +1,4 @@
-# lit configuration of regcopy's FileCheck tests (xdsl-notes §7).
+# lit configuration of regcopy's FileCheck tests.
 #
 # Run the suite with `lit test` (or through pytest: test/python/test_lit.py runs one pytest item
 # per lit test file). A test is any `*.mlir` file under test/ that has a `RUN:` line; `.mlir` files

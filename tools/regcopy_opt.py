@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from io import StringIO
 from typing import IO
 
-from regcopy_tools.universe import REGCOPY_UNIVERSE
+from regcopy_tools.universe import DIALECT_OVERRIDES, REGCOPY_UNIVERSE
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
@@ -40,6 +40,8 @@ class RegcopyOptMain(xDSLOptMain):
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
+        registered = self.ctx._registered_dialects  # pyright: ignore[reportPrivateUsage]
+        registered.update(DIALECT_OVERRIDES)  # no public API replaces a registered dialect
         for name, factory in REGCOPY_UNIVERSE.all_dialects.items():
             if name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(name, factory)
@@ -68,6 +70,11 @@ class RegcopyOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument("--lower-reg-copy", action="store_true",
                                 help="shorthand for -p lower-reg-copy (after any -p passes)")
+        from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # not needed to start up
+        from regcopy_passes.options import options_help
+
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = options_help(LowerRegCopyPass.name, LowerRegCopyPass.options())
 
     def setup_pipeline(self) -> None:
         if self.args.lower_reg_copy:

@@ -20,7 +20,9 @@ prints the kernels as CUDA (``-t cuda``) and compiles them with NVRTC for sm_90.
   smaller tile);
 * ``--check``: runs the *un-lowered* IR on the CPU interpreter (the reference: every
   ``regcopy.copy`` moves its elements directly) on the same inputs and compares every buffer
-  bit for bit with the GPU run, one line per buffer (``equal`` or the first mismatch). Without
+  bit for bit with the GPU run, one line per buffer (``equal`` or the first mismatch; float
+  buffers of a kernel using ``math.exp``/``exp2``/``log``/``rsqrt``/``tanh`` within a few
+  ulps, ``tolerance``). Without
   a GPU the lowered IR runs on the CPU interpreter in the GPU's place, and a line on stderr
   says that the GPU part was skipped. The reference runs first, so a runtime error (an
   offset out of bounds, a broken ``regcopy.multiple_of`` promise) is one line that names
@@ -30,7 +32,10 @@ Scalar (``index``/integer/float) kernel parameters take their value from ``--arg
 (required: there is no default; a value that breaks the parameter's
 ``{regcopy.divisibility = N}`` promise is refused). A dynamic buffer (``memref<?x?xf32>``)
 takes its shape from ``--arg NAME=AxB`` (required; random data of that shape; the rank and
-static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` array).
+static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` array); a
+strided one (``strided<[?, 1]>``) takes its leading strides after a colon,
+``--arg NAME=1000x4000:4096`` (without: contiguous rows), and runs on a view of that stride
+(``strided_args``).
 ``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``):
 sizes, or integer expressions of the extents and scalars (``--grid 'cdiv(X[1], 8),
 cdiv(X[0], 32)'``: ``X[d]`` is extent d of ``%X``; ``launch_grid``). With ``--check``, when
@@ -88,7 +93,8 @@ from regcopy_tools.run_report import (
     sass_memory_ops,
     unknown_args,
 )
-from regcopy_tools.universe import REGCOPY_UNIVERSE
+from regcopy_tools.tolerance import approximate_ops, ulp_mismatch, ulps_for
+from regcopy_tools.universe import DIALECT_OVERRIDES, REGCOPY_UNIVERSE
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -126,6 +132,8 @@ def build_context() -> Context:
         from xdsl.universe import XDSL_UNIVERSE
 
         universes = [XDSL_UNIVERSE, REGCOPY_UNIVERSE]
+    for name, factory in DIALECT_OVERRIDES.items():
+        ctx.register_dialect(name, factory)
     for universe in universes:
         for name, factory in universe.all_dialects.items():
             if name not in ctx.registered_dialect_names:
@@ -321,13 +329,22 @@ def check_kernel(info: KernelInfo, args: list[HostArg], reference: ModuleOp,
 
 
 def compare_buffers(info: KernelInfo, candidate: list[np.ndarray], want: list[np.ndarray],
-                    label: str) -> list[str]:
-    """One line per buffer: ``equal (N elements)`` or the first mismatch."""
+                    label: str, approximate: Sequence[str] = ()) -> list[str]:
+    """One line per buffer: ``equal (N elements)`` or the first mismatch. With
+    ``approximate`` math ops in the kernel, float buffers compare within a few ulps
+    (``tolerance``) and say so."""
     lines: list[str] = []
     for p, got, ref in zip(info.buffers, candidate, want, strict=True):
-        problem = mismatch(got, ref, label, "reference")
+        ulps = ulps_for(p.type.element_type) if approximate else 0
+        if ulps:
+            problem = ulp_mismatch(got, ref, p.type.element_type, ulps, label, "reference")
+            equal = (f"equal ({ref.size} elements, within {ulps} ulp: "
+                     f"{', '.join(approximate)} not correctly rounded on the GPU)")
+        else:
+            problem = mismatch(got, ref, label, "reference")
+            equal = f"equal ({ref.size} elements)"
         lines.append(f"{buffer_title(info, p, ref)} " + (f"MISMATCH: {problem}" if problem
-                                                     else f"equal ({ref.size} elements)"))
+                                                     else equal))
     return lines
 
 
@@ -439,7 +456,8 @@ def run(args: argparse.Namespace) -> int:
         if want is None or reference is None:
             print("\n".join(checksum_lines(info, arrays)))
             continue
-        lines = compare_buffers(info, arrays, want, label)
+        lines = compare_buffers(info, arrays, want, label,
+                                approximate_ops(fn) if gpu else ())
         if args.grid is not None or any(p.dynamic for p in info.buffers):
             for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
                                            reference, host, want, launch_grid).items():

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, buffer_layout
+from regcopy_dialect.strided import argument_stride_divisors, is_strided
 
 HostArg = np.ndarray | int | float
 
@@ -84,6 +85,7 @@ def parse_shape(fn: func.FuncOp, k: int, text: str) -> tuple[int, ...]:
 
     t, name = cast(MemRefType, fn.args[k].type), param_name(fn, k)
     example = "x".join("1000" if d < 0 else str(d) for d in t.get_shape())
+    text = text.partition(":")[0]  # a strided buffer's strides follow (``strided_args``)
     try:
         shape = tuple(int(x, 10) for x in text.lower().split("x"))
     except ValueError:
@@ -111,9 +113,8 @@ def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
                          + (f" (a multiple of {n})" if (n := promise(fn, k)) else "")
                          for k in missing)
         example = " ".join(f"--arg {param_name(fn, k)}=" + (
-            "x".join("1000" if d < 0 else str(d)
-                     for d in cast(MemRefType, fn.args[k].type).get_shape())
-            if isinstance(fn.args[k].type, MemRefType) else "...") for k in missing)
+            "x".join("1000" if d < 0 else str(d) for d in t.get_shape())
+            if isinstance(t := fn.args[k].type, MemRefType) else "...") for k in missing)
         raise ArgumentSpecError(f"kernel @{fn.sym_name.data} needs a value for each scalar "
                                 f"parameter and a shape for each dynamic buffer: {need}; "
                                 f"pass {example}")
@@ -125,6 +126,9 @@ def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
         t = cast(MemRefType, arg.type)
         if is_dynamic(t):
             shape = parse_shape(fn, k, scalars[param_name(fn, k)])
+            if is_strided(t):
+                out.append(_strided(fn, k, shape, scalars[param_name(fn, k)], rng))
+                continue
             n = int(np.prod(shape))
             out.append(random_values(t.element_type, n, rng).reshape(shape))
             continue
@@ -133,6 +137,21 @@ def host_arguments(fn: func.FuncOp, rng: np.random.Generator,
         shape = tuple(t.get_shape())
         out.append(values.reshape(shape) if span == int(np.prod(shape)) else values)
     return out
+
+
+def _strided(fn: func.FuncOp, k: int, shape: tuple[int, ...], text: str,
+             rng: np.random.Generator) -> np.ndarray:
+    """The random view ``--arg NAME=AxB:S`` gives the strided argument ``k``
+    (``strided_args``)."""
+    from regcopy_tools.strided_args import parse_strides, strided_array
+
+    t = cast(MemRefType, fn.args[k].type)
+    try:
+        strides = parse_strides(t, param_name(fn, k), text, shape,
+                                argument_stride_divisors(fn, k))
+    except ValueError as e:
+        raise ArgumentSpecError(str(e)) from None
+    return strided_array(t, shape, strides, rng)
 
 
 def unknown_args(fns: Sequence[func.FuncOp], scalars: Mapping[str, str]) -> list[str]:

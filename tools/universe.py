@@ -59,6 +59,19 @@ def get_sass_target() -> type[Target]:
     return SassTarget
 
 
+def get_gpu_dialect() -> Dialect:
+    from regcopy_dialect.gpu_shuffle import GPU_WITH_SHUFFLE
+
+    return GPU_WITH_SHUFFLE
+
+
+DIALECT_OVERRIDES = {"gpu": get_gpu_dialect}
+"""Dialects that regcopy's own drivers (``regcopy-opt``, ``regcopy-run``) load in place of
+xDSL's: ``gpu`` with ``gpu.shuffle``. A ``Universe`` cannot replace a dialect of another
+universe (duplicate names are an error): under stock ``xdsl-opt`` the parse hook below adds
+``gpu.shuffle`` to its context instead (``gpu_shuffle.add_shuffle``)."""
+
+
 REGCOPY_UNIVERSE = Universe(
     all_dialects={"regcopy": get_regcopy_dialect},
     all_passes={"lower-reg-copy": get_lower_reg_copy,
@@ -76,7 +89,8 @@ for; any other frontend is left alone)."""
 def locate_parsed_ops() -> None:
     """Make ``xDSLOptMain.parse_chunk`` parse ``.mlir`` text with ``LocatingParser`` (the same
     parse, plus each op's ``file:line:col``; line numbers count from the top of the file under
-    ``--split-input-file``) where the driver uses xDSL's stock MLIR frontend. Runs when this
+    ``--split-input-file``), with ``gpu.shuffle`` known, where the driver uses xDSL's stock
+    MLIR frontend. Runs when this
     module is loaded, which ``xDSLOptMain`` does while it registers dialects, before it parses;
     a no-op when no ``xDSLOptMain`` is loaded or the hook is already in place."""
     opt_main = sys.modules.get("xdsl.xdsl_opt_main")
@@ -92,8 +106,10 @@ def locate_parsed_ops() -> None:
         frontend = self.available_frontends.get(file_extension)
         if getattr(frontend, "__qualname__", None) != _STOCK_FRONTEND:
             return stock(self, chunk, file_extension, start_offset)
+        from regcopy_dialect.gpu_shuffle import add_shuffle
         from regcopy_dialect.source import parse_located
 
+        add_shuffle(self.ctx)
         return parse_located(self.ctx, chunk.read(), self.get_input_name(), start_offset,
                              not self.args.no_implicit_module)
 

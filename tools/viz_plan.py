@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from regcopy_passes.banks import WARP, bank_groups, instruction_wavefronts, lane_groups
 from regcopy_passes.dispatch import Accepted, Rejected
+from regcopy_passes.lower_convert import is_conversion, plan_conversion
 from regcopy_passes.lower_reg_copy import plan_for
 from regcopy_passes.planning import CopyPlan, round_deltas
 from regcopy_passes.transfer import VectorTransfer
@@ -145,6 +146,12 @@ def copy_picture(op: CopyOp, index: int, thread: int = 0, warp: int = 0, round_:
                  max_vector_bits: int = 128) -> CopyPicture:
     """Everything ``regcopy-viz`` shows for the ``index``-th copy of a file."""
     head = f"copy #{index}: {op_text(op)}"
+    if is_conversion(op):  # register <-> register: the conversion's plan, no transfer picture
+        try:
+            conversion = plan_conversion(op)[0].describe()
+        except Rejected as reason:
+            return CopyPicture((head, f"  not lowered by lower-reg-copy: {reason}"), ())
+        return CopyPicture((head, f"  plan: {conversion}"), ())
     try:
         lp = plan_for(op, max_vector_bits)  # exactly the pass's plan
         acc, plan, shared = lp.acc, lp.copy, lp.shared

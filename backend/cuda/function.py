@@ -4,17 +4,20 @@
 which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
 
 * the module: the ``cuda_types.PRELUDE`` (and the f32 <-> f16/bf16 helpers
-  of ``lanes.CONVERSIONS`` that the module calls), then each ``func.func`` (anything else at module
+  of ``lanes.CONVERSIONS`` and the ``maximumf``/``minimumf`` helpers of ``compute.HELPERS``
+  that the module calls), then each ``func.func`` (anything else at module
   level is an ``UnsupportedOpError``);
 * a function: a kernel (``func.func`` carrying ``regcopy.launch``) is
   ``extern "C" __global__ void __launch_bounds__(block)`` (``(block, min_blocks)`` when the
   launch gives ``min_blocks``), any other function
   ``extern "C" __device__ void``; one block, no results; its global memref arguments are
   ``T* __restrict__`` parameters (a dynamic one followed by one ``index`` parameter per
-  ``?`` dimension, ``<name>_dim<i>``: ``extent_params``) and its scalar arguments scalar
+  ``?`` dimension, ``<name>_dim<i>``, then, for a ``strided<[...]>`` one, per ``?`` stride,
+  ``<name>_stride<i>``: ``extent_params``) and its scalar arguments scalar
   parameters, in order;
 * shared memory: the limits are checked and ``shared.dyn`` buffers placed at 128-byte aligned
-  offsets into the kernel's ``extern __shared__ unsigned char rc_smem[]`` (``shared_memory``);
+  offsets into the module's one ``extern __shared__ unsigned char rc_smem[]``, declared at file
+  scope with the largest alignment any kernel's buffers need (``shared_memory``);
 * ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
   more, or a dynamic buffer (its runtime size may reach that) (``literals.index_ctype``);
 * names: values keep their MLIR names when those are plain, unreserved C identifiers and are
@@ -28,30 +31,40 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import cast
 
+from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
+from regcopy_backend.cuda.arith import ArithError, constant_literal
+from regcopy_backend.cuda.compute import COMPUTE_OPS, module_helpers
+from regcopy_backend.cuda.kernel_info import (
+    LAUNCH,
+    is_kernel,
+    scalar_param,
+    tensor_map_ops,
+)
+from regcopy_backend.cuda.literals import index_ctype
+from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
+from regcopy_backend.cuda.shared_memory import (
+    SharedMemoryError,
+    dynamic_shared_alignment,
+    check_shared_limits,
+    shared_allocas,
+    shared_usage,
+)
+from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
+from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
 from xdsl.dialects import arith, func, gpu, memref, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 from xdsl.utils.exceptions import DiagnosticException
 
-from regcopy_backend.cuda.literals import index_ctype
-from regcopy_backend.cuda.arith import SUPPORTED as ARITH_OPS
-from regcopy_backend.cuda.arith import ArithError, constant_literal
-from regcopy_backend.cuda.names import c_identifier, function_c_names, unique_name
-from regcopy_backend.cuda.lanes import conversion_helpers
-from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
-from regcopy_backend.cuda.kernel_info import LAUNCH, is_kernel, scalar_param, tensor_map_ops
-from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
-from regcopy_backend.cuda.shared_memory import (
-    SharedMemoryError,
-    alloca_alignment,
-    check_shared_limits,
-    shared_allocas,
-    shared_usage,
-)
 from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.regcopy import LaunchAttr, MemSpace, MultipleOfOp, StorageOp, memory_space
+from regcopy_dialect.strided import dynamic_stride_dims
 from regcopy_dialect.tma_ops import TensorMapOp
+
+MATRIX_OP_NAMES = frozenset({"regcopy.ldmatrix", "regcopy.stmatrix"})
+"""Ops whose functions keep C++ vector stores into dynamic buffers (``ptx_stores``)."""
 
 DYN_SMEM = "rc_smem"
 """The ``extern __shared__`` byte array holding a kernel's ``shared.dyn`` buffers."""
@@ -67,10 +80,10 @@ class UnsupportedOpError(CudaEmitError, NotImplementedError):
 
 PURE_OPS: tuple[type[Operation], ...] = (
     arith.ConstantOp, *ARITH_OPS, StorageOp, MultipleOfOp, memref.AllocaOp, memref.LoadOp,
-    memref.DimOp,
+    memref.DimOp, memref.ExtractStridedMetaDataOp,
     vector.LoadOp, vector.BitcastOp, vector.BroadcastOp,
     gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp, gpu.LaneIdOp,
-    gpu.GlobalIdOp, gpu.SubgroupIdOp,
+    gpu.GlobalIdOp, gpu.SubgroupIdOp, *COMPUTE_OPS, ShuffleOp,
 )
 """Ops printed only when a printed op uses their result."""
 
@@ -85,8 +98,8 @@ def vector_step(buf: SSAValue, indices: list[SSAValue], op: Operation
     not ``a + q * n`` and then its bytes."""
     index = indices[0] if len(indices) == 1 else None
     add = index.owner if index is not None else None
-    if not isinstance(add, arith.AddiOp) or memory_space(buf.type) not in (
-            MemSpace.SHARED, MemSpace.SHARED_DYN):
+    if not isinstance(add, arith.AddiOp) or not isinstance(buf.type, MemRefType) or \
+            memory_space(buf.type) not in (MemSpace.SHARED, MemSpace.SHARED_DYN):
         return None
     shift = add.rhs.owner
     vtype = (op.results[0] if op.results else op.operands[0]).type
@@ -146,7 +159,11 @@ class CudaFunctionPrinter(BasePrinter):
     dyn_offsets: dict[Operation, int] = field(default_factory=dict[Operation, int], init=False)
     extents: dict[tuple[SSAValue, int], str] = field(
         default_factory=dict[tuple[SSAValue, int], str], init=False)
-    no_shared: bool = field(default=True, init=False)
+    strides: dict[tuple[SSAValue, int], str] = field(
+        default_factory=dict[tuple[SSAValue, int], str], init=False)
+    ptx_stores: bool = field(default=True, init=False)
+    """Whether 16/8-byte stores into dynamic global buffers print as inline PTX
+    (``CudaPrinter.ptx_store``): in every function without ldmatrix/stmatrix."""
 
     # ---- output helpers -----------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -200,10 +217,15 @@ class CudaFunctionPrinter(BasePrinter):
     # ---- module and functions -----------------------------------------------------------
     def print_module(self, module: ModuleOp) -> None:
         self.print_string(PRELUDE)
-        self.print_string(conversion_helpers(module.walk()))
+        self.print_string(module_helpers(module.walk()))
         if any(isinstance(op, TensorMapOp) for op in module.walk()):
             self.print_string(TENSOR_MAP_DECL)
         self.function_names = function_c_names(module)
+        if (align := dynamic_shared_alignment(module)) is not None:
+            # one declaration for every kernel: NVRTC keeps a single rc_smem, so kernels
+            # declaring it with their own alignments would all get one of them
+            self.print_string(f"extern __shared__ __align__({align}) unsigned char "
+                              f"{DYN_SMEM}[];\n")
         for op in module.ops:
             if not isinstance(op, func.FuncOp):
                 raise UnsupportedOpError(op_error(op, "at module level is not supported by "
@@ -220,11 +242,12 @@ class CudaFunctionPrinter(BasePrinter):
             raise self.fail(f, "returns values; CUDA kernels and the printed device functions "
                             "return void")
         self.names, self.taken, self.unnamed, self.extents = {}, set(), 0, {}
+        self.strides = {}
         self.hinted = {c_identifier(v.name_hint, "v") for v in _values(f)
                        if v.name_hint is not None}
         self.index_type = index_ctype(f)
         self.live = live_ops(f)
-        self.no_shared = not shared_allocas(f)
+        self.ptx_stores = not any(op.name in MATRIX_OP_NAMES for op in f.walk())
         kernel = is_kernel(f)
         self.plan_shared(f, kernel)
         params = ", ".join([self.param(k, f, kernel) for k in range(len(f.args))]
@@ -240,9 +263,6 @@ class CudaFunctionPrinter(BasePrinter):
         name = self.function_names.get(f.sym_name.data) or c_identifier(f.sym_name.data, "k")
         self.line(f"{head} {name}({params}) {{")
         with self.indented():
-            if self.dyn_offsets:
-                align = max(alloca_alignment(op) for op in self.dyn_offsets)
-                self.line(f"extern __shared__ __align__({align}) unsigned char {DYN_SMEM}[];")
             self.print_block(f.body.block)
         self.line("}")
 
@@ -295,12 +315,18 @@ class CudaFunctionPrinter(BasePrinter):
     def extent_params(self, arg: SSAValue) -> list[str]:
         """``index X_dim0, index X_dim1, ...``: one parameter per ``?`` dimension of the
         memref argument ``arg`` (named ``<arg>_dim<i>``, in dimension order), which
-        ``memref.dim`` reads (``extents``)."""
+        ``memref.dim`` reads (``extents``); then, for a ``strided<[...]>`` buffer, one per
+        ``?`` stride (``<arg>_stride<i>``, in dimension order), which
+        ``memref.extract_strided_metadata`` reads (``strides``)."""
         out: list[str] = []
-        shape = cast(MemRefType, arg.type).get_shape()
-        for i in (i for i, d in enumerate(shape) if d < 0):
+        t = cast(MemRefType, arg.type)
+        for i in (i for i, d in enumerate(t.get_shape()) if d < 0):
             name = unique_name(f"{self.names[arg]}_dim{i}", self.taken)
             self.extents[(arg, i)] = name
+            out.append(f"{self.index_type} {name}")
+        for i in dynamic_stride_dims(t):
+            name = unique_name(f"{self.names[arg]}_stride{i}", self.taken)
+            self.strides[(arg, i)] = name
             out.append(f"{self.index_type} {name}")
         return out
 

@@ -33,6 +33,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.promises import argument_promise, divisibility_problem
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr, StorageOp, buffer_layout
+from regcopy_dialect.strided import argument_stride_divisors, dynamic_stride_dims, is_strided
 from regcopy_dialect.tma_ops import TensorMapOp
 
 if TYPE_CHECKING:  # numpy is imported where a scalar parameter needs it (fast CLI start-up)
@@ -49,13 +50,27 @@ class KernelParam:
 
     A dynamic buffer (some size ``?``) is followed in the printed signature by one
     ``index``-typed extent parameter per ``?`` dimension, in dimension order
-    (``dynamic_dims``); ``divisors`` is its ``regcopy.divisibility`` array (one divisor per
+    (``dynamic_dims``), then, when ``strided<[...]>``, one per ``?`` stride
+    (``stride_dims``); ``divisors`` is its ``regcopy.divisibility`` array (one divisor per
     dimension, 1: no promise), which the runner checks at launch."""
 
     name: str
     type: MemRefType
     alignment: int  # bytes: element size, or the widest vector access through it
     divisors: tuple[int, ...] | None = None
+    stride_divisors: tuple[int, ...] | None = None
+    """A strided buffer's ``regcopy.stride_divisibility`` array (checked at launch)."""
+
+    @property
+    def strided(self) -> bool:
+        """Whether the buffer is ``strided<[...]>`` (a view; its ``?`` strides are extra
+        parameters after its extents: ``stride_dims``)."""
+        return is_strided(self.type)
+
+    @property
+    def stride_dims(self) -> tuple[int, ...]:
+        """The dimensions whose stride is a runtime value (an extra kernel parameter)."""
+        return dynamic_stride_dims(self.type)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -257,7 +272,7 @@ def extent_divisors(f: func.FuncOp, k: int) -> tuple[int, ...] | None:
     arg = f.args[k]
     if (problem := divisibility_problem(attr, arg, f"%{arg.name_hint or f'arg{k}'}")):
         raise ValueError(f"kernel @{f.sym_name.data}: {problem}")
-    return tuple(int(d) for d in cast(DenseArrayBase, attr).get_values())
+    return tuple(int(d) for d in cast(DenseArrayBase[IntegerType], attr).get_values())
 
 
 def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
@@ -298,7 +313,7 @@ def kernel_info(f: func.FuncOp) -> KernelInfo:
         t = cast(MemRefType, arg.type)
         align = max(element_bytes(t.element_type), widest.get(arg, 0))
         params.append(KernelParam(arg.name_hint or f"arg{k}", t, align,
-                                  extent_divisors(f, k)))
+                                  extent_divisors(f, k), argument_stride_divisors(f, k)))
     usage = shared_usage(f)
     check_shared_limits(f.sym_name.data, usage)
     return KernelInfo(

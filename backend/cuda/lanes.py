@@ -29,15 +29,18 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
+    Float64Type,
     IntegerType,
     VectorType,
 )
 from xdsl.ir import Attribute, Operation
 
 from regcopy_backend.cuda.types import TRANSFER_TYPES, element_bytes
-from regcopy_backend.runtime.host_data import bf16_bits
+from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
 
 WORDS: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "uint2": (".x", ".y")}
 
@@ -253,8 +256,10 @@ def lane_bytes(values: Sequence[float | int], lane_t: Attribute) -> bytes:
     """The little-endian bytes of constant lanes of type ``lane_t``."""
     if isinstance(lane_t, BFloat16Type):
         return b"".join(bf16_bits(float(v)).to_bytes(2, "little") for v in values)
-    if isinstance(lane_t, Float16Type | Float32Type):
-        dtype = "<f2" if isinstance(lane_t, Float16Type) else "<f4"
+    if isinstance(lane_t, Float8E4M3FNType | Float8E5M2Type):  # bits, as cvt.rn.satfinite
+        return bytes(fp8_bits(float(v), lane_t) for v in values)
+    if isinstance(lane_t, Float16Type | Float32Type | Float64Type):
+        dtype = {Float16Type: "<f2", Float32Type: "<f4", Float64Type: "<f8"}[type(lane_t)]
         with np.errstate(over="ignore"):
             return np.array(values, dtype=np.float64).astype(dtype).tobytes()
     if isinstance(lane_t, IntegerType):

@@ -31,12 +31,15 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access; ``vector.bitcast`` between vectors
   of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
   add/sub/mul on i32 and f32 lanes);
-* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers).
+* ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers);
+  its loop-carried values are variables declared before it (``yield_carried``);
+* ``math`` ops, ``arith.maximumf``/``minimumf``, ``vector.broadcast`` of any lanes and
+  ``gpu.shuffle`` are ``cuda.compute``'s;
 * runtime extents: a dynamic global buffer parameter is its pointer followed by one ``index``
   parameter per ``?`` dimension (``<name>_dim<i>``, in dimension order; ``function``);
   ``memref.dim`` is that parameter (a static size: a literal; the flat storage of a dynamic
   buffer: the product of its extents); a 16/8-byte ``vector.store`` into a dynamic buffer,
-  in a function without shared memory, is one inline-PTX ``st.global.v4``/``v2``
+  in a function without ldmatrix/stmatrix, is one inline-PTX ``st.global.v4``/``v2``
   (``ptx_store``);
 * ``scf.if`` with results: each used result is a variable declared before the ``if`` and
   assigned by the ``scf.yield`` of each branch;
@@ -76,9 +79,19 @@ from regcopy_backend.cuda.function import (
     live_ops,
     vector_step,
 )
+from regcopy_backend.cuda.compute import (
+    COMPUTE_OPS,
+    ComputeError,
+    broadcast_lanes,
+    math_expression,
+    shuffle_expression,
+    shuffle_offset,
+    shuffle_valid,
+)
 from regcopy_backend.cuda.kernel_info import root_buffer
 from regcopy_backend.cuda.literals import int_literal
 from regcopy_backend.cuda.matrix import print_matrix
+from regcopy_backend.cuda.mma import mma_statements
 from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
 from regcopy_passes.lower_layout_access import (
@@ -90,7 +103,9 @@ from regcopy_passes.lower_layout_access import (
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -107,8 +122,12 @@ from regcopy_dialect.async_ops import (
     CpAsyncOp,
     CpAsyncWaitOp,
 )
+from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.diagnostics import op_error, op_location
+from regcopy_dialect.gpu_shuffle import ShuffleOp, shuffle_width_error
+from regcopy_dialect.strided import layout_strides
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.regcopy import (
     CopyOp,
     LayoutAttr,
@@ -153,6 +172,8 @@ class CudaPrinter(CudaFunctionPrinter):
     def print_op(self, op: Operation) -> None:
         if isinstance(op, ARITH_OPS):
             return self.print_arith(op)
+        if isinstance(op, COMPUTE_OPS):
+            return self.print_compute(op)
         raise UnsupportedOpError(op_error(op, "is not supported by the CUDA target"))
 
     def print_arith(self, op: Operation) -> None:
@@ -162,6 +183,28 @@ class CudaPrinter(CudaFunctionPrinter):
         except (ArithError, CudaTypeError) as e:
             raise UnsupportedOpError(op_error(op, str(e))) from None
         self.assign(op, rhs)
+
+    def print_compute(self, op: Operation) -> None:
+        """``math`` ops and ``arith.maximumf``/``minimumf`` (``cuda.compute``)."""
+        rt = self.ctype(op.results[0].type, op)
+        try:
+            rhs = math_expression(op, [self.val(v) for v in op.operands], rt)
+        except ComputeError as e:
+            raise UnsupportedOpError(op_error(op, str(e))) from None
+        self.assign(op, rhs)
+
+    @print_op.register
+    def _(self, op: ShuffleOp) -> None:
+        """``__shfl_*_sync`` of the whole warp (``cuda.compute``); each result is printed
+        only when used."""
+        if (problem := shuffle_width_error(op)) is not None:
+            raise self.fail(op, problem)
+        ct = self.ctype(op.value.type, op)
+        offset = shuffle_offset(op.offset, self.val(op.offset))
+        if op.shuffle_result.uses:
+            self.assign(op, shuffle_expression(op, self.val(op.value), offset, ct))
+        if op.valid.uses:
+            self.line(f"const bool {self.define(op.valid)} = {shuffle_valid(op, offset)};")
 
     @print_op.register
     def _(self, op: CopyOp) -> None:
@@ -190,23 +233,48 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: scf.YieldOp) -> None:
         """The end of an ``scf.if`` branch assigns the yielded values to the if's result
-        variables (those that are used); loops carry no values."""
+        variables (those that are used); the end of an ``scf.for`` body assigns them to its
+        loop-carried variables, through temporaries when several are carried (the next
+        iteration sees all of them updated at once, as MLIR's block arguments)."""
         if not op.arguments:
             return
         parent = op.parent_op()
+        if isinstance(parent, scf.ForOp):
+            return self.yield_carried(op, parent)
         if not isinstance(parent, scf.IfOp):
-            raise self.fail(op, "yields values; loop-carried values are not supported by the "
-                            "CUDA target")
+            raise self.fail(op, f"yields values to {parent.name if parent else 'nothing'}; "
+                            "the CUDA target prints scf.yield of scf.if and scf.for")
         for result, value in zip(parent.results, op.arguments, strict=True):
             if result.uses:
                 self.line(f"{self.names[result]} = {self.val(value)};")
 
+    def yield_carried(self, op: scf.YieldOp, loop: scf.ForOp) -> None:
+        carried = loop.body.block.args[1:]
+        moves = [(a, self.val(v)) for a, v in zip(carried, op.arguments, strict=True)
+                 if self.names[a] != self.val(v)]
+        if len(moves) == 1:
+            self.line(f"{self.names[moves[0][0]]} = {moves[0][1]};")
+            return
+        temps: list[tuple[str, str]] = []
+        for arg, value in moves:
+            temp = self.fresh("t")
+            self.line(f"const {self.ctype(arg.type, op)} {temp} = {value};")
+            temps.append((self.names[arg], temp))
+        for name, temp in temps:
+            self.line(f"{name} = {temp};")
+
     @print_op.register
     def _(self, op: scf.ForOp) -> None:
-        if op.iter_args:
-            raise self.fail(op, "has iter_args; loop-carried values are not supported by the "
-                            "CUDA target")
+        """A C ``for``; ``#pragma unroll`` with constant bounds. Each loop-carried value is a
+        variable declared before the loop (initialised to its init value), read by the body
+        through its block argument, assigned by the body's ``scf.yield`` and read after the
+        loop through the loop's result."""
         bounds = (op.lb, op.ub, op.step)
+        for arg, init, result in zip(op.body.block.args[1:], op.iter_args, op.results,
+                                     strict=True):
+            name = self.define(arg, "acc")
+            self.line(f"{self.ctype(arg.type, op)} {name} = {self.val(init)};")
+            self.names[result] = name
         if all(isinstance(v.owner, arith.ConstantOp) for v in bounds):
             self.line("#pragma unroll")
         lb, ub, step = (self.val(v) for v in bounds)
@@ -269,7 +337,7 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: gpu.BarrierOp) -> None:
-        self.line("__syncthreads();")
+        self.line("__syncwarp();" if "regcopy.warp" in op.attributes else "__syncthreads();")
 
     # ---- memory -------------------------------------------------------------------------
     @print_op.register
@@ -320,9 +388,52 @@ class CudaPrinter(CudaFunctionPrinter):
             terms = [self.extents.get((root, i)) or self.index_literal(d)
                      for i, d in enumerate(sizes)]
             if all(d >= 0 or (root, i) in self.extents for i, d in enumerate(sizes)):
-                return "(" + " * ".join(terms) + ")"
+                if (strides := layout_strides(cast(MemRefType, root.type))) is None:
+                    return "(" + " * ".join(terms) + ")"
+                # a strided buffer spans 1 + sum((E_i - 1) * s_i) elements
+                spans = [f"({e} - 1) * {self.stride(op, root, i, s)}"
+                         for i, (e, s) in enumerate(zip(terms, strides, strict=True))]
+                return "(1 + " + " + ".join(spans) + ")"
         raise self.fail(op, "reads a runtime extent of a buffer that is not a kernel or "
                         "function argument; the CUDA target passes extents with arguments")
+
+    def stride(self, op: Operation, buf: SSAValue, dim: int, static: int) -> str:
+        """Stride ``dim`` of the strided buffer ``buf``: a literal when static, else its
+        stride parameter (``extent_params``)."""
+        if static != DYNAMIC_INDEX:
+            return self.index_literal(static)
+        if (name := self.strides.get((buf, dim))) is not None:
+            return name
+        raise self.fail(op, "reads a runtime stride of a buffer that is not a kernel or "
+                        "function argument; the CUDA target passes strides with arguments")
+
+    @print_op.register
+    def _(self, op: memref.ExtractStridedMetaDataOp) -> None:
+        """The metadata of a kernel argument: the base is the pointer, the offset 0, the
+        sizes the extents (``memref.dim``), the strides literals or the stride parameters
+        (row-major products of the extents for a buffer without ``strided<[...]>``)."""
+        t = cast(MemRefType, op.source.type)
+        shape = t.get_shape()
+        self.names[op.base_buffer] = self.val(op.source)
+        self.names[op.offset] = self.index_literal(0)
+        terms: list[str] = []
+        for i, size in enumerate(op.sizes):
+            if shape[i] >= 0:
+                terms.append(self.index_literal(shape[i]))
+            elif (name := self.extents.get((op.source, i))) is not None:
+                terms.append(name)
+            else:
+                raise self.fail(op, "reads a runtime extent of a buffer that is not a kernel "
+                                "or function argument; the CUDA target passes extents with "
+                                "arguments")
+            self.names[size] = terms[-1]
+        strides = layout_strides(t)
+        for i, result in enumerate(op.strides):
+            if strides is not None:
+                self.names[result] = self.stride(op, op.source, i, strides[i])
+            else:
+                self.names[result] = "(" + " * ".join(terms[i + 1:]) + ")" \
+                    if i + 1 < len(terms) else self.index_literal(1)
 
     def index_literal(self, value: int) -> str:
         return f"{value}LL" if self.index_type == INDEX_64 else int_literal(value)
@@ -389,8 +500,8 @@ class CudaPrinter(CudaFunctionPrinter):
     @print_op.register
     def _(self, op: vector.StoreOp) -> None:
         access = self.ctype(op.vector.type, op)
-        if self.index_type == INDEX_64 and access in PTX_STORES and self.no_shared and \
-                any(d < 0 for d in cast(MemRefType, root_buffer(op.base).type).get_shape()):
+        if self.index_type == INDEX_64 and access in PTX_STORES and self.ptx_stores and \
+                is_dynamic(cast(MemRefType, root_buffer(op.base).type)):
             return self.ptx_store(op, access)
         target = self.vector_address(op, op.base, list(op.indices), access)
         self.line(f"{target} = {self.val(op.vector)};")
@@ -402,9 +513,11 @@ class CudaPrinter(CudaFunctionPrinter):
         (``STG.E`` x 4 where ``STG.E.128`` is meant). ``volatile`` and the ``memory`` clobber
         keep it in order with the function's other memory accesses, as a C++ store is.
 
-        Only in functions without shared memory (global <-> register copies): in a kernel
-        with shared buffers and ``ldmatrix`` (the GEMM example) the inline PTX made ptxas
-        spill (3 ``LDL``/``STL``), while its C++ stores stay ``STG.E.128`` there."""
+        In every function but those with ``ldmatrix``/``stmatrix``: in the GEMM example the
+        inline PTX made ptxas (NVRTC 13.0) spill (3 ``LDL``/``STL``), while its C++ stores
+        stay ``STG.E.128`` there. A kernel with shared memory but no ldmatrix (a row-wise
+        kernel with a shared buffer, promised rows of 4) had one of its C++ 128-bit stores
+        split into four ``STG.E`` when they were kept to functions without shared memory."""
         words = PTX_STORES[access]
         value = self.val(op.vector)
         address = self.address(op, op.base, list(op.indices))
@@ -415,11 +528,17 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: vector.BroadcastOp) -> None:
-        """An ``i32`` scalar in every word of a ``vector<w x i32>``
-        (``cuda_arith.broadcast_expression``)."""
+        """A scalar in every lane: an ``i32`` in every word of a ``vector<w x i32>``
+        (``cuda_arith.broadcast_expression``), any other lanes packed
+        (``cuda.compute.broadcast_lanes``)."""
+        source, result = op.source.type, cast(VectorType, op.vector.type)
         try:
-            rhs = broadcast_expression(op.source.type, op.vector.type, self.val(op.source))
-        except (ArithError, CudaTypeError) as e:
+            if source == result.element_type == IntegerType(32):
+                rhs = broadcast_expression(source, result, self.val(op.source))
+            else:
+                rt = self.ctype(result, op)
+                rhs = broadcast_lanes(source, result, self.val(op.source), rt)
+        except (ArithError, CudaTypeError, ComputeError) as e:
             raise self.fail(op, str(e)) from None
         self.assign(op, rhs)
 
@@ -453,6 +572,17 @@ class CudaPrinter(CudaFunctionPrinter):
         """Inline PTX (``cuda_matrix``): flat storages, the lane's 1-D offset."""
         self.line(print_matrix(op, self.val(op.shared), self.val(op.offset),
                                self.val(op.registers)))
+
+    # ---- tensor cores (cuda.mma) --------------------------------------------------------
+    @print_op.register
+    def _(self, op: MmaSyncOp) -> None:
+        for text in mma_statements(op, self.val(op.a), self.val(op.b), self.val(op.c)):
+            self.line(text)
+
+    @print_op.register
+    def _(self, op: MmaOp) -> None:
+        raise UnsupportedOpError(op_error(
+            op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass"))
 
     # ---- the bulk tensor copy (TMA) and its mbarrier (cuda.tma) ------------------------
     def barrier(self, op: MBarrierInitOp | MBarrierArriveExpectTxOp | MBarrierTryWaitParityOp
@@ -545,3 +675,7 @@ def print_cuda(module: ModuleOp, checked_promises: bool = False) -> str:
     CudaPrinter(stream=out, checked_promises=checked_promises).print_module(
         lower_layout_access(module.clone()))
     return out.getvalue()
+
+
+# gpu.shuffle and vector.extract (register ↔ register conversions) register themselves here.
+from regcopy_backend.cuda import convert_print as _convert_print  # noqa: E402, F401

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from regcopy_backend.cuda.types import element_bytes
 from regcopy_dialect.regcopy import MemSpace, buffer_layout, memory_space
@@ -103,21 +103,47 @@ def alloca_alignment(op: memref.AllocaOp) -> int:
     return max(DYN_ALIGN, op.alignment.value.data if op.alignment is not None else 0)
 
 
+def dynamic_shared_alignment(module: ModuleOp) -> int | None:
+    """The alignment of the module's one ``extern __shared__`` array: the largest any
+    ``shared.dyn`` buffer of any kernel needs (None without ``shared.dyn``). Every kernel of
+    a module sees the same declaration, so it must satisfy all of them."""
+    aligns = [alloca_alignment(op) for op in module.walk()
+              if isinstance(op, memref.AllocaOp)
+              and memory_space(cast(MemRefType, op.memref.type)) == MemSpace.SHARED_DYN]
+    return max(aligns, default=None)
+
+
+SCRATCH_ATTR = "regcopy.scratch"
+"""On a ``shared.dyn`` alloca: the scratch tile of a register <-> register conversion."""
+
+
 def shared_usage(f: func.FuncOp) -> SharedUsage:
-    """The shared buffers of ``f`` with the ``shared.dyn`` offsets of the module docstring."""
-    out: list[SharedBuffer] = []
+    """The shared buffers of ``f`` with the ``shared.dyn`` offsets of the module docstring;
+    the conversions' scratch tiles (``regcopy.scratch``, whose lifetimes never overlap: each is
+    written and read between barriers by one conversion) all start at one offset after the
+    other ``shared.dyn`` buffers, so they take the largest one's bytes, not their sum."""
+    out: list[SharedBuffer | memref.AllocaOp] = []
     end = 0
+    scratch: list[tuple[int, memref.AllocaOp]] = []
     for k, op in enumerate(shared_allocas(f)):
         t = cast(MemRefType, op.memref.type)
         name = op.memref.name_hint or f"shared{k}"
         size = alloca_bytes(t)
-        if memory_space(t) == MemSpace.SHARED_DYN:
+        if memory_space(t) == MemSpace.SHARED_DYN and SCRATCH_ATTR in op.attributes:
+            scratch.append((len(out), op))
+            out.append(op)
+        elif memory_space(t) == MemSpace.SHARED_DYN:
             offset = round_up(end, alloca_alignment(op))
             end = offset + size
             out.append(SharedBuffer(name, size, offset))
         else:
             out.append(SharedBuffer(name, size, None))
-    return SharedUsage(tuple(out))
+    if scratch:
+        start = round_up(end, max(alloca_alignment(op) for _, op in scratch))
+        for k, op in scratch:
+            t = cast(MemRefType, op.memref.type)
+            out[k] = SharedBuffer(op.memref.name_hint or f"shared{k}", alloca_bytes(t), start)
+    return SharedUsage(tuple(cast(SharedBuffer, b) for b in out))
 
 
 def _listing(buffers: tuple[SharedBuffer, ...]) -> str:

@@ -118,5 +118,6 @@ def local_traffic(sass: str, infos: Sequence[KernelInfo], source: str,
     if not counts:
         return []
     usage = ptxas_usage(source, arch)
-    return [LocalTraffic(info.name, loads, stores, *usage.get(info.symbol, (None, None)),
+    unknown: tuple[int | None, int | None] = (None, None)
+    return [LocalTraffic(info.name, loads, stores, *usage.get(info.symbol, unknown),
                          info.block, info.min_blocks) for info, (loads, stores) in counts]

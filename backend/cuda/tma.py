@@ -23,16 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from regcopy_backend.cuda.matrix import shared_address
+
 TENSOR_MAP_DECL = """\
 #ifndef CUDA_VERSION  // NVRTC has no <cuda.h>: the driver's opaque 128-byte tensor map
 struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };
 #endif
 """
-
-
-def shared_address(pointer: str) -> str:
-    """The 32-bit shared-window address of a generic pointer into shared memory."""
-    return f"(unsigned)__cvta_generic_to_shared({pointer})"
 
 
 def tensor_map_param(name: str) -> str:

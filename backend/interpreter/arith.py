@@ -16,6 +16,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     FloatAttr,
     Float16Type,
     Float32Type,
@@ -29,7 +31,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.utils.exceptions import InterpretationError
 from xdsl.ir import Attribute, Block, Operation
 
-from regcopy_backend.runtime.host_data import bf16_bits
+from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
 
 
 def _unsigned(v: int, bits: int) -> int:
@@ -304,9 +306,12 @@ def _same(x: float) -> float:
 
 
 _CONSTANT_ROUNDING: dict[type[Attribute], Callable[[float], float]] = {
-    Float32Type: round_f32, Float16Type: round_f16}
+    Float32Type: round_f32, Float16Type: round_f16,
+    Float8E4M3FNType: lambda x: fp8_bits(x, Float8E4M3FNType()),
+    Float8E5M2Type: lambda x: fp8_bits(x, Float8E5M2Type())}
 """An ``arith.constant`` of f32 (f16) holds its literal as a Python float: rounded to the type
-once, as the CUDA literal ``0.1f`` is."""
+once, as the CUDA literal ``0.1f`` is; an fp8 one is held as its bits (as buffers hold fp8),
+rounded as the CUDA target's literal (``host_data.fp8_bits``)."""
 
 
 @register_impls

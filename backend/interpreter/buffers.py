@@ -298,15 +298,14 @@ def static_region(op: CopyOp, side: str) -> tuple[tuple[int | None, ...], tuple[
 
 
 def runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
-    """The region of ``side`` with its dynamic offsets (``dynamic``, in order) filled in."""
+    """The region of ``op``'s ``side`` (``src``/``dst``) with its dynamic offsets filled in
+    from ``dynamic``, in order."""
     offsets, sizes = static_region(op, side)
     if None not in offsets:
         return cast(tuple[int, ...], offsets), sizes
     dyn = iter(dynamic)
     return tuple(next(dyn) if o is None else o for o in offsets), sizes
 
-
-_runtime_region = runtime_region
 
 _src_counts: dict[Operation, int] = {}
 
@@ -320,7 +319,8 @@ def src_offset_count(op: CopyOp) -> int:
     return n
 
 
-def _name(value: SSAValue) -> str:
+def buffer_name(value: SSAValue) -> str:
+    """How messages name a buffer: ``%A``, or ``buffer`` when it has no name."""
     return f"%{value.name_hint}" if value.name_hint else "buffer"
 
 
@@ -329,10 +329,10 @@ def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst:
     """The executing thread (whose thread-axis values ``axis`` gives) moves every region
     element it owns by R's thread axes (``copy_table``): into R, every replica takes its
     copy; out of R, only replica 0 writes."""
-    src_region = _runtime_region(op, "src", src_dyn)
-    dst_region = _runtime_region(op, "dst", dst_dyn)
-    check_region(src_region, src.shape, lambda: f"source {_name(op.src)}")
-    check_region(dst_region, dst.shape, lambda: f"destination {_name(op.dst)}")
+    src_region = runtime_region(op, "src", src_dyn)
+    dst_region = runtime_region(op, "dst", dst_dyn)
+    check_region(src_region, src.shape, lambda: f"source {buffer_name(op.src)}")
+    check_region(dst_region, dst.shape, lambda: f"destination {buffer_name(op.dst)}")
     if src.local and dst.local:
         raise InterpretationError("regcopy.copy between two local buffers is not supported")
     r_is_dst = dst.local or not src.local

@@ -83,6 +83,7 @@ from regcopy_backend.interpreter.buffers import (
     storage_size,
 )
 from regcopy_backend.interpreter.casts import CastFunctions
+from regcopy_backend.interpreter.compute import ComputeFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.engine import (
     KernelError,
@@ -102,6 +103,7 @@ from regcopy_backend.interpreter.launch import (
     threads_of,
     whole_warps,
 )
+from regcopy_backend.interpreter.mma import MmaFunctions
 from regcopy_backend.interpreter.regcopy import (
     GpuState,
     RegcopyFunctions,
@@ -139,8 +141,9 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
     """An interpreter for ``module`` with xDSL's func/arith/scf/memref/builtin functions,
     ``interp_arith``'s (extra, faster and f32/f16-rounding arith), ``interp_casts``' (casts,
     ``negf``, ``minnumf``/``maxnumf``), ``VectorFunctions``
-    (arith on vectors lane by lane, ``vector.bitcast``) and ``RegcopyFunctions`` (which
-    overrides ``memref.load/store`` to honour layouts)."""
+    (arith on vectors lane by lane, ``vector.bitcast``), ``RegcopyFunctions`` (which
+    overrides ``memref.load/store`` to honour layouts) and ``ComputeFunctions`` (``math``,
+    ``maximumf``/``minimumf``, the warp-collective ``gpu.shuffle``)."""
     interp = RegcopyInterpreter(module, programs)
     arith_fns = (ArithFunctions(), ExtraArithFunctions(), CastFunctions())
     overrides = (FastIntArithFunctions(), FloatArithFunctions())
@@ -148,7 +151,8 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
                 MemRefFunctions()):
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions()):
+                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ComputeFunctions(),
+                MmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 

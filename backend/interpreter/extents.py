@@ -20,9 +20,24 @@ from functools import lru_cache
 from typing import Any, cast
 
 import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    FloatAttr,
+    IntegerAttr,
+    AnyFloat,
+    MemRefType,
+)
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import InterpretationError
+
 from regcopy_backend.interpreter.buffers import (
     Buffer,
     CopyTable,
+    buffer_name,
     check_region,
     copy_table,
     run_reference_copy,
@@ -30,27 +45,10 @@ from regcopy_backend.interpreter.buffers import (
     src_offset_count,
 )
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    FloatAttr,
-    IntegerAttr,
-    MemRefType,
-)
-from xdsl.interpreter import (
-    Interpreter,
-    InterpreterFunctions,
-    PythonValues,
-    impl,
-    register_impls,
-)
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.exceptions import InterpretationError
-
+from regcopy_dialect.attrs import LayoutAttr
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.layout import Iter, Layout
+from regcopy_dialect.radix import suffix_product
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 
 PADDING = "padding"
@@ -59,9 +57,24 @@ IN_BOUNDS = "in_bounds"
 Region = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def concrete_type(t: MemRefType, shape: Sequence[int]) -> MemRefType:
-    """The static row-major type of a dynamic buffer of runtime ``shape``."""
-    return MemRefType(t.element_type, list(shape), memory_space=t.memory_space)
+def concrete_type(t: MemRefType, shape: Sequence[int],
+                  strides: Sequence[int] | None = None) -> MemRefType:
+    """The static type of a dynamic buffer of runtime ``shape``: row-major, or, given the
+    element ``strides`` of a strided buffer, the ``#regcopy.layout`` ``(E_0, ...):(s_0, ...)``
+    (its storage is then the view's span, ``strided_host``)."""
+    if strides is None:
+        return MemRefType(t.element_type, list(shape), memory_space=t.memory_space)
+    layout = Layout(tuple(Iter(e, s) for e, s in zip(shape, strides, strict=True)))
+    return MemRefType(t.element_type, list(shape), LayoutAttr.from_layout(layout),
+                      t.memory_space)
+
+
+def buffer_strides(t: MemRefType) -> tuple[int, ...]:
+    """The element strides of a concrete (static) buffer type: its layout's, one iter per
+    dim (``concrete_type``), else row-major."""
+    if isinstance(t.layout, LayoutAttr) and len(t.layout.layout.iters) == len(t.get_shape()):
+        return tuple(it.stride for it in t.layout.layout.iters)
+    return suffix_product(tuple(t.get_shape()))
 
 
 def shape_problem(t: MemRefType, shape: Sequence[int], allow_empty: bool = False
@@ -94,28 +107,15 @@ def divisor_problem(shape: Sequence[int], divisors: Sequence[int] | None) -> str
 def padding_value(op: CopyOp, element: Attribute) -> Any:
     """The host value the copy's ``{padding = V}`` puts in out-of-extent elements (zero by
     default), as the interpreter holds elements: Python numbers, raw bits for bf16/fp8."""
-    from regcopy_backend.runtime.host_data import (  # pyright: ignore[reportPrivateUsage]
-        _e4m3_bits,
-        _e5m2_bits,
-        bf16_bits,
-    )
+    from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
 
     attr = op.attributes.get(PADDING)
     value = attr.value.data if isinstance(attr, FloatAttr | IntegerAttr) else 0
     if isinstance(element, BFloat16Type):
         return bf16_bits(float(value))
-    if isinstance(element, Float8E5M2Type):
-        return int(_e5m2_bits(np.array([float(value)]))[0])
-    if isinstance(element, Float8E4M3FNType):
-        return int(_e4m3_bits(np.array([float(value)]))[0])
+    if isinstance(element, Float8E5M2Type | Float8E4M3FNType):
+        return fp8_bits(float(value), element)
     return float(value) if isinstance(element, AnyFloat) else int(value)
-
-
-_runtime_region = runtime_region
-
-
-def _name(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else "buffer"
 
 
 _sides: dict[Operation, str | None] = {}
@@ -142,10 +142,12 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=256)
 def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_region: Region,
-                   global_is_r: bool, shape: tuple[int, ...]) -> CopyTable:
-    """``copy_table`` with the global side (R when ``global_is_r``) of runtime ``shape``:
-    its offsets are row-major in ``shape``, ``-1`` for region elements outside it. The table
-    is built on a row-major type enlarged to hold the whole region, then mapped back."""
+                   global_is_r: bool, shape: tuple[int, ...], strides: tuple[int, ...]
+                   ) -> CopyTable:
+    """``copy_table`` with the global side (R when ``global_is_r``) of runtime ``shape`` and
+    element ``strides``: its offsets are ``sum(i_d * strides_d)``, ``-1`` for region
+    elements outside ``shape``. The table is built on a row-major type enlarged to hold the
+    whole region, then mapped back."""
     g_region = r_region if global_is_r else s_region
     offsets, sizes = g_region
     big = tuple(max(n, o + z) for n, o, z in zip(shape, offsets, sizes, strict=True))
@@ -160,8 +162,8 @@ def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_r
         inside = np.ones(g.shape, dtype=bool)
         for d, n in enumerate(shape):
             inside &= idx[d] < n
-        real = np.where(inside, np.ravel_multi_index(
-            tuple(np.minimum(i, n - 1) for i, n in zip(idx, shape)), shape), -1).tolist()
+        flat = sum(np.minimum(i, n - 1) * st for i, n, st in zip(idx, shape, strides))
+        real = np.where(inside, flat, -1).tolist()
         owned[key] = (real, s_offs) if global_is_r else (r_offs, real)
     return CopyTable(table.axes, owned, table.shifts)
 
@@ -170,22 +172,23 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
                      src_dyn: Sequence[int], dst_dyn: Sequence[int]) -> None:
     """The reference semantics of a copy with runtime extents (module docstring)."""
     side = _bounded_side(op)
-    regions = {"src": _runtime_region(op, "src", src_dyn),
-               "dst": _runtime_region(op, "dst", dst_dyn)}
+    regions = {"src": runtime_region(op, "src", src_dyn),
+               "dst": runtime_region(op, "dst", dst_dyn)}
     bufs = {"src": src, "dst": dst}
     if IN_BOUNDS in op.attributes or side is None:
         promise = " (the copy promises {in_bounds})" if IN_BOUNDS in op.attributes else ""
-        check_region(regions["src"], src.shape, lambda: f"source {_name(op.src)}{promise}")
+        check_region(regions["src"], src.shape,
+                     lambda: f"source {buffer_name(op.src)}{promise}")
         check_region(regions["dst"], dst.shape,
-                     lambda: f"destination {_name(op.dst)}{promise}")
+                     lambda: f"destination {buffer_name(op.dst)}{promise}")
         return run_reference_copy(axis, op, src, dst, src_dyn, dst_dyn)
     other = "dst" if side == "src" else "src"
     check_region(regions[other], bufs[other].shape,
                  lambda: f"{'source' if other == 'src' else 'destination'} "
-                         f"{_name(op.src if other == 'src' else op.dst)}")
+                         f"{buffer_name(op.src if other == 'src' else op.dst)}")
     g_offsets, g_sizes = regions[side]
     if any(o < 0 for o in g_offsets):
-        raise InterpretationError(f"region offsets {list(g_offsets)} of {_name(op.src if side == 'src' else op.dst)} "
+        raise InterpretationError(f"region offsets {list(g_offsets)} of {buffer_name(op.src if side == 'src' else op.dst)} "
                                   "are negative; bounds checks clip at the runtime extents only")
     shape = bufs[side].shape
     if all(o + z <= n for o, z, n in zip(g_offsets, g_sizes, shape, strict=True)):
@@ -198,7 +201,7 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
     global_is_r = r_side == side
     with _lock:
         table = _clipped_table(r.type, regions[r_side], s.type, regions[s_side], global_is_r,
-                               shape)
+                               shape, buffer_strides(bufs[side].type))
     # into R every replica takes its copy (in-bounds data, padding outside); out of R only
     # replica 0 writes
     r_offs, s_offs = table.mine(tuple(axis(a) for a in table.axes), every_replica=r_is_dst)
@@ -229,6 +232,16 @@ class ExtentFunctions(InterpreterFunctions):
         if not 0 <= dim < len(shape):
             raise InterpretationError(f"dimension {dim} of a rank-{len(shape)} buffer")
         return (shape[dim],)
+
+    @impl(memref.ExtractStridedMetaDataOp)
+    def run_metadata(self, interp: Interpreter, op: memref.ExtractStridedMetaDataOp,
+                     args: PythonValues):
+        """The buffer, offset 0, its runtime extents and element strides."""
+        (buf,) = args
+        if not isinstance(buf, Buffer):
+            raise InterpretationError("memref.extract_strided_metadata of a value that is "
+                                      "not a buffer")
+        return (buf, 0, *buf.shape, *buffer_strides(buf.type))
 
     @impl(StorageOp)
     def run_storage(self, interp: Interpreter, op: StorageOp, args: PythonValues):

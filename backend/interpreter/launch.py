@@ -25,10 +25,13 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.layout import THREAD_AXES, WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
+from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
+from regcopy_dialect.strided import argument_stride_divisors, is_strided
 
 Dim3 = tuple[int, int, int]
 
@@ -115,8 +118,9 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
 
 def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
     """The buffer passed for the dynamic memref parameter ``k``: its runtime shape fits the
-    type and keeps the ``regcopy.divisibility`` promise (``extents``), else one
-    ``InterpretationError`` naming the parameter."""
+    type and keeps the ``regcopy.divisibility`` promise (``extents``), a strided one's
+    strides the type and the ``regcopy.stride_divisibility`` promise (``strided_host``), else
+    one ``InterpretationError`` naming the parameter."""
     from regcopy_backend.cuda.kernel_info import extent_divisors
     from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
 
@@ -129,11 +133,17 @@ def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
     t = fn.args[k].type
     assert isinstance(t, MemRefType)
     problem = shape_problem(t, shape) or divisor_problem(shape, extent_divisors(fn, k))
+    if problem is None and is_strided(t):
+        from regcopy_backend.interpreter.extents import buffer_strides
+        from regcopy_backend.runtime.strided_host import stride_problem
+
+        problem = stride_problem(t, shape, buffer_strides(buffer.type),
+                                 argument_stride_divisors(fn, k))
     if problem is not None:
         raise InterpretationError(f"{where} of shape {'x'.join(map(str, shape))} {problem}")
 
 
-COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp)
+COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp, ShuffleOp, MmaOp, MmaSyncOp)
 """Warp-collective ops: their warp's 32 lanes execute them together (``warp_sync``)."""
 
 
@@ -148,8 +158,11 @@ def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
 
 
 def has_collectives(fn: func.FuncOp, interp: Interpreter) -> bool:
-    """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op."""
-    return any(isinstance(op, COLLECTIVE_OPS) for op in _scope(fn, interp).walk())
+    """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op
+    (or a register ↔ register copy: ``convert_ops.uses_lockstep``)."""
+    from regcopy_backend.interpreter.convert_ops import uses_lockstep
+    return any(isinstance(op, COLLECTIVE_OPS) or uses_lockstep(op)
+               for op in _scope(fn, interp).walk())
 
 def whole_warps(block: int, threads: set[int]) -> bool:
     """Whether ``threads`` is a union of whole warps of a ``block``-thread CTA."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, cache
 
 from regcopy_backend.interpreter.buffers import Buffer
 
@@ -58,7 +58,7 @@ class ElementMove:
     shared: int
 
 
-@lru_cache(maxsize=None)
+@cache
 def fragment_units(count: int, trans: bool) -> tuple[Unit, ...]:
     """Every b16 unit the warp moves (module doc): ``count * 32 * 2`` units, lane-major."""
     if count not in MATRIX_COUNTS:
@@ -81,7 +81,7 @@ def byte_moves(count: int, trans: bool, rows: Sequence[int], words: Sequence[int
     shared byte address of row ``r`` of matrix ``m``; ``words[m]`` the byte offset, in every
     lane's registers, of its word of matrix ``m``. Register byte ``words[m] + 2h + b`` <->
     shared byte ``rows[8m + row] + 2 column + b`` (b = 0, 1) for each ``Unit``."""
-    out = []
+    out: list[tuple[int, int, int]] = []
     for u in fragment_units(count, trans):
         reg = words[u.matrix] + 2 * u.half
         shared = rows[ROWS * u.matrix + u.row] + 2 * u.column

@@ -38,6 +38,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import crd2idx
+from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import WARP, replica_of
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
@@ -47,6 +48,11 @@ from regcopy_dialect.regcopy import (
     StorageOp,
     element_bits,
 )
+
+WARP_BARRIER = "regcopy.warp"
+"""On a ``gpu.barrier``: only the executing warp's lanes meet (``__syncwarp()``); without it
+the barrier is the CTA's (dropping the attribute is always safe)."""
+
 
 # --------------------------------------------------------------------------------------------
 # Interpreter-side state: the current thread and the allocations
@@ -207,6 +213,11 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(gpu.BarrierOp)
     def run_barrier(self, interp: Interpreter, op: gpu.BarrierOp, args: PythonValues):
         state = gpu_state(interp)
+        if WARP_BARRIER in op.attributes:  # __syncwarp(): the warp's 32 lanes meet
+            if state.warp is not None:
+                state.warp.meet(state.thread.linear_tid % WARP, op, None,
+                                lambda lanes: [None] * len(lanes))
+            return ()
         if state.barrier is not None:
             state.barrier.wait(state.slot)
         return ()
@@ -285,10 +296,25 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(CopyOp)
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src, dst, *dyn = args
+        if src.local and dst.local:  # a conversion: the CTA's threads together
+            from regcopy_backend.interpreter.convert_ops import run_reference_conversion
+            run_reference_conversion(interp, op, src, dst, dyn)
+            return ()
         n_src = src_offset_count(op)
         state = gpu_state(interp)
         run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
         return ()
+
+    @impl(ShuffleOp)
+    def run_gpu_shuffle(self, interp: Interpreter, op: ShuffleOp, args: PythonValues):
+        from regcopy_backend.interpreter.convert_ops import run_shuffle
+        return run_shuffle(interp, op, args)
+
+    @impl(vector.ExtractOp)
+    def run_vector_extract(self, interp: Interpreter, op: vector.ExtractOp,
+                           args: PythonValues):
+        from regcopy_backend.interpreter.convert_ops import run_extract
+        return run_extract(op, args)
 
     @impl(LdMatrixOp)
     def run_ldmatrix(self, interp: Interpreter, op: LdMatrixOp, args: PythonValues):

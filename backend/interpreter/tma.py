@@ -12,6 +12,7 @@ hardware swizzles absolute shared addresses, so ``base`` must start a whole swiz
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def box_positions(count: int, swizzle_bytes: int, element_bytes: int) -> np.ndar
     """Shared element offset (from the destination) of each dense box element."""
     dense = np.arange(count, dtype=np.int64)
     swz = tma_swizzle(SwizzleMode(swizzle_bytes), element_bytes)
-    return swizzle(INT_MATH, dense, swz) if swz else dense
+    return cast(np.ndarray, swizzle(INT_MATH, dense, swz)) if swz else dense
 
 
 def tma_box_moves(src: np.ndarray, coords: Sequence[int], box: Sequence[int],

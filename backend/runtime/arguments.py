@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam
 from regcopy_backend.runtime.host_data import numpy_dtype
+from regcopy_backend.runtime.strided_host import stride_problem, view_strides
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float8E4M3FNType,
@@ -26,6 +27,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
 )
+
+from regcopy_dialect.radix import suffix_product
 
 
 class ArgumentError(ValueError):
@@ -145,11 +148,13 @@ def _spelled(shape: Sequence[int]) -> str:
     return "x".join("?" if d < 0 else str(d) for d in shape) or "scalar"
 
 
-def check_array(kernel: str, p: KernelParam, a: ArrayArg, index64: bool) -> None:
+def check_array(kernel: str, p: KernelParam, a: ArrayArg, index64: bool,
+                view: np.ndarray | None = None) -> None:
     """Refuse an array that cannot be buffer ``p``: another element type, a static buffer's
     array that is neither its logical shape nor its physical span flat (``p.elements``
-    elements, 1-D), a dynamic buffer's shape that does not fit (``check_extents``), or a
-    device array that is not contiguous (it is used in place)."""
+    elements, 1-D), a dynamic buffer's shape that does not fit (``check_extents``), a strided
+    buffer's strides that do not fit (``check_view``: those of the numpy ``view``, row-major
+    for a device array), or a device array that is not contiguous (it is used in place)."""
     where = f"kernel {kernel}: array for '{p.name}'"
     if a.dtype not in (ok := accepted_dtypes(p)):
         raise ArgumentError(f"{where} has dtype {a.dtype}, the buffer holds "
@@ -160,6 +165,8 @@ def check_array(kernel: str, p: KernelParam, a: ArrayArg, index64: bool) -> None
                             "contiguous (row-major) array; refusing to launch")
     if p.dynamic:
         check_extents(kernel, p, a.shape, index64)
+        if p.strided:
+            check_view(kernel, p, a.shape, view)
         return
     span, shape = p.elements, p.shape
     fits = (a.shape == shape and span == int(np.prod(shape))) or a.shape == (span,)
@@ -184,6 +191,22 @@ def check_extents(kernel: str, p: KernelParam, shape: Sequence[int], index64: bo
     limit = 2**63 - 1 if index64 else 2**31 - 1
     if problem is None and int(np.prod(shape, dtype=np.float64)) > limit:
         problem = f"has {int(np.prod(shape))} elements, over the index range ({limit})"
+    if problem is not None:
+        raise ArgumentError(f"kernel {kernel}: array for '{p.name}' of shape "
+                            f"{'x'.join(map(str, shape))} {problem}; refusing to launch")
+
+
+def check_view(kernel: str, p: KernelParam, shape: Sequence[int],
+               view: np.ndarray | None) -> None:
+    """Refuse (``ArgumentError``, one line) strides that cannot be the strided buffer ``p``'s
+    (``strided_host.stride_problem``: innermost 1, static strides matched, rows apart,
+    ``regcopy.stride_divisibility`` kept): the numpy ``view``'s, or row-major for a device
+    array (None)."""
+    try:
+        strides = suffix_product(tuple(shape)) if view is None else view_strides(p.type, view)
+        problem = stride_problem(p.type, shape, strides, p.stride_divisors)
+    except ValueError as e:
+        problem = str(e)
     if problem is not None:
         raise ArgumentError(f"kernel {kernel}: array for '{p.name}' of shape "
                             f"{'x'.join(map(str, shape))} {problem}; refusing to launch")
@@ -228,7 +251,7 @@ def check_arguments(info: KernelInfo, args: Sequence[Any]) -> list[ArrayArg | No
         if arr is None:
             raise ArgumentError(f"kernel {kernel}: argument %{p.name} is a buffer; pass "
                                 f"a numpy array or a CUDA array, not {type(a).__name__}")
-        check_array(kernel, p, arr, info.index64)
+        check_array(kernel, p, arr, info.index64, a if isinstance(a, np.ndarray) else None)
         out.append(arr)
     return out
 

@@ -4,7 +4,9 @@
 (``runner.run_kernel``): in kernel-parameter order, a numpy array per global buffer (its
 physical memory: the buffer layout's whole span, as the GPU sees it) and a Python int per
 ``index``/integer scalar; a dynamic buffer (``memref<?x?xf32>``) takes its extents from its
-array's shape. It returns a copy of every buffer after the launch. Elements move
+array's shape; a strided one (``strided<[?, 1]>``) takes a numpy view such as
+``A[:, :100]`` of a larger array, whose row stride it passes (``strided_host``). It returns a
+copy of every buffer after the launch (for a strided buffer, the view's elements). Elements move
 as Python values (raw bits for bf16/fp8), so the result is bit-exact.
 """
 
@@ -14,13 +16,15 @@ from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
-from regcopy_backend.interpreter.buffers import Buffer, storage_size
-from regcopy_backend.interpreter.driver import launch, make_interpreter
-from regcopy_backend.interpreter.extents import concrete_type, shape_problem
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from regcopy_backend.interpreter.buffers import Buffer, storage_size
+from regcopy_backend.interpreter.driver import launch, make_interpreter
+from regcopy_backend.interpreter.extents import buffer_strides, concrete_type, shape_problem
+from regcopy_backend.runtime.strided_host import from_span, span_of, view_strides
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.strided import is_strided
 
 HostArg = np.ndarray | int
 
@@ -36,7 +40,16 @@ def to_buffer(t: MemRefType, a: np.ndarray) -> Buffer:
     """The interpreter buffer holding the first ``storage_size(t)`` elements of ``a``; for a
     dynamic ``t`` (some size ``?``), all of ``a``, typed by its shape (``concrete_type``)."""
     if is_dynamic(t):
-        if (problem := shape_problem(t, a.shape)) is not None:
+        problem = shape_problem(t, a.shape)
+        if problem is None and is_strided(t):
+            try:
+                strides = view_strides(t, a)
+            except ValueError as e:
+                problem = str(e)
+            else:
+                return Buffer(concrete_type(t, a.shape, strides),
+                              span_of(a, strides).tolist())
+        if problem is not None:
             raise ValueError(f"array of shape {'x'.join(map(str, a.shape))} for {t}: "
                              f"it {problem}")
         return Buffer(concrete_type(t, a.shape), np.ascontiguousarray(a).reshape(-1).tolist())
@@ -47,8 +60,12 @@ def to_buffer(t: MemRefType, a: np.ndarray) -> Buffer:
     return Buffer(t, flat[:n].tolist())
 
 
-def from_buffer(buf: Buffer, like: np.ndarray) -> np.ndarray:
-    """``like`` with its first elements replaced by the buffer's storage."""
+def from_buffer(buf: Buffer, like: np.ndarray, t: MemRefType | None = None) -> np.ndarray:
+    """``like`` with its first elements replaced by the buffer's storage; for a strided
+    buffer type ``t``, the view's elements (``strided_host.from_span``)."""
+    if t is not None and is_strided(t):
+        span = np.array(buf.storage, dtype=like.dtype)
+        return from_span(span, like.shape, buffer_strides(buf.type))
     out = np.ascontiguousarray(like).copy().reshape(-1)
     out[:len(buf.storage)] = np.array(buf.storage, dtype=out.dtype)
     return out.reshape(like.shape)
@@ -73,8 +90,9 @@ def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
         return [a.copy() for a in args if isinstance(a, np.ndarray)]
     values: list[Buffer | int] = []
     for t, a in zip(types, args, strict=True):
-        values.append(to_buffer(cast(MemRefType, t), cast(np.ndarray, a))
-                      if isinstance(t, MemRefType) else int(a))
+        values.append(to_buffer(t, cast(np.ndarray, a)) if isinstance(t, MemRefType)
+                      else int(a))
     launch(make_interpreter(module), kernel, values, threads=threads, grid=grid, blocks=blocks)
-    return [from_buffer(v, a) for v, a in zip(values, args, strict=True)
+    return [from_buffer(v, a, cast(MemRefType, t)) for v, a, t in zip(values, args, types,
+                                                                         strict=True)
             if isinstance(v, Buffer) and isinstance(a, np.ndarray)]

@@ -7,6 +7,7 @@ numpy has no bf16 or fp8 type, so those buffers live on the host as their raw bi
 from __future__ import annotations
 
 import hashlib
+import math
 import struct
 
 import numpy as np
@@ -82,6 +83,34 @@ def _e4m3_bits(x: np.ndarray) -> np.ndarray:
     values = _e4m3_value(codes)
     table = {float(v): int(c) for v, c in zip(values, codes) if v == v and not (v == 0 and c)}
     return np.array([table[float(v)] for v in x.ravel()], dtype=np.uint8).reshape(x.shape)
+
+
+def _e5m2_value(bits: np.ndarray) -> np.ndarray:
+    """Decode f8E5M2: the high byte of an f16."""
+    return (bits.astype(np.uint16) << 8).view(np.float16).astype(np.float64)
+
+
+def fp8_bits(x: float, t: Attribute) -> int:
+    """The f8E4M3FN or f8E5M2 code of ``x`` as ``cvt.rn.satfinite`` rounds: to the nearest
+    finite code, ties to the even code; beyond the largest finite value, that value (its
+    sign kept); NaN gives the code 0x7f (a NaN in both formats); an f8E5M2 infinity stays one.
+    """
+    if not isinstance(t, Float8E4M3FNType | Float8E5M2Type):
+        raise HostTypeError(f"{t} is not an fp8 type")
+    e5m2 = isinstance(t, Float8E5M2Type)
+    if math.isnan(x):
+        return 0x7F
+    if e5m2 and x in (float("inf"), float("-inf")):
+        return 0x7C if x > 0 else 0xFC
+    codes = np.arange(256, dtype=np.uint8)
+    values = _e5m2_value(codes) if e5m2 else _e4m3_value(codes)
+    finite = np.isfinite(values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        distance = np.where(finite, np.abs(values - x), np.inf)
+    negative = math.copysign(1.0, x) < 0
+    best = [int(c) for c in np.flatnonzero(distance == distance.min())
+            if negative == bool(c & 0x80)]
+    return ([c for c in best if not c & 1] or best)[0]
 
 
 def random_values(t: Attribute, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -5,9 +5,12 @@ arrays (torch tensors, ``__cuda_array_interface__``, DLPack) used in place.
 else (``arguments.check_arguments``: one per parameter; per buffer its element type, shape and
 size — or its runtime extents and their ``regcopy.divisibility`` array —; scalars in range and
 keeping their promise; a one-line ``ArgumentError`` otherwise, nothing copied or launched),
-launches nothing when a dynamic buffer has an extent 0 (``RunResult.skipped``), compiles the
-CUDA source with ``cuda.core.Program`` (NVRTC, the device's own ``sm_XX``) and looks the kernel
-up by its C name, copies every host array to device memory (``Device.allocate``, staged
+passes a dynamic buffer's extents after its pointer (a strided buffer takes a numpy view,
+``A[:, :100]`` of a larger array, or a contiguous device array: the view's span is copied and
+its strides passed after the extents, ``strided_host``), launches nothing when a dynamic
+buffer has an extent 0 (``RunResult.skipped``), compiles the CUDA source with
+``cuda.core.Program`` (NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C
+name, copies every host array to device memory (``Device.allocate``, staged
 through pinned host memory), checks that every pointer is aligned for the widest vector the
 kernel uses (``check_alignment``, a pure function: a clear ``AlignmentError``, never a
 misaligned-address fault from a pointer; a broken ``regcopy.multiple_of`` promise inside the
@@ -36,11 +39,13 @@ from regcopy_backend.runtime.arguments import (
     empty_launch,
     signature,
 )
+from regcopy_backend.runtime.strided_host import from_span, span_of, view_strides
 from regcopy_backend.runtime.tensor_map import (
     TensorMapError,
     encode_tensor_map,
     launch_raw,
 )
+from regcopy_dialect.radix import suffix_product
 
 __all__ = ["AlignmentError", "ArgumentError", "LaunchError", "NoGpuError", "RunResult",
            "check_alignment", "check_arguments", "check_extents", "run_kernel", "signature"]
@@ -76,6 +81,23 @@ def check_alignment(kernel: str, params: Sequence[Param], addresses: Sequence[in
                 f"aligned (its widest access is {p.alignment} bytes); refusing to launch")
 
 
+def stride_values(info: KernelInfo, p: KernelParam, a: Any) -> list[Any]:
+    """The stride parameters that follow a strided buffer's extents: one per ``?`` stride,
+    in dimension order, in elements, as the kernel's ``index`` type."""
+    dtype = np.int64 if info.index64 else np.int32
+    strides = element_strides(p, a)
+    return [dtype(strides[d]) for d in p.stride_dims]
+
+
+def element_strides(p: KernelParam, a: Any) -> tuple[int, ...]:
+    """The element strides of the array ``a`` for the strided buffer ``p``: a numpy view's
+    (``strided_host.view_strides``); a device array is contiguous (``check_arguments``), so
+    row-major."""
+    if isinstance(a, np.ndarray):
+        return view_strides(p.type, a)
+    return suffix_product(_shape(a))
+
+
 def extent_values(info: KernelInfo, p: KernelParam, shape: Sequence[int]) -> list[Any]:
     """The extent parameters that follow the pointer of the dynamic buffer ``p``: one per
     ``?`` dimension, in dimension order, as the kernel's ``index`` type."""
@@ -94,6 +116,8 @@ def launch_arguments(info: KernelInfo, args: Sequence[Any], pointers: Sequence[i
             out.append(next(ptrs))
             if p.dynamic:
                 out.extend(extent_values(info, p, _shape(a)))
+            if p.strided:
+                out.extend(stride_values(info, p, a))
         else:
             out.append(scalar_value(p, a))
     return out
@@ -282,13 +306,16 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
     C name (``info.symbol``). A kernel with ``shared.dyn`` buffers gets its dynamic shared
     size set and passed at launch, after checking it against the device's per-block opt-in
     limit. ``RunResult.arrays`` holds the buffers only, in order (``info.buffers``). A
-    dynamic buffer's extents are its array's shape (passed after its pointer); ``grid``
+    dynamic buffer's extents are its array's shape (passed after its pointer); a strided
+    buffer takes a numpy view (its span is copied, its strides passed after the extents, and
+    ``RunResult.arrays`` holds the view's elements) or a contiguous device array; ``grid``
     (sizes, or a function of ``launch_facts``: ``lambda f: (cdiv(f["X"][0], 8),)``)
     overrides the launch attribute's grid."""
     facts = check_arguments(info, args)
     grid3 = grid_of(info, grid, args, facts)
     pairs = [(a, f) for p, a, f in zip(info.params, args, facts, strict=True)
              if isinstance(p, KernelParam) and f is not None]
+    params = [p for p in info.params if isinstance(p, KernelParam)]
     shifts = list(offsets) if offsets is not None else [0] * len(pairs)
     if len(shifts) != len(pairs) or min(shifts, default=0) < 0:
         raise ArgumentError(f"need one non-negative byte offset per buffer ({len(pairs)}), "
@@ -307,8 +334,9 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
         kernel = compile_kernel(dev, source, info.symbol)
     if info.dynamic_shared_bytes:
         set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
-    bufs = [None if f.pointer is not None else _to_device(dev, stream, pinned, _host(a), s)
-            for (a, f), s in zip(pairs, shifts, strict=True)]
+    bufs = [None if f.pointer is not None
+            else _to_device(dev, stream, pinned, _staged(p, a), s)
+            for p, (a, f), s in zip(params, pairs, shifts, strict=True)]
     try:
         ptrs = [f.pointer if b is None else int(b.handle) + s
                 for (_, f), b, s in zip(pairs, bufs, shifts, strict=True)]
@@ -327,8 +355,9 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
             core.launch(stream, config, kernel, *launch_args)
         stream.sync()
         seconds = time.perf_counter() - start
-        outs = [a if b is None else _to_host(stream, pinned, b, _host(a), s)
-                for (a, _), b, s in zip(pairs, bufs, shifts, strict=True)]
+        outs = [a if b is None else _from_staged(p, a, _to_host(stream, pinned, b,
+                                                                _staged(p, a), s))
+                for p, (a, _), b, s in zip(params, pairs, bufs, shifts, strict=True)]
     except (AlignmentError, TensorMapError):
         raise
     except Exception as e:  # noqa: BLE001 - a driver error becomes one LaunchError
@@ -341,6 +370,22 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
                 except Exception:  # noqa: BLE001, S110 - after a trap the context is gone;
                     pass  # the launch's own error is the one to report
     return RunResult(outs, seconds)
+
+
+def _staged(p: KernelParam, a: Any) -> np.ndarray:
+    """What a host array argument copies to the device: for a strided buffer, the numpy
+    view's span (gaps between rows included), else the array (``_host``)."""
+    if p.strided and isinstance(a, np.ndarray):
+        return span_of(a, view_strides(p.type, a))
+    return _host(a)
+
+
+def _from_staged(p: KernelParam, a: Any, out: np.ndarray) -> np.ndarray:
+    """The launch's copy of a host array argument from what came back (``_staged``): for a
+    strided buffer, the view's elements."""
+    if p.strided and isinstance(a, np.ndarray):
+        return from_span(out, a.shape, view_strides(p.type, a))
+    return out
 
 
 def _host(a: Any) -> np.ndarray:

@@ -22,11 +22,11 @@ func.func @half_add(%a: memref<8xf16, #regcopy.mem<global>>) attributes {regcopy
 // HALF: error: 'arith.addf' op arithmetic on f16 is not supported
 
 // MATH
-func.func @sqrt(%a: memref<8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+func.func @sin(%a: memref<8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %c0 = arith.constant 0 : index
   %v = memref.load %a[%c0] : memref<8xf32, #regcopy.mem<global>>
-  %w = math.sqrt %v : f32
+  %w = math.sin %v : f32
   memref.store %w, %a[%c0] : memref<8xf32, #regcopy.mem<global>>
   func.return
 }
-// MATH: error: 'math.sqrt' op is not supported by the CUDA target
+// MATH: error: 'math.sin' op is not supported by the CUDA target

@@ -59,7 +59,7 @@ func.func @transfers(%g: memref<1024xi8, #regcopy.mem<global>>,
 // CHECK-NEXT:    const int [[ROW16:v[0-9]+]] = row * 16;
 // CHECK-NEXT:    const int off = [[ROW16]] + 5;
 // CHECK-NEXT:    const rc_f16 x = h[off];
-// ... the swizzle<3,3,3> of SPEC §2.1 on the row-major offset: m ^ (((m >> 6) & 7) << 3) ...
+// ... the swizzle<3,3,3> of docs/layouts.md on the row-major offset: m ^ (((m >> 6) & 7) << 3) ...
 // CHECK-NEXT:    const int [[ROW64:v[0-9]+]] = row * 64;
 // CHECK-NEXT:    const int [[M:v[0-9]+]] = [[ROW64]] + 5;
 // CHECK-NEXT:    const int [[HI:v[0-9]+]] = [[M]] >> 6;

@@ -1,4 +1,4 @@
-// SPEC §4: offsets into a buffer of 2^31 elements or more are computed in 64-bit integers
+// The CUDA target (docs/ir.md): offsets into a buffer of 2^31 elements or more are computed in 64-bit integers
 // (TIRx's dispatch breaks at exactly that size); smaller buffers keep 32-bit index math.
 // RUN: regcopy-opt %s --split-input-file --lower-reg-copy -t cuda | filecheck %s
 

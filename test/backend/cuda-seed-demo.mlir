@@ -1,4 +1,4 @@
-// The seed demo through lower-reg-copy and -t cuda (SPEC §4): shared and register buffers,
+// The seed demo through lower-reg-copy and -t cuda (docs/ir.md): shared and register buffers,
 // one uint4 transfer per round, unrolled per-round loops, kernel name and parameter order.
 // RUN: regcopy-opt %s -p 'lower-reg-copy{bank-rotation=off}' -t cuda | filecheck %s
 // RUN: xdsl-opt %s -p 'lower-reg-copy{bank-rotation=off}' -t cuda | filecheck %s

@@ -1,4 +1,4 @@
-// 192 KiB of dynamic shared memory (SPEC §8): two shared.dyn buffers carved out of one
+// 192 KiB of dynamic shared memory (docs/ir.md): two shared.dyn buffers carved out of one
 // extern __shared__ array at 128-byte aligned offsets (S: 704x128 f16 = 180224 bytes at 0,
 // T: 64x128 f16 = 16384 bytes at 180224; 196608 bytes in all, over the 48 KiB static limit).
 // The input tile goes through registers into T and into S's last rows, and back out to o1/o2:
@@ -6,8 +6,8 @@
 // RUN: regcopy-opt %s --lower-reg-copy -t cuda | filecheck %s
 // RUN: regcopy-opt %s --lower-reg-copy -t sass | filecheck %s --check-prefix=SASS
 
+// CHECK:      extern __shared__ __align__(128) unsigned char rc_smem[];
 // CHECK:      extern "C" __global__ void __launch_bounds__(256) shared_dyn_192k(
-// CHECK-NEXT:   extern __shared__ __align__(128) unsigned char rc_smem[];
 // CHECK-NEXT:   rc_f16* const S = reinterpret_cast<rc_f16*>(rc_smem + 0);  // shared.dyn, 90112 elements
 // CHECK-NEXT:   rc_f16* const T = reinterpret_cast<rc_f16*>(rc_smem + 180224);  // shared.dyn, 8192 elements
 // CHECK-NOT:  __shared__ alignas

@@ -61,7 +61,7 @@
 // RUN: regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{strict=true max-vector-bits=32}' | filecheck %s --check-prefix=V32
 // V32: vector.load {{.*}} vector<1xf32>
 // RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{vectorbits=64}' 2>&1 | filecheck %s --check-prefix=BADOPT
-// BADOPT:      {{^}}regcopy-opt: error: lower-reg-copy: unknown option 'vectorbits' (did you mean max-vector-bits?); the options are max-vector-bits, strict, remarks, warn-unlowered, bank-rotation, transfer, select-weight, fma-swap-share{{$}}
+// BADOPT:      {{^}}regcopy-opt: error: lower-reg-copy: unknown option 'vectorbits' (did you mean max-vector-bits?); the options are max-vector-bits, strict, remarks, warn-unlowered, bank-rotation, transfer, select-weight, fma-swap-share, conversion, misaligned-stores{{$}}
 // BADOPT-NOT:  {{.}}
 // RUN: not regcopy-opt %S/../../examples/seed_demo.mlir -p 'lower-reg-copy{strict=yes}' 2>&1 | filecheck %s --check-prefix=BADBOOL
 // BADBOOL:     {{^}}regcopy-opt: error: lower-reg-copy: option strict expects true or false (or bare strict for true), got 'yes'{{$}}

@@ -35,7 +35,7 @@ class GpuCase:
     plan: tuple[tuple[int | str, int], ...]
     """Per copy, in IR order: ``(vector elements, rounds)``, or ``(mnemonic, instructions)``
     for a warp-collective transfer (``("ldmatrix.x4", 16)``)."""
-    may_reject: bool = False  # algorithm.md §5: lowered correctly *or rejected with a reason*
+    may_reject: bool = False  # where TIRx mis-lowers: lowered correctly *or rejected with a reason*
     offsets: tuple[int, ...] | None = None  # byte offsets of the pointers (alignment test)
 
 

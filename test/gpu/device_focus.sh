@@ -35,7 +35,7 @@ step 60 "bench_ragged --rows-on-x (8x1024 only)" python3 -m regcopy_bench.bench_
     --narrow 0:0 --rows 0:0
 step 50 "bench_async" python3 -m regcopy_bench.bench_async
 step 60 "bench_shared --auto" python3 -m regcopy_bench.bench_shared --auto
-step 60 "misaligned_variants" python3 -m regcopy_bench.misaligned_variants
+step 60 "misaligned_variants" python3 lab/ragged/misaligned_variants.py
 step 90 "bench_shared rotated (4-way, 8-way; fma-swap-share 0 and 0.5 beside the default)" \
     python3 -m regcopy_bench.bench_shared --only "32-bit k=16" --only 8-way \
     --fma-swap-share 0 --fma-swap-share 0.5

@@ -3,7 +3,7 @@
 #   bash test/gpu/device_run.sh [all|tests|bench|ncu]   (outputs under $OUT, else /tmp/regcopy-gpu)
 # `tests` runs every step but the benchmarks, `bench` only the benchmarks (two calls that each
 # fit a 10-minute limit); `all` (the default) both. `ncu` only compares the shared-memory bank
-# model with wavefronts counted by Nsight Compute (test/gpu/ncu_banks.py, 120 random copies;
+# model with wavefronts counted by Nsight Compute (lab/ncu/ncu_banks.py, 120 random copies;
 # it falls back to clock64 timing when ncu cannot read the counters), after a --check of the
 # 8-way rotated kernel (a 3-bit butterfly).
 # Wheels carried in .whl/ (xdsl and its pure-Python needs; .whl/cuda/ holds cuda-core and
@@ -60,15 +60,15 @@ case $part in all|tests|bench|ncu) ;; *) echo "usage: device_run.sh [all|tests|b
 if [[ $part == ncu ]]; then
 step "regcopy-run --check test/gpu/kernels/rotated_f32_k32.mlir" check_rotated_8way.txt \
     run --check test/gpu/kernels/rotated_f32_k32.mlir
-step "test/gpu/ncu_banks.py (bank model vs Nsight Compute)" ncu_banks.txt \
-    python3 test/gpu/ncu_banks.py --cases 120
+step "lab/ncu/ncu_banks.py (bank model vs Nsight Compute)" ncu_banks.txt \
+    python3 lab/ncu/ncu_banks.py --cases 120
 echo "== summary"
 cat "$out/summary.txt"
 exit $status
 fi
 if [[ $part != bench ]]; then
 step "test/gpu/run_all.py" run_all.txt python3 test/gpu/run_all.py
-step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py test/python/test_async_ragged.py test/python/test_gpu_ragged.py test/python/test_tma_runtime.py
+step "pytest -m gpu" pytest_gpu.txt python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider test/python/test_gpu.py test/python/test_gpu_matrix.py test/python/test_gpu_epilogue.py test/python/test_runner.py test/python/test_docs.py test/python/test_gpu_async.py test/python/test_async_ragged.py test/python/test_gpu_ragged.py test/python/test_tma_runtime.py test/python/test_tma_matrix.py test/python/test_padding_types.py test/python/test_ldmatrix_replicated.py
 step "regcopy-run examples/seed_demo.mlir" regcopy_run.txt run examples/seed_demo.mlir
 step "regcopy-run --check examples/seed_demo.mlir" check_seed_demo.txt run --check examples/seed_demo.mlir
 step "regcopy-run --compile-only examples/gemm_tiles.mlir" compile_gemm.txt \
@@ -77,6 +77,8 @@ step "regcopy-run --check test/gpu/kernels/shared_dyn_192k.mlir" check_shared_dy
     run --check test/gpu/kernels/shared_dyn_192k.mlir
 step "regcopy-run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir" check_ldmatrix.txt \
     run --check test/gpu/kernels/ldmatrix_wg_swizzle.mlir
+step "regcopy-run --check test/gpu/kernels/ldmatrix_replicated.mlir (ldmatrix into replicas)" check_ldmatrix_replicated.txt \
+    run --check test/gpu/kernels/ldmatrix_replicated.mlir
 step "regcopy-run --check examples/vector_arith.mlir" check_vector_arith.txt \
     run --check examples/vector_arith.mlir
 step "regcopy-run --check test/gpu/kernels/casts.mlir" check_casts.txt \
@@ -134,6 +136,9 @@ if command -v compute-sanitizer >/dev/null; then
     step "compute-sanitizer memcheck: TMA ragged boxes" memcheck_tma_ragged.txt \
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
         -p 'lower-reg-copy{transfer=tma}' test/gpu/kernels/tma_ragged.mlir
+    step "compute-sanitizer memcheck: the TMA matrix (test/python/tma_cases.py)" memcheck_tma_matrix.txt \
+        compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 \
+        python3 test/python/tma_cases.py
     step "compute-sanitizer memcheck: gemm_async (ragged 200x136x200)" memcheck_gemm_async.txt \
         compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 "$(command -v regcopy-run)" \
         --arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 --arg fragB=2x2x4x256x64 \

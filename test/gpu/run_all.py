@@ -3,8 +3,8 @@
 
     python test/gpu/run_all.py [--seed N] [--only NAME ...] [--no-sanitizer] [--dry-run]
 
-For every case of test/gpu/cases.py (the four seed-table rows, the worked examples of
-algorithm.md §4, the B1-B4 programs of §5, examples/cta_tile.mlir, a 192 KiB shared.dyn kernel,
+For every case of test/gpu/cases.py (the four seed-table rows, the worked examples,
+the B1-B4 programs (where TIRx mis-lowers), examples/cta_tile.mlir, a 192 KiB shared.dyn kernel,
 the GEMM example examples/gemm_tiles.mlir, and a misaligned launch that must be refused): lower with lower-reg-copy, print CUDA, compile with NVRTC, check the plan
 (vector width x rounds per copy) and that the SASS has no LDL/STL, run on the GPU with
 deterministic random inputs and compare every buffer with the numpy expectation. Then, when

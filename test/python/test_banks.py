@@ -60,10 +60,10 @@ def test_bank_report(case, wavefronts: int, ideal: int) -> None:
 
 
 def test_notes() -> None:
-    acc, plan = planned(seed("f32", 8))
+    _, plan = planned(seed("f32", 8))
     assert bank_report(plan, 4).describe() == \
         "2-way bank conflict: 8 wavefronts per round, ideal 4"
-    acc, plan = planned(seed("f16", 8))
+    _, plan = planned(seed("f16", 8))
     assert bank_report(plan, 2).describe() == "no bank conflict: 4 wavefronts per round, ideal 4"
 
 
@@ -72,7 +72,7 @@ def test_pitch_64_is_32_way_at_32_bit() -> None:
     from bank_cases import CopyCase, Side
     case = CopyCase(Side((32, 64), "local", "(32,64):(1@laneid,1)"), Side((32, 64), "shared"),
                     "f32")
-    acc, plan = planned(case, max_vector_bits=32)
+    _, plan = planned(case, max_vector_bits=32)
     assert bank_report(plan, 4).wavefronts == 32 * plan.rounds
 
 

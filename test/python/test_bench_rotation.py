@@ -18,7 +18,7 @@ def shape(name: str) -> bench.Shape:
 def test_eight_way_layout_takes_a_three_bit_butterfly() -> None:
     s = shape("32-bit k=32 (8-way)")
     sass = sass_summary(bench.lowered_source(s, "load only", "auto"))
-    n, accesses, lop3, _ = sass["loop"]
+    _, accesses, lop3, _ = sass["loop"]
     assert sass["LDL"] == sass["STL"] == 0 and set(sass["widths"]) == {"LDS.128"}
     assert accesses == bench.copies(s, "load only") * s.rounds  # not elided, not merged
     # 3 swaps a word, 4 words an access: 8 of the 12 as LOP3 blends, 4 as IMAD (2 a pair)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
@@ -69,3 +68,31 @@ def test_rowwise_example_runs_exactly_on_the_cpu() -> None:
         x = rng.standard_normal((rows, cols)).astype(np.float32)
         _, y = run_on_cpu(module, "rowwise", [x, np.zeros_like(x)], grid=[-(-rows // 4)])
         assert np.array_equal(y, x * np.float32(2) + np.float32(1))
+
+
+def rowwise_with_shared() -> str:
+    """The row-wise example with rows promised a multiple of 4 and each chunk also copied
+    to a shared buffer: a kernel with shared memory (no ldmatrix) that stores 128-bit
+    vectors into a dynamic buffer."""
+    text = (REPO / "examples" / "rowwise.mlir").read_text()
+    for name in ("%X", "%Y"):
+        text = text.replace(f"{name}: {G}", f"{name}: {G} {{regcopy.divisibility = array<i64: 1, 4>}}")
+    tile = "memref<128xf32, #regcopy.layout<(32,4):(1@laneid,1)>, #regcopy.mem<local>>"
+    shared = "memref<128xf32, #regcopy.mem<shared>>"
+    text = text.replace("  %R = memref.alloca()", f"  %S = memref.alloca() : {shared}\n"
+                        "  %R = memref.alloca()", 1)
+    return text.replace("    regcopy.copy warp %R -> %Y",
+                        f"    regcopy.copy warp %R -> %S : {tile} -> {shared}\n"
+                        "    regcopy.copy warp %R -> %Y")
+
+
+def test_128_bit_stores_stay_whole_in_a_kernel_with_shared_memory() -> None:
+    """A 16-byte store into a dynamic buffer is one inline-PTX st.global.v4 in a kernel with
+    shared memory too (only ldmatrix/stmatrix kernels keep the C++ store): with the C++
+    store, one of this kernel's five STG.E.128 came out as four STG.E."""
+    text = rowwise_with_shared()
+    assert "%S = memref.alloca()" in text and "array<i64: 1, 4>" in text
+    source = print_cuda(parse_and_lower(text, "rowwise_shared.mlir"))
+    assert "__shared__" in source and "st.global.v4.b32" in source
+    stores = Counter(re.findall(r"\bSTG\.E(?:\.\d+)?", disassemble(compile_cuda(source).cubin)))
+    assert set(stores) == {"STG.E.128"}, stores

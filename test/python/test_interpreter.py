@@ -218,7 +218,7 @@ def test_storage_views_share_the_buffer() -> None:
 def test_misaligned_vector_access_is_an_error() -> None:
     """lane * 10 floats is only 8-byte aligned: a 16-byte load on lane 1 faults (B1)."""
     _run_vector_kernel(10, [0, 2])  # 0 and 80 bytes: aligned
-    with pytest.raises(Exception, match="misaligned vector.load"):
+    with pytest.raises(Exception, match=r"misaligned vector\.load"):
         _run_vector_kernel(10, [1])
     _run_vector_kernel(10, [1], check_alignment=False)
 

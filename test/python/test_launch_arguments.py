@@ -186,7 +186,7 @@ def test_device_arrays_are_used_in_place(info: KernelInfo, fake_gpu: dict[str, A
     assert fake_gpu["to_device"] == 5  # the five host arrays, not the device one
     assert result.arrays[1] is out and result.skipped is None
     assert seen_sync(fake_gpu)  # the device array's producers finished before the launch
-    with pytest.raises(ArgumentError, match="host .numpy. arrays only"):
+    with pytest.raises(ArgumentError, match=r"host .numpy. arrays only"):
         runner.run_kernel("src", info, args, offsets=[0, 4, 0, 0, 0, 0])
 
 

@@ -287,7 +287,7 @@ def test_slice_dynamic_and_static_offsets_mix() -> None:
 
 
 def test_slice_dynamic_offset_on_a_thread_dim() -> None:
-    with pytest.raises(LayoutError, match="dynamic offset on dim 0 .* a thread dim"):
+    with pytest.raises(LayoutError, match=r"dynamic offset on dim 0 .* a thread dim"):
         slice_region(L((32, 8), ("1@laneid", 1)), (32, 8), ("i", 0), (16, 8))
 
 

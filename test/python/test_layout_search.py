@@ -72,7 +72,7 @@ def test_solver_finds_a_conflict_free_map_whenever_one_exists(seed: int) -> None
                for r in range(128 // access)] for _ in range(2)]
     _, hi = target_bits(eb, access)  # at most 3 source bits: a brute force of 8^3 maps
     cons = {c for c in constraints(groups, access) if c.delta.bit_length() <= hi + 3}
-    bases, broken = solve_bases(cons, eb, access)
+    bases, _ = solve_bases(cons, eb, access)
     in_line = [c for c in cons if c.delta < 128 // eb]  # beyond any swizzle's reach
     if _brute_force_exists({c for c in cons if c not in in_line}, eb, access):
         assert violations([c for c in cons if c not in in_line], bases, eb) == 0

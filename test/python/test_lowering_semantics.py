@@ -2,8 +2,8 @@
 compare with the placement predicted by the layout algebra and with the reference semantics
 of the un-lowered ``regcopy.copy`` (``copy_harness.check_copy``).
 
-Cases: the seed table (SPEC §3), every worked example of algorithm.md §4, the TIRx bugs
-B1-B4 of §5, CTA and warpgroup scopes, every S memory space, ``max-vector-bits`` variations,
+Cases: the seed table, every worked example, the TIRx bugs
+B1-B4 (where TIRx mis-lowers), CTA and warpgroup scopes, every S memory space, ``max-vector-bits`` variations,
 dynamic offsets, and a hypothesis property over random layouts ("accepted => correct").
 """
 
@@ -56,7 +56,7 @@ def assert_numbers(got: tuple[Lowering, Lowering], vec: int | None, rounds: int)
 
 
 # --------------------------------------------------------------------------------------------
-# Seed table (SPEC §3) and ui8
+# Seed table and ui8
 # --------------------------------------------------------------------------------------------
 
 SEED_TABLE = [("f32", 8, 4, 2), ("f32", 16, 4, 4), ("f16", 8, 8, 1), ("f16", 16, 8, 2)]
@@ -94,7 +94,7 @@ def test_max_vector_bits(dtype: str, k: int, bits: int, vec: int, rounds: int) -
 
 
 # --------------------------------------------------------------------------------------------
-# Worked examples of algorithm.md §4
+# Worked examples
 # --------------------------------------------------------------------------------------------
 
 
@@ -144,7 +144,7 @@ def test_swizzle_chunk_limits_width() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# B1-B4 of algorithm.md §5 (where TIRx mis-lowers)
+# B1-B4 (where TIRx mis-lowers)
 # --------------------------------------------------------------------------------------------
 
 

@@ -102,7 +102,7 @@ def test_not_preferred_when_no_fewer_instructions() -> None:
     """One 8 x 8 f16 matrix, one word a lane: ldmatrix.x1 applies, but the per-thread path
     also needs just one 32-bit access (a matrix word is never adjacent to another, so the
     per-thread path never moves more than one word an access)."""
-    acc, plan, transfer = planned(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
+    _, plan, transfer = planned(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
     assert isinstance(transfer, MatrixTransfer) and counts(transfer) == [1]
     assert plan.n == 2 and plan.rounds == 1
     lp = lowered(frag((8, 8), "(8,4,2):(4@laneid,1@laneid,1)"), False)
@@ -162,7 +162,7 @@ def test_choice_notes() -> None:
                               "and 4 wavefronts, ldmatrix 1 and 4",)
     assert lp.shared.note == "no bank conflict: 4 wavefronts per instruction, ideal 4"
     case, reason = REFUSED["misaligned slice base"]
-    _, plan, refused = planned(case, True)
+    _, _, refused = planned(case, True)
     lp = lowered(case, True)
     assert lp.passed_over == (f"stmatrix not used: {refused}",) and reason in refused
 

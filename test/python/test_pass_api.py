@@ -64,7 +64,7 @@ func.func @f() {
   regcopy.copy warp %S -> %R : memref<32x8xf32, #regcopy.mem<shared>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
   func.return
 }""")
-    with pytest.raises(PassFailedException, match="no regcopy.launch"):
+    with pytest.raises(PassFailedException, match=r"no regcopy\.launch"):
         LowerRegCopyPass(strict=True).apply(ctx, module)
     LowerRegCopyPass().apply(ctx, module)  # not strict: left in place
     assert any(isinstance(op, CopyOp) for op in module.walk())
@@ -214,7 +214,7 @@ def test_narrowed_remark_keeps_first_line_short() -> None:
 def test_rejection_clauses_after_the_first_go_to_indented_lines() -> None:
     from regcopy_passes.lower_reg_copy import _not_lowered
 
-    ctx, module = _parse(UNLOWERED)
+    _, module = _parse(UNLOWERED)
     (op,) = [c for c in module.walk() if isinstance(c, CopyOp)]
     plain = _not_lowered(op, "copy %S -> %R in @f", "warning", "too wide")
     assert str(plain) == "warning: not lowered: too wide [copy %S -> %R in @f]"

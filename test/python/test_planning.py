@@ -1,4 +1,4 @@
-"""The planning steps of algorithm.md §2 as pure functions, on the worked numbers of §4."""
+"""The planning steps of docs/pass.md as pure functions, on the numbers of the worked examples."""
 
 from __future__ import annotations
 

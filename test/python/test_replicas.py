@@ -27,7 +27,7 @@ from regcopy_backend.interpreter.driver import (
 )
 from regcopy_passes.banks import bank_report
 from regcopy_passes.dispatch import Rejected, accept
-from regcopy_passes.matrix_plan import plan_matrix
+from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix
 from xdsl.dialects.builtin import ModuleOp
 
 from regcopy_dialect.builders import local_buffer_type, parse_layout
@@ -188,11 +188,17 @@ def test_replicas_are_broadcasts_in_the_bank_model() -> None:
     assert bank_report(store, 4).wavefronts == 2 * plan.rounds
 
 
-def test_matrix_path_refuses_replicas() -> None:
+def test_matrix_path_loads_replicas_and_refuses_storing_them() -> None:
+    """A load into a replicated tile may be an ldmatrix (each replica group issues the same
+    one: here the B operand, transposed); a store from one is not a stmatrix (every replica
+    would store)."""
     case = CopyCase(Side((16, 16), "local", MMA_B), Side((16, 16), "shared"), "f16",
                     scope="cta", block=128)
     acc, plan = planned(case)
-    assert "replicated" in str(plan_matrix(acc, plan, True))
+    got = plan_matrix(acc, plan, True)
+    assert isinstance(got, MatrixTransfer) and got.kind == "ldmatrix" and got.trans
+    acc, plan = planned(case, r_to_s=True)
+    assert "replica 0 stores" in str(plan_matrix(acc, plan, True))
 
 
 def test_layout_type_is_unchanged_without_replicas() -> None:

@@ -53,7 +53,7 @@ def test_grid_expressions() -> None:
     with pytest.raises(ArgumentSpecError, match=r"cannot evaluate 'Z\[0\]'; use integers, "
                                                 r"\+ - \* // %, cdiv/min/max and X\[0..1\], K"):
         parse_grid_spec("Z[0]")({"X": (1, 2), "K": 3})  # type: ignore[operator]
-    with pytest.raises(ArgumentSpecError, match="gives .0.; every size must be >= 1"):
+    with pytest.raises(ArgumentSpecError, match=r"gives .0.; every size must be >= 1"):
         parse_grid_spec("X[0] - 13")({"X": (13, 2)})  # type: ignore[operator]
     with pytest.raises(ArgumentSpecError, match="cannot evaluate '__import__"):
         parse_grid_spec("__import__('os').getpid()")({})  # type: ignore[operator]

@@ -155,7 +155,7 @@ def test_shared_memory_over_the_device_limit_is_refused() -> None:
     info = kernel_info(f)
     assert (info.static_shared_bytes, info.dynamic_shared_bytes) == (0, 196608)
     check_shared_memory(info, 232448, "H200")
-    with pytest.raises(Exception, match="196608 bytes of shared memory per block .* over "
+    with pytest.raises(Exception, match=r"196608 bytes of shared memory per block .* over "
                        "the 101376-byte per-block limit of small GPU"):
         check_shared_memory(info, 101376, "small GPU")
 

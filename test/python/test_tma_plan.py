@@ -85,7 +85,10 @@ def shared_tile(shape: tuple[int, ...], swz: Swizzle | None = None,
     return slice_region(lay, shape, offsets or (0,) * len(shape), sizes or shape)
 
 
-def request(shape=(1000, 512), box=(128, 64), bits=16, swz=Swizzle(3, 3, 3), **kw) -> TmaRequest:
+SWIZZLE_128B = Swizzle(3, 3, 3)
+
+
+def request(shape=(1000, 512), box=(128, 64), bits=16, swz=SWIZZLE_128B, **kw) -> TmaRequest:
     return TmaRequest(bits, shape, box, kw.pop("shared", shared_tile(box, swz)), **kw)
 
 

@@ -16,7 +16,7 @@ from regcopy_tools.regcopy_run import parse_module, prepare, random_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 from cases import VECTOR_ARITH, _bits, vector_arith_expected  # noqa: E402
-from tool_runner import run_tool
+from tool_runner import run_tool  # noqa: E402
 
 BIN = Path(sys.executable).parent
 

@@ -1,4 +1,4 @@
-// B6 (algorithm.md §5): sub-byte element types crash TIRx. Here they are rejected clearly:
+// B6, one of the places where TIRx mis-lowers: sub-byte element types crash TIRx. Here they are rejected clearly:
 // the verifier refuses a sub-byte buffer before any pass runs, with one diagnostic.
 // RUN: not regcopy-opt %s --lower-reg-copy 2>&1 | filecheck %s
 func.func @b6_sub_byte() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {

@@ -1,4 +1,4 @@
-// Divisibility that follows the program (SPEC §8): scf.for induction variables, index
+// Divisibility that follows the program (docs/ir.md): scf.for induction variables, index
 // arithmetic, kernel-argument promises and regcopy.multiple_of keep 128-bit transfers; an
 // unpromised argument narrows and the remark says which promise would lift it.
 // RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s

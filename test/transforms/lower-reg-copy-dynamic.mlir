@@ -1,4 +1,4 @@
-// Dynamic region offsets (algorithm.md §3): a block-indexed row offset keeps 128 bits; an
+// Dynamic region offsets (docs/pass.md): a block-indexed row offset keeps 128 bits; an
 // offset of unknown divisibility narrows the width, and the remark names it.
 // RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK

@@ -1,4 +1,4 @@
-// regcopy.multiple_of keeps 128-bit transfers (SPEC §8). Kept out of test/transforms until the
+// regcopy.multiple_of keeps 128-bit transfers (docs/ir.md). Kept out of test/transforms until the
 // CUDA target prints regcopy.multiple_of (test_cuda_lit_cases compiles every chunk there).
 // RUN: regcopy-opt %s --lower-reg-copy | filecheck %s
 // RUN: regcopy-opt %s -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK

@@ -1,4 +1,4 @@
-// Each acceptance check of algorithm.md §1 with its reason: an error under strict, a remark
+// Each acceptance check of docs/pass.md with its reason: an error under strict, a remark
 // under remarks, and the copy left untouched otherwise.
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{strict=true}' --verify-diagnostics | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
@@ -62,14 +62,16 @@ func.func @shared_to_shared() attributes {regcopy.launch = #regcopy.launch<block
 
 // -----
 
-func.func @local_to_local() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+// Two local sides convert (register <-> register); one whose destination has a thread axis
+// wider than the exec scope is refused with that reason.
+func.func @local_to_local_axis_too_wide() attributes {regcopy.launch = #regcopy.launch<block = 64, grid = [1]>} {
   %A = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
-  %B = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
-  regcopy.copy warp %A -> %B : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  %B = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A -> %B : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@tx,1)>, #regcopy.mem<local>>
   func.return
 }
-// CHECK: rejected by lower-reg-copy: memory pair local -> local: exactly one side must be local
-// REMARK: remark: not lowered: memory pair local -> local
+// CHECK: rejected by lower-reg-copy: destination: R thread axis 'tx' has scope cta, wider than exec scope warp
+// REMARK: remark: not lowered: destination: R thread axis 'tx' has scope cta, wider than exec scope warp
 
 // -----
 

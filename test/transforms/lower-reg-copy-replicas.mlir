@@ -67,9 +67,10 @@ func.func @mma_a(%A: memref<32x16xf16, #regcopy.mem<global>>) attributes {regcop
 
 // -----
 
-// From shared memory the fragment would suit ldmatrix; replicated tiles take the per-thread
-// path, and the remark says why. Replicas reading one address are a broadcast in the bank
-// model (the per-round wavefronts are those of the representatives).
+// From shared memory the fragment suits ldmatrix (each replica group would issue the same
+// one), but in this unswizzled 32-byte-row tile its rows conflict: the per-thread path wins,
+// and the remark says why. Replicas reading one address are a broadcast in the bank model
+// (the per-round wavefronts are those of the representatives).
 !R = memref<32x16xf16, #regcopy.layout<(2,2,8,2,4,2):(2@warpid,2,4@laneid,4,1@laneid,1), replicate<2:1@warpid>>, #regcopy.mem<local>>
 func.func @mma_a_shared() attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
   %A = memref.alloca() : memref<32x16xf16, #regcopy.mem<shared>>
@@ -78,7 +79,29 @@ func.func @mma_a_shared() attributes {regcopy.launch = #regcopy.launch<block = 1
   func.return
 }
 // REMARK: remark: vec 2 × f16 (32 bits), 4 rounds, 4 registers/thread (8 × f16), 2 replicas (each loads) [copy %A -> %R in @mma_a_shared]
-// REMARK: {{^  }}ldmatrix not used: R is replicated (replicate<...>); ldmatrix/stmatrix are not used for replicated register tiles
+// REMARK: {{^  }}ldmatrix not used: ldmatrix.x4 (1 instruction a warp, 16 bytes a lane) needs 8 wavefronts (bank conflicts between its rows); the per-thread path (vec 2) needs 4 shared instructions a warp and 4 wavefronts
+
+// -----
+
+// The same operand over K = 64 from a 128-byte-swizzled tile: ldmatrix.x4, the same
+// instructions in both replica groups (warps 2 wm and 2 wm + 1); the store back is refused
+// stmatrix (only replica 0 stores) and stays per-thread.
+!R = memref<32x64xf16, #regcopy.layout<(2,2,8,4,2,4,2):(2@warpid,2,4@laneid,8,4,1@laneid,1), replicate<2:1@warpid>>, #regcopy.mem<local>>
+!S = memref<32x64xf16, #regcopy.layout<(32,64):(64,1), swizzle<3,3,3>>, #regcopy.mem<shared>>
+func.func @mma_a_swizzled() attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
+  %S = memref.alloca() : !S
+  %R = memref.alloca() : !R
+  regcopy.copy cta %S -> %R : !S -> !R
+  regcopy.copy cta %R -> %S : !R -> !S
+  func.return
+}
+// CHECK-LABEL: func.func @mma_a_swizzled
+// CHECK-COUNT-4: regcopy.ldmatrix
+// CHECK-NOT:     regcopy.stmatrix
+// REMARK: remark: ldmatrix.x4 (4 instructions a warp, 64 bytes a lane), 16 registers/thread (32 × f16), 2 replicas (each loads) [copy %S -> %R in @mma_a_swizzled]
+// REMARK: {{^  }}each of the 2 replica groups issues the same ldmatrix (the replica digits of the thread index leave its lane addresses unchanged)
+// REMARK: remark: vec 2 × f16 (32 bits), 16 rounds, 16 registers/thread (32 × f16), guarded, 2 replicas (replica 0 stores) [copy %R -> %S in @mma_a_swizzled]
+// REMARK: {{^  }}stmatrix not used: R is replicated and the copy's source (replica 0 stores); stmatrix would have every replica store
 
 // -----
 

@@ -1,4 +1,4 @@
-// The six places where TIRx mis-lowers (algorithm.md §5): never the TIRx result.
+// The six places where TIRx mis-lowers: never the TIRx result.
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{bank-rotation=off}' | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 

@@ -1,4 +1,4 @@
-// The worked examples of algorithm.md §4: atoms, vector width, rounds and thread base.
+// The worked examples: atoms, vector width, rounds and thread base.
 // RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 

@@ -1,4 +1,4 @@
-// The seed table of SPEC §3: warp scope, R = (32,k):(1@laneid,1), shared S[32,k].
+// The seed table: warp scope, R = (32,k):(1@laneid,1), shared S[32,k].
 // Each row must come out exactly: registers/lane, vec, rounds.
 // The plain form (bank-rotation=off): one scf.for over the rounds, one vector.load and one
 // vector.store per round.

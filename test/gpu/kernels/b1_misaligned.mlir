@@ -1,4 +1,4 @@
-// algorithm.md §5 B1 (misaligned vectors): S [32,10] f32 in shared, columns 0..8, R
+// TIRx failure case B1 (misaligned vectors): S [32,10] f32 in shared, columns 0..8, R
 // (32,8):(1@laneid,1). Row starts are 40 bytes apart, so a 16-byte vector is misaligned on odd
 // lanes: the correct width is vec 2 (or a rejection). global %in -> S (coalesced scalar loop) ->
 // R -> global %out [32,8] (vec 4); each lane writes R[lane, :] (logical) to %regs[lane, :].

@@ -1,4 +1,4 @@
-// algorithm.md §5 B2 (register gaps): R (32,8):(1@laneid,2) keeps row `lane` in register slots
+// TIRx failure case B2 (register gaps): R (32,8):(1@laneid,2) keeps row `lane` in register slots
 // 0, 2, ..., 14, so no two neighbouring elements are in neighbouring registers: the correct width
 // is vec 1. Each lane stores in[lane, :] into R through the logical layout (owner stores), then
 // R -> shared %S (regcopy.copy) -> global %out (coalesced scalar loop): a round trip cannot hide

@@ -1,4 +1,4 @@
-// algorithm.md §5 B3 (thread stride != 1): R (16,8):(2@laneid,1): lane 2i owns row i, odd lanes
+// TIRx failure case B3 (thread stride != 1): R (16,8):(2@laneid,1): lane 2i owns row i, odd lanes
 // own nothing. Correct: row = lane / 2 with odd lanes guarded out (or a rejection).
 // global %in [16,8] -> shared %S (coalesced scalar loop) -> R -> shared %S2 -> global %out; each
 // even lane also writes R[lane / 2, :] (logical) to %regs[lane / 2, :].

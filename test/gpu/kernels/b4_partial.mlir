@@ -1,4 +1,4 @@
-// algorithm.md §5 B4 (partial coverage): a 16-row region of R (32,8):(1@laneid,1) is owned by
+// TIRx failure case B4 (partial coverage): a 16-row region of R (32,8):(1@laneid,1) is owned by
 // lanes 0..15 only; lanes 16..31 must not write rows 16..31 of the destination. Correct: guard
 // them out (or a rejection). Shared %S is filled from %in (coalesced scalar loop), each lane
 // stores %fresh[lane, :] into its registers (owner stores), then R[0:16] -> S[0:16]

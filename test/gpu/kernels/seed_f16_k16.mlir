@@ -1,4 +1,4 @@
-// Seed-table row f16, k = 16: the lowering must choose vec 8, rounds 2 (SPEC §3).
+// Seed-table row f16, k = 16: the lowering must choose vec 8, rounds 2.
 // One warp: global %in -> shared %A (coalesced scalar loop: element e = 32 j + lane) -> registers
 // %R (regcopy.copy) -> shared %B (regcopy.copy) -> global %out (coalesced scalar loop).
 // Lane i owns row i of %R; it also writes its registers, read through the logical layout, to

@@ -1,4 +1,4 @@
-// algorithm.md §4, sliced register region: warp scope, R (32,16):(1@laneid,1), columns 2..10,
+// Worked example, sliced register region: warp scope, R (32,16):(1@laneid,1), columns 2..10,
 // f32. The region starts 2 elements (8 bytes) into each row, so the width is vec 2 and there are
 // 4 rounds (S thread base lane*16 + 2). global %in -> R -> global %out, same region both ways;
 // each lane also writes R[lane, 2 + j] (logical) to %regs[lane, j].

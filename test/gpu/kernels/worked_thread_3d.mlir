@@ -1,4 +1,4 @@
-// algorithm.md §4, thread scope: every thread copies the f16 region S[3, 8:16, 8:16] of a
+// Worked example, thread scope: every thread copies the f16 region S[3, 8:16, 8:16] of a
 // [4,16,16] global buffer into its own 8x8 register tile (atoms (8,16,8),(8,1,1): vec 8, 8 rounds,
 // S base 3*256 + 8*16 + 8 = 904), copies the tile back into the same region of %out, and writes
 // the tile, read through its logical layout, to %regs[tid].

@@ -1,4 +1,4 @@
-// algorithm.md §4, warpgroup scope with a swizzled shared tile: S is a 128x64 f16 row-major tile
+// Worked example, warpgroup scope with a swizzled shared tile: S is a 128x64 f16 row-major tile
 // under swizzle<3,3,3>, R (128,64):(1@tid_in_wg,1): thread t owns row t (vec 8, 8 rounds; the
 // swizzle is applied to every round's offset). global %in -> S (coalesced scalar loop through
 // the swizzled layout) -> R (regcopy.copy) -> global %out (regcopy.copy); each thread also writes

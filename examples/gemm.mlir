@@ -1,0 +1,254 @@
+// A whole GEMM on the tensor cores: D[M,N] = A[M,K] * B[N,K]^T ("TN": A row-major M x K, B
+// row-major N x K, both K-major: mma.sync's .row.col operand form), f32 accumulation, D
+// rounded to the input type. Two kernels, identical but for the element type: @gemm (f16) and
+// @gemm_bf16 (bf16). M, N and K are runtime extents (one compiled kernel for every size),
+// ragged in all three: K is promised a multiple of 8 (16-byte rows, so every cp.async moves
+// 16 bytes), M and N nothing. Launch with ceil(N / 256) x ceil(M / 128) CTAs (--grid). K of any length (odd: rows not 16-byte aligned): examples/gemm_any_k.mlir.
+//   regcopy-run --check examples/gemm.mlir --arg A=40x24 --arg B=72x24 --arg D=40x72 --grid 1,1
+//
+// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D (the CTAs
+// walk the tiles in groups of 8 M tiles, for L2 reuse); each warp
+// a 64 x 64 tile, in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K
+// is walked in 32-wide tiles through a 4-stage ring of A (128 x 32) and B (256 x 32) tiles in
+// dynamic shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled,
+// so the cp.async writes and the ldmatrix reads are free of bank conflicts). The prologue
+// starts stages 0, 1, 2; iteration k
+//   1. waits for its own copies of stage k (pending = 2: stages k+1, k+2 may still fly) and
+//      meets the other threads at a barrier (stage k has landed everywhere; every warp is
+//      done reading stage k-1);
+//   2. starts stage k+3 into stage k-1's slot (an empty group past the end);
+//   3. twice (k16 = 0, 16): copies its 64 x 16 A slice and 64 x 16 B slice from stage k
+//      into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs regcopy.mma:
+//      32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 64 HMMA, 16 LDSM and 6 LDGSTS a
+//      thread per 32-wide K tile.
+// A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
+// tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
+// into %CO (the same fragment layout), writes it to shared memory with stmatrix, and the
+// CTA copies the 128 x 256 tile out through registers in 128-bit rows: bounds-checked
+// against M and N, and where N is not a multiple of 8 (rows not 16-byte aligned), each
+// 16-byte vector is stored realigned as its aligned pieces (one branch per misalignment).
+//
+// Fragment layouts (PTX ISA, g = lane / 4, c = lane % 4; see docs/mma.md):
+//   %FA 64 x 16: 4 m16 tiles of the A fragment (2,8,2,4,2):(2,4@laneid,4,1@laneid,1), register
+//       8 * mi + i;  %FB 64 x 16 (N x K): 8 n8 tiles of the B fragment
+//       (8,2,4,2):(4@laneid,2,1@laneid,1), register 4 * ni + i;  %C 64 x 64: 4 x 8 tiles of
+//       the C fragment (2,8,4,2):(2,4@laneid,1@laneid,1), register 32 * mi + 4 * ni + i.
+func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+    %B: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+    %D: memref<?x?xf16, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>} {
+  %SA = memref.alloca() : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SB = memref.alloca() : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SC = memref.alloca() : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %FA = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %FB = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+  %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %CO = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c96 = arith.constant 96 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %K = memref.dim %A, %c1 : memref<?x?xf16, #regcopy.mem<global>>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
+  // 8 M tiles first, then across its N tiles
+  %gx = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+  %gy = "gpu.grid_dim"() <{dimension = #gpu<dim y>}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c8 : index
+  %group = arith.divui %pid, %width : index
+  %first = arith.muli %group, %c8 : index
+  %left = arith.subi %gy, %first : index
+  %size = arith.minui %left, %c8 : index
+  %inside = arith.remui %pid, %width : index
+  %pmo = arith.remui %inside, %size : index
+  %pm = arith.addi %first, %pmo : index
+  %pn = arith.divui %inside, %size : index
+  // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
+  %m0 = arith.muli %pm, %c128 : index
+  %n0 = arith.muli %pn, %c256 : index
+  %warp = arith.divui %tid, %c32 : index
+  %wm = arith.divui %warp, %c4 : index
+  %wn = arith.remui %warp, %c4 : index
+  %am = arith.muli %wm, %c64 : index
+  %bn = arith.muli %wn, %c64 : index
+  // the accumulators start at zero
+  %acc = regcopy.storage %C : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
+  // prologue: stages 0 .. 2 in flight
+  %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 32] -> %SA[%c0, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 32] -> %SB[%c0, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %g0 = regcopy.async_group %ta0, %tb0
+  %ta1 = regcopy.copy_async cta %A[%m0, %c32] [128, 32] -> %SA[%c1, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb1 = regcopy.copy_async cta %B[%n0, %c32] [256, 32] -> %SB[%c1, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %g1 = regcopy.async_group %ta1, %tb1
+  %ta2 = regcopy.copy_async cta %A[%m0, %c64] [128, 32] -> %SA[%c2, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb2 = regcopy.copy_async cta %B[%n0, %c64] [256, 32] -> %SB[%c2, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %g2 = regcopy.async_group %ta2, %tb2
+  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk0 = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
+    %kt = arith.divui %k, %c32 : index
+    %stage = arith.remui %kt, %c4 : index
+    // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
+    regcopy.async_wait %gk0 {pending = 2 : i64}
+    "gpu.barrier"() : () -> ()
+    // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
+    %kn = arith.addi %k, %c96 : index
+    %more = arith.cmpi ult, %kn, %K : index
+    %gn = scf.if %more -> (!regcopy.token) {
+      %ktn = arith.addi %kt, %c3 : index
+      %sn = arith.remui %ktn, %c4 : index
+      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 32] -> %SA[%sn, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 32] -> %SB[%sn, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %g = regcopy.async_group %ta, %tb
+      scf.yield %g : !regcopy.token
+    } else {
+      %g = regcopy.async_group
+      scf.yield %g : !regcopy.token
+    }
+    // 3. 2 k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
+    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    scf.yield %gk1, %gk2, %gn : !regcopy.token, !regcopy.token, !regcopy.token
+  }
+  // epilogue: round to f16 (same fragment layout), stmatrix to shared, 128-bit rows out
+  %out = regcopy.storage %CO : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
+    vector.store %h, %out[%i] : memref<128xf16, #regcopy.mem<local>>, vector<4xf16>
+  }
+  regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  "gpu.barrier"() : () -> ()
+  regcopy.copy cta %SC -> %RC : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+  func.return
+}
+
+func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+    %B: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+    %D: memref<?x?xbf16, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>} {
+  %SA = memref.alloca() : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SB = memref.alloca() : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %FA = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %FB = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+  %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %CO = memref.alloca() : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c96 = arith.constant 96 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %K = memref.dim %A, %c1 : memref<?x?xbf16, #regcopy.mem<global>>
+  %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
+  // 8 M tiles first, then across its N tiles
+  %gx = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+  %gy = "gpu.grid_dim"() <{dimension = #gpu<dim y>}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c8 : index
+  %group = arith.divui %pid, %width : index
+  %first = arith.muli %group, %c8 : index
+  %left = arith.subi %gy, %first : index
+  %size = arith.minui %left, %c8 : index
+  %inside = arith.remui %pid, %width : index
+  %pmo = arith.remui %inside, %size : index
+  %pm = arith.addi %first, %pmo : index
+  %pn = arith.divui %inside, %size : index
+  // the CTA's first rows of A (M) and B (N); the warp's 64 x 64 tile inside the CTA's
+  %m0 = arith.muli %pm, %c128 : index
+  %n0 = arith.muli %pn, %c256 : index
+  %warp = arith.divui %tid, %c32 : index
+  %wm = arith.divui %warp, %c4 : index
+  %wn = arith.remui %warp, %c4 : index
+  %am = arith.muli %wm, %c64 : index
+  %bn = arith.muli %wn, %c64 : index
+  // the accumulators start at zero
+  %acc = regcopy.storage %C : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
+  // prologue: stages 0 .. 2 in flight
+  %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 32] -> %SA[%c0, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 32] -> %SB[%c0, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %g0 = regcopy.async_group %ta0, %tb0
+  %ta1 = regcopy.copy_async cta %A[%m0, %c32] [128, 32] -> %SA[%c1, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb1 = regcopy.copy_async cta %B[%n0, %c32] [256, 32] -> %SB[%c1, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %g1 = regcopy.async_group %ta1, %tb1
+  %ta2 = regcopy.copy_async cta %A[%m0, %c64] [128, 32] -> %SA[%c2, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb2 = regcopy.copy_async cta %B[%n0, %c64] [256, 32] -> %SB[%c2, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %g2 = regcopy.async_group %ta2, %tb2
+  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk0 = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
+    %kt = arith.divui %k, %c32 : index
+    %stage = arith.remui %kt, %c4 : index
+    // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
+    regcopy.async_wait %gk0 {pending = 2 : i64}
+    "gpu.barrier"() : () -> ()
+    // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
+    %kn = arith.addi %k, %c96 : index
+    %more = arith.cmpi ult, %kn, %K : index
+    %gn = scf.if %more -> (!regcopy.token) {
+      %ktn = arith.addi %kt, %c3 : index
+      %sn = arith.remui %ktn, %c4 : index
+      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 32] -> %SA[%sn, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 32] -> %SB[%sn, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %g = regcopy.async_group %ta, %tb
+      scf.yield %g : !regcopy.token
+    } else {
+      %g = regcopy.async_group
+      scf.yield %g : !regcopy.token
+    }
+    // 3. 2 k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
+    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    scf.yield %gk1, %gk2, %gn : !regcopy.token, !regcopy.token, !regcopy.token
+  }
+  // epilogue: round to bf16 (same fragment layout), stmatrix to shared, 128-bit rows out
+  %out = regcopy.storage %CO : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
+    vector.store %h, %out[%i] : memref<128xbf16, #regcopy.mem<local>>, vector<4xbf16>
+  }
+  regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  "gpu.barrier"() : () -> ()
+  regcopy.copy cta %SC -> %RC : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+  func.return
+}

@@ -1,0 +1,90 @@
+"""examples/gemm.mlir, gemm_any_k.mlir and pad_rows.mlir: they are the kernels of
+``regcopy_bench.gemm_kernels`` (the benchmark times what the examples show), they compute
+``A B^T`` exactly on the CPU interpreter at sizes ragged in M, N and K (integer-valued data;
+odd K both through the staged kernel and through padded rows + the cp.async kernel), and the
+GEMM's SASS issues 64 ``HMMA.16816.F32`` per 32-wide K tile with no local memory."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_bench.gemm_kernels import grid, kernel_text, pad_grid, pad_kernel_text
+from regcopy_tools.regcopy_run import parse_and_lower
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _kernels(path: Path) -> list[str]:
+    text = path.read_text()
+    return ["func.func" + k for k in text.split("func.func")[1:]]
+
+
+def test_examples_are_the_benchmarked_kernels() -> None:
+    gemm = _kernels(REPO / "examples" / "gemm.mlir")
+    any_k = _kernels(REPO / "examples" / "gemm_any_k.mlir")
+    assert [k.strip() for k in gemm] == [kernel_text("gemm", "f16").strip(),
+                                         kernel_text("gemm_bf16", "bf16").strip()]
+    assert [k.strip() for k in any_k] == [
+        kernel_text("gemm_any_k", "f16", True, "columns").strip(),
+        kernel_text("gemm_any_k_bf16", "bf16", True, "columns").strip()]
+    pad = _kernels(REPO / "examples" / "pad_rows.mlir")
+    assert [k.strip() for k in pad] == [pad_kernel_text("pad_rows", "f16").strip(),
+                                        pad_kernel_text("pad_rows_bf16", "bf16").strip()]
+
+
+def _bits(values: np.ndarray, t: str) -> np.ndarray:
+    if t == "f16":
+        return values.astype(np.float16)
+    return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+@pytest.mark.parametrize(("example", "kernel", "t", "mnk"), [
+    ("gemm_any_k.mlir", "gemm_any_k_bf16", "bf16", (20, 24, 9)),
+])
+def test_gemm_on_the_interpreter(example: str, kernel: str, t: str,
+                                 mnk: tuple[int, int, int]) -> None:
+    m, n, k = mnk
+    rng = np.random.default_rng(k)
+    a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
+    module = parse_and_lower((REPO / "examples" / example).read_text(), example)
+    out = run_on_cpu(module, kernel, [_bits(a, t), _bits(b, t), _bits(np.ones((m, n)), t)],
+                     grid=grid(m, n))[2]
+    assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, t))
+
+
+def test_gemm_sass_main_loop() -> None:
+    from regcopy_backend.cuda.printer import print_cuda
+    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+
+    module = parse_and_lower(kernel_text("gemm", "f16"), "gemm.mlir")
+    sass = disassemble(compile_cuda(print_cuda(module)).cubin)
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 64  # 2 k16 steps x 32, once
+    assert len(re.findall(r"LDSM\.16\.M88\.4 ", sass)) == 16
+    assert "LDGSTS.E.BYPASS.128" in sass
+    assert not re.search(r"\b(LDL|STL)\b", sass)
+
+
+def test_padded_rows_then_gemm_on_the_interpreter() -> None:
+    """K = 13: pad_rows copies A and B into rows of 16 (zeros after column 13), then the
+    cp.async GEMM multiplies the copies."""
+    m, n, k = 20, 24, 13
+    rng = np.random.default_rng(k)
+    a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
+    pad = parse_and_lower((REPO / "examples" / "pad_rows.mlir").read_text(), "pad_rows.mlir")
+    padded = []
+    for x in (a, b):
+        y = run_on_cpu(pad, "pad_rows", [_bits(x, "f16"), np.full((x.shape[0], 16), np.nan,
+                                                                 np.float16)],
+                       grid=pad_grid(x.shape[0], 16))[1]
+        want = np.zeros((x.shape[0], 16))
+        want[:, :k] = x
+        assert np.array_equal(y, want.astype(np.float16))
+        padded.append(y)
+    gemm = parse_and_lower((REPO / "examples" / "gemm.mlir").read_text(), "gemm.mlir")
+    out = run_on_cpu(gemm, "gemm", [*padded, _bits(np.ones((m, n)), "f16")],
+                     grid=grid(m, n))[2]
+    assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, "f16"))
