@@ -81,13 +81,15 @@ def dim_of(stride: int, sizes: Sequence[int]) -> tuple[int, int]:
 
 def project(plan: CopyPlan, sizes: Sequence[int], dim: int) -> CopyPlan:
     """``plan`` with every S stride replaced by its step along ``dim`` (0 off it): run
-    through the same round and thread math, it gives the coordinate on ``dim``."""
+    through the same round and thread math, it gives the coordinate on ``dim``. Replica
+    atoms stay replicas, so that a store out of a replicated R is still guarded to replica 0."""
     def step(s: int) -> int:
         i, c = dim_of(s, sizes) if s else (dim, 0)
         return c if i == dim else 0
 
     return replace(plan,
-                   thread_atoms=tuple(ThreadAtom(a.extent, a.t_stride, step(a.s_stride))
+                   thread_atoms=tuple(ThreadAtom(a.extent, a.t_stride, step(a.s_stride),
+                                                 a.replica)
                                       for a in plan.thread_atoms),
                    outer=tuple(Atom(a.extent, step(a.s_stride), a.r_step) for a in plan.outer))
 
@@ -264,7 +266,7 @@ def tail_width(ext: Extents, path_n: int, tests: Sequence[int]) -> int:
     ``n`` when the innermost extent is static or tested a multiple of ``n`` (a row-major
     buffer's row stride is that extent; a strided buffer's is not)."""
     last = ext.rank - 1
-    if not ext.dynamic(last) or (last - 1) in tests and not ext.strided:
+    if not ext.dynamic(last) or ((last - 1) in tests and not ext.strided):
         return path_n
     return max(1, min(path_n, pow2_part(gcd(path_n, ext.divisors[last]))))
 

@@ -15,10 +15,17 @@ against the ideal. ``lower-reg-copy`` runs this first when the module has an ``a
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from regcopy_passes.banks import WARP, lane_bases, lane_groups, modelled_warps, round_s_deltas
+from regcopy_passes.banks import (
+    WARP,
+    lane_bases,
+    lane_groups,
+    modelled_warps,
+    round_s_deltas,
+)
 from regcopy_passes.dispatch import Rejected
 from regcopy_passes.layout_search import (
     Constraint,
@@ -30,8 +37,8 @@ from regcopy_passes.layout_search import (
     row_major,
     solve_bases,
 )
-from regcopy_passes.options import parse_options
 from regcopy_passes.matrix_plan import ROW_BYTES, MatrixTransfer, plan_matrix
+from regcopy_passes.options import parse_options
 from regcopy_passes.transfer import LoweringPlan
 from xdsl.context import Context
 from xdsl.dialects import builtin, memref
@@ -65,8 +72,18 @@ def _with_layout(t: MemRefType, layout: Layout) -> MemRefType:
                       t.memory_space)
 
 
+CHOSEN: weakref.WeakSet[SSAValue] = weakref.WeakSet()
+"""The buffers whose layout ``choose_layouts`` chose (their ``auto`` replaced in place): notes
+about how a layout is *written* (the swizzle parameter order) are not for them."""
+
+
+def chosen_by_compiler(value: SSAValue) -> bool:
+    """Whether ``value``'s layout was chosen by ``choose_layouts`` (not written by the user)."""
+    return value in CHOSEN
+
+
 def _set_type(value: SSAValue, t: MemRefType) -> None:
-    value._type = t  # noqa: SLF001 - the uses read the type from the value
+    value._type = t
 
 
 def _plan(op: CopyOp) -> LoweringPlan | None:
@@ -179,6 +196,7 @@ def choose_layouts(module: builtin.ModuleOp, remarks: bool = False) -> None:
                         key=lambda c: order.get(c, len(order)))
         choice = choose_layout(value, copies)
         _set_type(value, _with_layout(t, choice.layout))
+        CHOSEN.add(value)
         if remarks:
             emit(_remark(op, choice, [labels.get(c, "copy") for c in copies]))
 

@@ -118,7 +118,8 @@ def plan_key(op: CopyOp, block: int) -> Hashable:
     divisibility and name are then the same); for a dynamic buffer, ``bounds_key`` (its
     extents' divisors, its name, ``{in_bounds}`` and the padding)."""
     return (op.scope.data, block, op.src_type, op.dst_type,
-            *(tuple(tuple(part) for part in op.region(side)) for side in ("src", "dst")), bounds_key(op))
+            *(tuple(tuple(x) for x in op.region(side)) for side in ("src", "dst")),
+            bounds_key(op))
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,13 @@ def _lowered_remark(op: CopyOp, label: str, lp: LoweringPlan) -> Diagnostic:
 
 def _swizzle_order_notes(op: CopyOp) -> list[str]:
     """For each swizzled side whose ``swizzle<M,B,S>``, read in CuTe's ``Swizzle<B,M,S>``
-    order, would be another valid swizzle: a note giving both readings."""
+    order, would be another valid swizzle: a note giving both readings. Not for a layout
+    the compiler chose (``#regcopy.layout<auto>``): nobody wrote its parameters."""
+    from regcopy_passes.choose_shared_layouts import chosen_by_compiler
+
     notes: list[str] = []
-    for t in (op.src_type, op.dst_type):
-        if is_dynamic(t):
+    for side, t in ((op.src, op.src_type), (op.dst, op.dst_type)):
+        if is_dynamic(t) or chosen_by_compiler(side):
             continue
         swizzle = buffer_layout(t).swizzle
         if swizzle is not None and (note := cute_order_note(swizzle)) is not None:
@@ -244,10 +248,13 @@ class LowerRegCopyPass(ModulePass):
     * ``warn-unlowered`` (default true): a warning per copy left in the IR;
     * ``bank-rotation`` (``auto``/``off``): lane-rotated rounds for bank-conflicted transfers;
     * ``transfer`` (``auto``/``vector``/``matrix``/``tma``): ``auto`` moves shared <-> register
-      fragments with ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and no
-      more wavefronts; ``vector`` forces the per-thread path; ``matrix`` (an extension) takes
-      ld/stmatrix wherever they fit; ``tma`` (register copies as ``auto``) makes a kernel's
-      async copies Hopper bulk tensor copies where they fit, else ``cp.async``;
+      fragments with ``ldmatrix``/``stmatrix`` where they fit and need fewer instructions and
+      no more wavefronts, and asynchronous copies with ``cp.async``; ``vector`` forces the
+      per-thread path; ``matrix`` (an extension) takes ld/stmatrix wherever they fit; ``tma``
+      lowers asynchronous global -> shared copies to the Hopper bulk tensor copy
+      (``cp.async.bulk.tensor``, an mbarrier, one elected thread) where the region and
+      swizzle fit it, ``cp.async`` with a remark saying why elsewhere (register copies as
+      under ``auto``);
     * ``select-weight`` (a number >= 0, default 0.25): what one integer-pipe instruction of
       a lane rotation's butterfly (a 32-bit select) costs, in shared wavefronts, when the pass
       weighs a rotation (a calibration knob: the default was measured on the H200);

@@ -31,6 +31,7 @@ and branches that carried them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -152,7 +153,8 @@ class AsyncGroupOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> AsyncGroupOp:
         tokens = []
-        if (first := parser.parse_optional_unresolved_operand()) is not None:
+        if not _starts_next_op(parser) and \
+                (first := parser.parse_optional_unresolved_operand()) is not None:
             tokens = [first]
             while parser.parse_optional_punctuation(",") is not None:
                 tokens.append(parser.parse_unresolved_operand())
@@ -176,6 +178,24 @@ class AsyncGroupOp(IRDLOperation):
             if t in seen:
                 raise VerifyException("async_group names the same copy twice")
             seen.add(t)
+
+
+_RESULT_DEFINITION = re.compile(r"%[\w$.\-]+(?::\d+)?\s*(?:=|,\s*%[\w$.\-]+(?::\d+)?\s*"
+                                r"(?:,\s*%[\w$.\-]+(?::\d+)?\s*)*=)")
+"""The results of the next op (``%a =``, ``%a:2 =``, ``%a, %b =``): no operand list."""
+
+
+def _starts_next_op(parser: Parser) -> bool:
+    """Whether the next token, a ``%`` value or not, begins the next op rather than this op's
+    operand list: it starts a new line, or it is followed by ``=`` (a result definition). An
+    ``async_group`` without tokens is printed as a bare name, so the line after it may begin
+    with ``%``."""
+    content = parser.lexer.input.content
+    pos = parser.pos
+    line_start = content.rfind("\n", 0, pos) + 1
+    if not content[line_start:pos].strip():
+        return True
+    return _RESULT_DEFINITION.match(content, pos) is not None
 
 
 def _owner_name(v: SSAValue) -> str:

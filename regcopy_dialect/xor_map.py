@@ -20,6 +20,8 @@ which for ``swizzle<M,B,S>`` is its one field ``(M+S, B, M)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, cast
 
 from regcopy_dialect.index_math import INT_MATH
 
@@ -50,10 +52,12 @@ def bases_problem(bases: tuple[tuple[int, int], ...]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def fields_of(bases: tuple[tuple[int, int], ...]) -> tuple[Field, ...]:
     """The bases as shifted bit fields: every pair (source bit ``i``, target bit ``j``) of
     the map, grouped by shift ``i - j`` into runs of consecutive source bits, ordered by
-    target bit. ``((6, 8), (7, 16), (8, 32))`` is the one field ``Field(6, 3, 3)``."""
+    target bit. ``((6, 8), (7, 16), (8, 32))`` is the one field ``Field(6, 3, 3)``. A pure
+    function of the bases, computed once per distinct map (every swizzled offset asks)."""
     pairs = sorted((i - j, i) for i, b in bases for j in range(i) if b >> j & 1)
     out: list[Field] = []
     for shift, i in pairs:
@@ -80,7 +84,7 @@ class XorMap:
     def apply(self, m: int) -> int:
         """``phys(m)`` on integers (``radix.swizzle``, the one definition of the map)."""
         from regcopy_dialect.radix import swizzle
-        return int(swizzle(INT_MATH, m, self))
+        return int(swizzle(cast(Any, INT_MATH), m, self))  # IntMath: IndexMath on ints
 
     @property
     def read_end(self) -> int:

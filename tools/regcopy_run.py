@@ -1,7 +1,7 @@
 """``regcopy-run``: lower, print, compile and run the kernels of an input file.
 
     regcopy-run in.mlir [-p passes] [--seed N] [--arg NAME=VALUE ...] [--grid X[,Y[,Z]]]
-                        [--print-cuda]
+                        [--kernel NAME] [--print-cuda]
                         [--compile-only | --check]
 
 Parses ``in.mlir``, runs ``-p`` passes then ``lower-reg-copy{strict=true}`` (unless ``-p``
@@ -36,13 +36,25 @@ static sizes must match, extents be >= 1 and keep its ``regcopy.divisibility`` a
 strided one (``strided<[?, 1]>``) takes its leading strides after a colon,
 ``--arg NAME=1000x4000:4096`` (without: contiguous rows), and runs on a view of that stride
 (``strided_args``).
-``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``).
+``--grid X[,Y[,Z]]`` overrides the launch attribute's grid (the GPU run and ``--check``):
+sizes, or integer expressions of the extents and scalars (``--grid 'cdiv(X[1], 8),
+cdiv(X[0], 32)'``: ``X[d]`` is extent d of ``%X``; ``launch_grid``). With ``--check``, when
+``--grid`` is given or the kernel has runtime extents, the reference also runs the block just
+past the grid in each dimension the kernel reads: if it would write an element the launch left
+untouched, the grid leaves tiles unvisited and that buffer is reported ``UNVISITED`` (exit 3),
+not ``equal``. A dynamic buffer given an extent 0 (``--arg X=0x128``) launches nothing: one
+line says so. ``--kernel NAME`` runs (or reports) only the kernel ``@NAME``. ``--checked``
+compiles the checked mode: every ``regcopy.multiple_of`` tests its promise on the GPU, and a
+broken one prints ``file:line:col: error: regcopy.multiple_of: V is not a multiple of N
+(block B, thread T)`` from the device and traps (the launch fails, exit 1) instead of faulting on a misaligned
+vector or computing with a wrong assumption (the local-memory warning is not given then:
+``printf`` keeps its arguments in local memory on that path).
 
 Exit codes: 0 ran (``--check``: every buffer equal, also when the GPU part was skipped);
 1 bad input, a failed compile/launch or a runtime error of the CPU interpreter (one
 diagnostic, no traceback); 2 no CUDA GPU for a
 plain run (``regcopy-run: no CUDA GPU available (...)`` on stderr); 3 ``--check`` found a
-mismatch.
+mismatch or unvisited tiles.
 """
 
 from __future__ import annotations
@@ -59,7 +71,7 @@ from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.cuda.spills import kernel_sass, local_traffic, ptxas_resources
 from regcopy_backend.interpreter.driver import KernelError
-from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_backend.runtime.cpu_run import kernel_by_name, run_on_cpu
 from regcopy_backend.runtime.host_data import checksum, random_values
 from regcopy_backend.runtime.nvrtc import (
     Compiled,
@@ -69,7 +81,9 @@ from regcopy_backend.runtime.nvrtc import (
     disassemble,
 )
 from regcopy_passes.lower_layout_access import lower_layout_access
+from regcopy_tools import launch_grid
 from regcopy_tools.cli import run_main
+from regcopy_tools.launch_grid import GridArg, block_dims, parse_grid_spec, unvisited
 from regcopy_tools.run_report import (
     ArgumentSpecError,
     HostArg,
@@ -172,9 +186,11 @@ def rejection(text: str, filename: str, passes: str) -> str:
     return "lower-reg-copy left a regcopy.copy in the IR"
 
 
-def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> Prepared:
+def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
+            checked: bool = False) -> Prepared:
     """Lower, print and NVRTC-compile; no GPU needed. A copy left unlowered is an error that
-    carries the pass's reason (regcopy-run can only run lowered kernels)."""
+    carries the pass's reason (regcopy-run can only run lowered kernels). ``checked``: the
+    checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``)."""
     module = parse_and_lower(text, filename, passes)
     if any(isinstance(op, CopyOp) for op in module.walk()):
         raise RunInputError(
@@ -182,7 +198,7 @@ def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90") -> 
             + f"\n(regcopy-run runs lowered kernels only; `regcopy-opt -p "
             f"'lower-reg-copy{{remarks=true}}' {filename}` shows the plan of every copy)")
     try:
-        source = print_cuda(module)
+        source = print_cuda(module, checked_promises=checked)
     except DiagnosticException as e:
         raise RunInputError(str(e.args[0]) if e.args else str(e)) from None
     found = kernels(module)
@@ -278,7 +294,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="value of a scalar kernel parameter, or the shape AxB.. of a dynamic "
                          "buffer (repeatable; required for each)")
     ap.add_argument("--grid", default=None, metavar="X[,Y[,Z]]",
-                    help="launch grid, overriding the regcopy.launch attribute's")
+                    help="launch grid, overriding the regcopy.launch attribute's: sizes, or "
+                         "expressions of the extents such as 'cdiv(X[1], 8), cdiv(X[0], 32)'")
+    ap.add_argument("--kernel", default=None, metavar="NAME",
+                    help="run (or compile-report) only the kernel @NAME")
+    ap.add_argument("--checked", action="store_true",
+                    help="checked mode: every regcopy.multiple_of promise is tested on the GPU; "
+                         "a broken one prints its file:line:col and traps")
     ap.add_argument("--print-cuda", action="store_true", help="print the CUDA source first")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--compile-only", action="store_true",
@@ -290,17 +312,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def parse_grid(text: str | None) -> tuple[int, ...] | None:
-    """``--grid X[,Y[,Z]]``: 1 to 3 sizes >= 1 (``ArgumentSpecError`` otherwise)."""
-    if text is None:
-        return None
-    try:
-        grid = tuple(int(x, 10) for x in text.split(","))
-    except ValueError:
-        grid = ()
-    if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid) or any(g > 2**31 - 1 for g in grid):
-        raise ArgumentSpecError(f"--grid {text}: expected X[,Y[,Z]], 1 to 3 sizes >= 1, e.g. "
-                                "--grid 64,8")
-    return grid
+    """``X[,Y[,Z]]`` as sizes (``launch_grid.parse_grid``; ``--grid`` itself also takes
+    expressions of the extents: ``parse_grid_spec``)."""
+    return launch_grid.parse_grid(text)
 
 
 def kernel_funcs(prepared: Prepared) -> list[func.FuncOp]:
@@ -334,25 +348,71 @@ def compare_buffers(info: KernelInfo, candidate: list[np.ndarray], want: list[np
     return lines
 
 
+def select_kernel(prepared: Prepared, name: str | None) -> None:
+    """Keep only the kernel ``@name`` of ``prepared`` (``--kernel``); all without a name."""
+    if name is None:
+        return
+    chosen = [k for k in prepared.kernels if k.name == name.lstrip("@")]
+    if not chosen:
+        known = ", ".join(f"@{k.name}" for k in prepared.kernels)
+        raise RunInputError(f"--kernel {name}: no kernel of that name; the file has {known}")
+    prepared.kernels = chosen
+
+
+def kernel_grid(info: KernelInfo, grid: GridArg, host: Sequence[HostArg]
+                ) -> tuple[int, int, int]:
+    """The grid of one launch: the attribute's, ``--grid``'s sizes, or its expressions
+    evaluated on this kernel's arguments."""
+    from regcopy_backend.runtime.arguments import array_arg
+    from regcopy_backend.runtime.runner import grid_of, launch_facts
+
+    if callable(grid):
+        grid = grid(launch_facts(info, host, [array_arg(a) for a in host]))
+    return grid_of(info, grid)
+
+
+def unvisited_lines(info: KernelInfo, fn: func.FuncOp, reference: ModuleOp,
+                    host: Sequence[HostArg], after: list[np.ndarray],
+                    grid: tuple[int, int, int]) -> dict[int, str]:
+    """Per buffer that the block just past ``grid`` would still write (``unvisited``: its
+    first warp runs), its ``UNVISITED`` report; empty when the grid covers the work."""
+    buffers = iter(after)
+    state = [next(buffers) if isinstance(a, np.ndarray) else a for a in host]
+
+    def probe(g: tuple[int, int, int], b: tuple[int, int, int]) -> list[np.ndarray]:
+        # the first warp of the block is enough to see whether it has work (and costs a
+        # warp's share of a CTA)
+        return run_on_cpu(reference, info.name, state, g, [b], range(min(32, info.block)))
+
+    found = unvisited(probe, grid, block_dims(fn), after)
+    if found is None:
+        return {}
+    what, changed = found
+    return {k: f"{buffer_title(info, info.buffers[k], after[k])} UNVISITED: {what} "
+               f"({mismatch(p, after[k], 'probe', 'launch')})" for k, p in changed.items()}
+
+
 def run(args: argparse.Namespace) -> int:
+    from regcopy_backend.runtime.arguments import ArgumentError, array_arg, empty_launch
     from regcopy_backend.runtime.runner import NoGpuError, get_device, run_kernel
 
     try:
         text = Path(args.input).read_text()
     except OSError as e:
         raise RunInputError(f"cannot read {args.input}: {e.strerror}") from None
-    prepared = prepare(text, args.input, args.passes)
+    prepared = prepare(text, args.input, args.passes, checked=args.checked)
+    select_kernel(prepared, args.kernel)
     if args.print_cuda:
         print(prepared.source)
     sass = sass_listing(prepared)
     if args.compile_only:
         print("\n".join(compile_summary(prepared, sass=sass)))
-    for warning in spill_warnings(prepared, sass):
+    for warning in [] if args.checked else spill_warnings(prepared, sass):
         print(warning, file=sys.stderr)
     if args.compile_only:
         return 0
     try:
-        grid = parse_grid(args.grid)
+        grid = parse_grid_spec(args.grid)
         scalars = parse_arg_specs(args.arg)
         fns = kernel_funcs(prepared)
         if unknown := unknown_args(fns, scalars):
@@ -376,24 +436,33 @@ def run(args: argparse.Namespace) -> int:
     for info, fn in zip(prepared.kernels, kernel_funcs(prepared), strict=True):
         try:
             host = host_arguments(fn, rng, scalars)
-        except ArgumentSpecError as e:
+            launch_grid = kernel_grid(info, grid, host)
+        except (ArgumentSpecError, ArgumentError) as e:
             raise RunInputError(str(e)) from None
+        if (why := empty_launch(info, [array_arg(a) for a in host])) is not None:
+            print(why)
+            continue
         # the reference runs first: a runtime error (an offset out of bounds) is reported at
         # its op in the input file, before the GPU or the lowered IR runs into it
-        want = None if reference is None else run_on_cpu(reference, info.name, host, grid)
+        want = None if reference is None else run_on_cpu(reference, info.name, host,
+                                                         launch_grid)
         if gpu:
-            arrays = run_kernel(prepared.source, info, host, grid=grid).arrays
+            arrays = run_kernel(prepared.source, info, host, grid=launch_grid).arrays
             label = "gpu"
         else:
             arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host,
-                                grid)
+                                launch_grid)
             label = "lowered"
-        if want is None:
+        if want is None or reference is None:
             print("\n".join(checksum_lines(info, arrays)))
             continue
         lines = compare_buffers(info, arrays, want, label,
                                 approximate_ops(fn) if gpu else ())
-        failed = failed or any("MISMATCH" in ln for ln in lines)
+        if args.grid is not None or any(p.dynamic for p in info.buffers):
+            for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
+                                           reference, host, want, launch_grid).items():
+                lines[k] = line
+        failed = failed or any(("MISMATCH" in ln or "UNVISITED" in ln) for ln in lines)
         print("\n".join(lines))
     return 3 if failed else 0
 

@@ -7,7 +7,10 @@ For each distinct buffer type with a ``#regcopy.layout``: the logical tile, each
 labelled ``thread:slot`` and coloured by owner (register tiles) or labelled with its physical
 offset, swizzle applied, and coloured by bank (shared/global). For each ``regcopy.copy``: the
 pass's plan (vector width, rounds), which round moves each element, thread T's transfers, and
-for a shared side the bank groups of warp W's transfer in round F. With ``-o`` it writes one
+for a shared side the bank groups of warp W's transfer in round F. For each
+``regcopy.copy_async``: its ``cp.async`` plan (chunk width, chunks per thread), which thread
+and round moves each element, thread T's chunks and the bank groups of warp W's chunks in
+round F. With ``-o`` it writes one
 SVG; otherwise (or with ``--text``) it prints text. Exit 0; 1 with one diagnostic on bad input.
 
 An SVG of a file with more than ``SVG_MAX_COPIES`` copies would be tens of thousands of pixels
@@ -29,11 +32,16 @@ from regcopy_tools.cli import run_main
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.utils.exceptions import ParseError
 
-from regcopy_dialect.diagnostics import first_invalid_op, op_error, op_location, parse_error
+from regcopy_dialect.async_ops import CopyAsyncOp
+from regcopy_dialect.diagnostics import (
+    first_invalid_op,
+    op_error,
+    op_location,
+    parse_error,
+)
 from regcopy_dialect.regcopy import CopyOp, LayoutAttr, element_bits, memory_space
 from regcopy_dialect.source import parse_located
 from regcopy_dialect.viz import Tile, layout_tile, render_svg, render_text
-
 
 SVG_MAX_COPIES = 2
 """Past this many copies, an SVG drawn without ``--copy`` shows the first copy only."""
@@ -58,13 +66,22 @@ def copy_choice(text: str) -> CopyChoice:
     return ("line", int(digits)) if text.startswith("@") else int(digits)
 
 
-def _line(op: CopyOp) -> int | None:
+AnyCopy = CopyOp | CopyAsyncOp
+"""What regcopy-viz draws a plan of: register copies and asynchronous global -> shared copies."""
+
+
+def copies_of(module: ModuleOp) -> list[AnyCopy]:
+    """The module's copies (``regcopy.copy`` and ``regcopy.copy_async``), in order."""
+    return [op for op in module.walk() if isinstance(op, AnyCopy)]
+
+
+def _line(op: AnyCopy) -> int | None:
     where = op_location(op)
     return int(where.rsplit(":", 2)[1]) if where is not None else None
 
 
-def chosen_copies(copies: list[CopyOp], choice: CopyChoice | None, path: str
-                  ) -> list[tuple[int, CopyOp]]:
+def chosen_copies(copies: list[AnyCopy], choice: CopyChoice | None, path: str
+                  ) -> list[tuple[int, AnyCopy]]:
     """The numbered copies that ``--copy`` picks (all of them for ``all`` or no choice)."""
     if choice is None or choice == "all":
         return list(enumerate(copies))
@@ -77,11 +94,11 @@ def chosen_copies(copies: list[CopyOp], choice: CopyChoice | None, path: str
         return found
     if not 0 <= choice < len(copies):
         raise VizError(f"{path}: --copy {choice}: the file has {len(copies)} "
-                       "regcopy.copy op(s), numbered from 0")
+                       "regcopy.copy op(s), numbered from 0 (copy_async ops included)")
     return [(choice, copies[choice])]
 
 
-def default_copy_note(path: str, copies: list[CopyOp]) -> str:
+def default_copy_note(path: str, copies: list[AnyCopy]) -> str:
     """The note printed when a big SVG shows only copy 0."""
     where = f" (line {n})" if (n := _line(copies[0])) is not None else ""
     return (f"regcopy-viz: note: {path} has {len(copies)} copies; the SVG shows copy 0{where} "
@@ -133,9 +150,10 @@ def pictures(module: ModuleOp, args: argparse.Namespace, choice: CopyChoice | No
              ) -> list[Tile | str]:
     """Everything drawn for the file: layout tiles, then per copy its text lines and tiles
     (the copies ``choice`` picks, and then only their buffers)."""
+    from regcopy_tools.viz_async import async_copy_picture
     from regcopy_tools.viz_plan import copy_picture
 
-    copies = [op for op in module.walk() if isinstance(op, CopyOp)]
+    copies = copies_of(module)
     numbered = chosen_copies(copies, choice, args.input)
     types = layout_types(module)
     if choice not in (None, "all"):
@@ -145,7 +163,9 @@ def pictures(module: ModuleOp, args: argparse.Namespace, choice: CopyChoice | No
         raise VizError(f"{args.input}: nothing to draw: no buffer with a #regcopy.layout and "
                        "no regcopy.copy")
     for k, op in numbered:
-        pic = copy_picture(op, k, args.thread, args.warp, args.round, args.max_vector_bits)
+        pic = (copy_picture(op, k, args.thread, args.warp, args.round, args.max_vector_bits)
+               if isinstance(op, CopyOp) else
+               async_copy_picture(op, k, args.thread, args.warp, args.round))
         items += [*pic.lines, *pic.tiles]
     return items
 
@@ -170,7 +190,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def run(args: argparse.Namespace) -> int:
     module = load(args.input)
-    copies = [op for op in module.walk() if isinstance(op, CopyOp)]
+    copies = copies_of(module)
     svg_choice = args.copy
     if args.output and args.copy is None and len(copies) > SVG_MAX_COPIES:
         svg_choice = 0

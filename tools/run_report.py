@@ -77,7 +77,8 @@ def _spelled(t: MemRefType) -> str:
 
 def parse_shape(fn: func.FuncOp, k: int, text: str) -> tuple[int, ...]:
     """The shape ``AxB..`` given by ``--arg NAME=AxB`` for the dynamic memref argument ``k``:
-    its rank and static sizes must match the type, every extent be >= 1 and keep the
+    its rank and static sizes must match the type, every extent be >= 0 (0: an empty
+    buffer, nothing to launch) and keep the
     argument's ``regcopy.divisibility`` promise (``ArgumentSpecError`` otherwise)."""
     from regcopy_backend.cuda.kernel_info import extent_divisors
     from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
@@ -94,7 +95,8 @@ def parse_shape(fn: func.FuncOp, k: int, text: str) -> tuple[int, ...]:
         divisors = extent_divisors(fn, k)
     except ValueError as e:
         raise ArgumentSpecError(str(e)) from None
-    if (problem := shape_problem(t, shape) or divisor_problem(shape, divisors)) is not None:
+    if (problem := shape_problem(t, shape, allow_empty=True)
+            or divisor_problem(shape, divisors)) is not None:
         raise ArgumentSpecError(f"--arg {name}={text}: the shape {problem} (%{name} is "
                                 f"{_spelled(t)}; e.g. --arg {name}={example})")
     return shape
@@ -185,9 +187,14 @@ def mismatch(got: np.ndarray, want: np.ndarray, got_name: str, want_name: str) -
 # ---- what a compiled kernel uses ---------------------------------------------------------------
 
 
-SASS_MEMORY = re.compile(r"\b((?:LDG|STG|LDS|STS|LDL|STL|LDSM|STSM)(?![A-Z0-9_])(?:\.[A-Z0-9_]+)*)")
-"""A memory instruction's full mnemonic and modifiers: the lookahead keeps ``LDS`` from
-matching the start of ``LDSM`` (or ``LDSM`` being counted as ``LDS``)."""
+SASS_MEMORY = re.compile(
+    r"\b((?:LDGSTS|UTMALDG|UTMASTG|UBLKCP|LDSM|STSM|LDG|STG|LDS|STS|LDL|STL)"
+    r"(?![A-Z0-9_])(?:\.[A-Z0-9_]+)*)")
+"""A memory instruction's full mnemonic and modifiers: ``LDGSTS`` (``cp.async``, global to
+shared without registers), the TMA bulk copies (``UTMALDG``/``UTMASTG``, ``UBLKCP``), the
+ld/stmatrix ``LDSM``/``STSM`` and the plain loads and stores. The lookahead keeps ``LDS`` from
+matching the start of ``LDSM`` or ``LDG`` the start of ``LDGSTS`` (or those being counted as
+the shorter ones)."""
 
 
 def sass_memory_ops(sass: str) -> Counter[str]:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import MemRefType
-
 from regcopy_passes.banks import WARP, bank_groups, instruction_wavefronts, lane_groups
 from regcopy_passes.dispatch import Accepted, Rejected
 from regcopy_passes.lower_convert import is_conversion, plan_conversion
 from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.transfer import VectorTransfer
 from regcopy_passes.planning import CopyPlan, round_deltas
+from regcopy_passes.transfer import VectorTransfer
+from xdsl.dialects.builtin import MemRefType
 
+from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.diagnostics import op_text
 from regcopy_dialect.layout import Layout, Scope, fuse_thread_axes
 from regcopy_dialect.regcopy import CopyOp, MemSpace, element_bits, memory_space
@@ -61,9 +61,9 @@ def round_tile(op: CopyOp, acc: Accepted, plan: CopyPlan, thread: int) -> Tile:
     labels, keys, marked = [], [], set()
     for index in range(acc.r.layout.size):
         t, slot = _scope_owner(acc.r.layout, acc.scope, index)
-        rnd = round_of.get(acc.r.base.const + slot)
-        labels.append(f"{t}/{'?' if rnd is None else rnd}")
-        keys.append(f)
+        moved_in = round_of.get(acc.r.base.const + slot)
+        labels.append(f"{t}/{'?' if moved_in is None else moved_in}")
+        keys.append(moved_in)
         if t == thread:
             marked.add(divmod(index, cols))
     return Tile(f"R region {'x'.join(map(str, sizes))}: which round moves each element",
@@ -94,13 +94,20 @@ def thread_lines(acc: Accepted, plan: CopyPlan, thread: int, max_rounds: int = 1
 
 def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, list[str]]:
     """The 32 banks for each group of lanes served together (8 lanes for 128-bit accesses,
-    16 for 64-bit, 32 otherwise) in round ``f`` of warp ``warp``: each cell counts the distinct
-    4-byte words the group touches in that bank (more than 1 = a bank conflict). The counts,
-    wavefronts and ideal are the pass's bank model (``banks.bank_groups``)."""
+    16 for 64-bit, 32 otherwise) in round ``f`` of warp ``warp`` (``banks_picture``)."""
     nbytes = plan.n * acc.element_bits // 8
     lanes = range(WARP * warp, WARP * warp + WARP) if acc.scope is not Scope.THREAD else range(1)
     addresses = [s_offset(plan, t, f)[1] * acc.element_bits // 8
                  if t < acc.threads and plan.thread_share(t)[1] else None for t in lanes]
+    return banks_picture(addresses, nbytes, warp, f)
+
+
+def banks_picture(addresses: list[int | None], nbytes: int, warp: int, f: int
+                  ) -> tuple[Tile, list[str]]:
+    """The bank groups of one warp's accesses of ``nbytes`` each (byte ``addresses`` per lane,
+    None for a lane that makes none) in round ``f``: each cell counts the distinct 4-byte
+    words the group touches in that bank (more than 1 = a bank conflict). The counts,
+    wavefronts and ideal are the pass's bank model (``banks.bank_groups``)."""
     groups = bank_groups(addresses, nbytes)
     labels, keys, names, summary = [], [], [], []
     for g in groups:
@@ -120,17 +127,18 @@ def bank_tile(acc: Accepted, plan: CopyPlan, warp: int, f: int) -> tuple[Tile, l
     return tile, [head, *summary]
 
 
-def runtime_extent_note(op: CopyOp) -> str | None:
+def runtime_extent_note(op: CopyOp | CopyAsyncOp) -> str | None:
     """For a copy with a dynamic global side: the drawing's concrete shape is the copy's
     region (as if wholly inside the runtime extents); None for static copies."""
     for name, value in (("source", op.src), ("destination", op.dst)):
         t = value.type
         if isinstance(t, MemRefType) and any(d < 0 for d in t.get_shape()):
             hint = f"%{value.name_hint}" if value.name_hint else name
+            landing = ("shared memory gets zeros" if isinstance(op, CopyAsyncOp)
+                       else "the registers get the padding")
             return (f"runtime extents: {name} {hint} is {t}; drawn on the copy's region as if "
                     "inside the extents (at run time, elements outside them are "
-                    + ("not read: the registers get the padding)" if name == "source"
-                       else "not written)"))
+                    + (f"not read: {landing})" if name == "source" else "not written)"))
     return None
 
 

@@ -123,7 +123,7 @@ from regcopy_dialect.async_ops import (
     CpAsyncWaitOp,
 )
 from regcopy_dialect.buffers import is_dynamic
-from regcopy_dialect.diagnostics import op_error
+from regcopy_dialect.diagnostics import op_error, op_location
 from regcopy_dialect.gpu_shuffle import ShuffleOp, shuffle_width_error
 from regcopy_dialect.strided import layout_strides
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
@@ -163,6 +163,9 @@ class CudaPrinter(CudaFunctionPrinter):
 
     pointers: dict[Operation, str] = field(default_factory=dict[Operation, str], init=False)
     """The guarded global loads whose address was taken before their ``if``."""
+    checked_promises: bool = False
+    """Checked mode: every ``regcopy.multiple_of`` tests its promise at run time and traps
+    (``printf`` of the op's ``file:line:col``, then ``__trap()``) when it is broken."""
 
     # ---- ops ----------------------------------------------------------------------------
     @singledispatchmethod
@@ -441,8 +444,11 @@ class CudaPrinter(CudaFunctionPrinter):
 
     @print_op.register
     def _(self, op: MultipleOfOp) -> None:
-        """A divisibility promise: the value itself."""
-        self.names[op.result] = self.val(op.value)
+        """A divisibility promise: the value itself (checked mode: after testing it)."""
+        value = self.val(op.value)
+        self.names[op.result] = value
+        if self.checked_promises:
+            self.line(promise_check(op, value))
 
     def element(self, op: Operation, buf: SSAValue, indices: list[SSAValue]) -> str:
         """``name[offset]`` of an access to 1-D flat storage. Accesses by logical indices to
@@ -646,15 +652,30 @@ def _inside(v: SSAValue, op: Operation) -> bool:
     return at is not None and op.is_ancestor(at)
 
 
-def print_cuda(module: ModuleOp) -> str:
-    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else).
+def promise_check(op: MultipleOfOp, value: str) -> str:
+    """The checked mode's test of a ``regcopy.multiple_of`` promise on ``value``: when it is
+    broken, one line on the device's ``printf`` (the op's ``file:line:col``, the value, the
+    block and thread) and ``__trap()``, which ends the launch with an error."""
+    n = op.divisor_value
+    where = (op_location(op) or "regcopy.multiple_of").replace("\\", "/").replace(
+        '"', "'").replace("%", "%%")
+    return (f"if (({value}) % {n} != 0) {{ printf(\"{where}: error: regcopy.multiple_of: "
+            f"%lld is not a multiple of {n} (block %u, thread %u): the promise is broken\\n\", "
+            f"(long long)({value}), blockIdx.x, threadIdx.x); __trap(); }}")
+
+
+def print_cuda(module: ModuleOp, checked_promises: bool = False) -> str:
+    """The CUDA C++ source of a lowered module (raises ``CudaEmitError`` on anything else);
+    ``checked_promises``: the checked mode (``promise_check`` at every
+    ``regcopy.multiple_of``).
 
     ``module`` is left as it is: ``lower-layout-access`` runs on a clone (op locations are
     kept, so diagnostics still point into the source)."""
     out = StringIO()
-    CudaPrinter(stream=out).print_module(lower_layout_access(module.clone()))
+    CudaPrinter(stream=out, checked_promises=checked_promises).print_module(
+        lower_layout_access(module.clone()))
     return out.getvalue()
 
 
 # gpu.shuffle and vector.extract (register ↔ register conversions) register themselves here.
-from regcopy_backend.cuda import convert_print as _convert_print  # noqa: F401
+from regcopy_backend.cuda import convert_print as _convert_print  # noqa: E402, F401

@@ -23,15 +23,20 @@ Errors are one line, located by the interpreter (``engine.KernelError``).
 from __future__ import annotations
 
 import itertools
-from math import prod
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from regcopy_backend.interpreter.buffers import Buffer, check_region
+from regcopy_backend.interpreter.buffers import Buffer, check_region, region_offsets
 from regcopy_backend.interpreter.extents import ExtentFunctions
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from xdsl.dialects import memref, vector
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
@@ -88,15 +93,32 @@ class AsyncState:
     threads: dict[Any, ThreadCopies] = field(default_factory=dict[Any, ThreadCopies])
     inflight: dict[int, dict[int, str]] = field(default_factory=dict[int, dict[int, str]])
     counter: itertools.count[int] = field(default_factory=itertools.count)
+    landed: dict[int, tuple[int, dict[int, int]]] = field(
+        default_factory=dict[int, tuple[int, dict[int, int]]])
+    """Per storage: the barrier phase of its latest landings and, for that phase, which
+    thread's wait landed each element (``_complete``). Another thread's read of such an
+    element in the same phase lacks a ``gpu.barrier`` (``check_landed``)."""
+
+
+def _phase(interp: Interpreter) -> int:
+    """The CTA's barrier phase (0 when its threads run one after another: no barrier)."""
+    barrier = gpu_state(interp).barrier
+    return 0 if barrier is None else barrier.generation
 
 
 def _state(interp: Interpreter) -> tuple[AsyncState, ThreadCopies]:
+    """The launch's async state and this thread's copies. ``dict.setdefault`` is atomic, so
+    the threads of a phased CTA need no lock here (and each keeps its own key)."""
     gs = gpu_state(interp)
-    with gs.lock:
-        st = cast(AsyncState, gs.extra.setdefault("async", AsyncState()))
-        th = gs.thread
-        mine = st.threads.setdefault((th.block_id, th.linear_tid), ThreadCopies())
-    return st, mine
+    st = gs.extra.get("async")
+    if st is None:
+        st = gs.extra.setdefault("async", AsyncState())
+    th = gs.thread
+    key = (th.block_id, th.linear_tid)
+    mine = st.threads.get(key)
+    if mine is None:
+        mine = st.threads.setdefault(key, ThreadCopies())
+    return cast(AsyncState, st), mine
 
 
 def _name(v: SSAValue) -> str:
@@ -138,56 +160,66 @@ def _complete(interp: Interpreter, pending: int) -> None:
     st, mine = _state(interp)
     done = mine.groups[:len(mine.groups) - pending] if pending else mine.groups
     mine.groups = mine.groups[len(done):]
+    gs = gpu_state(interp)
+    tid, phase = gs.thread.linear_tid, _phase(interp)
     for g in done:
         for land in g.landings:
             marks = st.inflight.get(id(land.storage), {})
+            with gs.lock:
+                rec = st.landed.get(id(land.storage))
+                if rec is None or rec[0] != phase:
+                    rec = st.landed[id(land.storage)] = (phase, {})
+            by = rec[1]
             for off, value in zip(land.offsets, land.values):
                 land.storage[off] = value
                 marks.pop(off, None)
+                by[off] = tid
 
 
 def _in_flight(interp: Interpreter, buf: Any) -> bool:
-    """Whether some element of ``buf``'s storage is in flight (cheap: most loads see none)."""
+    """Whether some element of ``buf``'s storage is in flight, or was landed in this barrier
+    phase (cheap: most loads see neither)."""
     st = gpu_state(interp).extra.get("async")
-    return (st is not None and isinstance(buf, Buffer) and not buf.local
-            and bool(cast(AsyncState, st).inflight.get(id(buf.storage))))
+    if st is None or not isinstance(buf, Buffer) or buf.local:
+        return False
+    st = cast(AsyncState, st)
+    if st.inflight.get(id(buf.storage)):
+        return True
+    rec = st.landed.get(id(buf.storage))
+    return rec is not None and rec[0] == _phase(interp)
 
 
 def check_landed(interp: Interpreter, op: Operation, buf: Any, offsets: range | list[int]
                  ) -> None:
-    """Raise when one of ``offsets`` of ``buf``'s storage is still in flight."""
+    """Raise when one of ``offsets`` of ``buf``'s storage is still in flight, or was landed
+    by another thread's wait in this barrier phase (a ``gpu.barrier`` is missing between
+    that wait and this read: on the GPU the read may come first)."""
     if not isinstance(buf, Buffer):
         return
     st = gpu_state(interp).extra.get("async")
     if st is None:
         return
-    marks = cast(AsyncState, st).inflight.get(id(buf.storage))
-    if not marks:
+    st = cast(AsyncState, st)
+    marks = st.inflight.get(id(buf.storage))
+    if marks and not marks.keys().isdisjoint(offsets):
+        for off in offsets:
+            if off in marks:
+                raise InterpretationError(
+                    f"reads element offset {off} of {buf.type} while {marks[off]} is in "
+                    "flight: the data lands at its regcopy.async_wait (then gpu.barrier for "
+                    "other threads' copies)")
+    rec = st.landed.get(id(buf.storage))
+    if rec is None or rec[0] != _phase(interp):
+        return
+    me, by = gpu_state(interp).thread.linear_tid, rec[1]
+    if by.keys().isdisjoint(offsets):
         return
     for off in offsets:
-        if off in marks:
+        if (t := by.get(off, me)) != me:
             raise InterpretationError(
-                f"reads element offset {off} of {buf.type} while {marks[off]} is in flight: "
-                "the data lands at its regcopy.async_wait (then gpu.barrier for other "
-                "threads' copies)")
-
-
-def _index(region: tuple[tuple[int, ...], tuple[int, ...]], e: int) -> list[int]:
-    """The buffer index of element ``e`` (row-major) of ``region``."""
-    offsets, sizes = region
-    out = [0] * len(sizes)
-    for d in range(len(sizes) - 1, -1, -1):
-        e, out[d] = divmod(e, sizes[d])
-        out[d] += offsets[d]
-    return out
-
-
-def _read_or_zero(src: Buffer, index: list[int]) -> Any:
-    """``src[index]``, or zero outside its (runtime) extents: a bounds-checked copy_async
-    reads nothing there and zero-fills."""
-    if all(0 <= i < n for i, n in zip(index, src.shape)):
-        return src.read(index)
-    return 0
+                f"reads element offset {off} of {buf.type}, which thread {t}'s wait landed in "
+                "this barrier phase: a gpu.barrier is missing between that wait and this "
+                "read (another thread's asynchronous copies are visible only after one)")
 
 
 def _scope_thread(interp: Interpreter, scope: Scope) -> tuple[int, int]:
@@ -223,9 +255,11 @@ class AsyncCopyFunctions(InterpreterFunctions):
                 check_region(region, buf.shape, f"{side} of copy_async{promise}")
             regions.append(region)
         t, threads = _scope_thread(interp, op.scope.data.scope)
-        mine = range(t, prod(regions[0][1]), threads)
-        landing = Landing(dst.storage, [dst.offset(_index(regions[1], e)) for e in mine],
-                          [_read_or_zero(src, _index(regions[0], e)) for e in mine])
+        src_offs = region_offsets(src.type, *regions[0])[t::threads]
+        dst_offs = region_offsets(dst.type, *regions[1])[t::threads]
+        storage = src.storage
+        landing = Landing(dst.storage, list(dst_offs),
+                          [storage[o] if o >= 0 else 0 for o in src_offs])
         _issue(interp, landing, f"copy_async {_name(op.dst)}")
         return (CopyToken(landing),)
 
@@ -302,7 +336,7 @@ class AsyncCopyFunctions(InterpreterFunctions):
             n_src = len(op.src_offsets)
             offsets, sizes = op.region("src")
             it = iter(args[2:2 + n_src])
-            start = [next(it) if isinstance(o, SSAValue) else o for o in offsets]
-            idx = itertools.product(*(range(o, o + z) for o, z in zip(start, sizes)))
-            check_landed(interp, op, src, [src.offset(list(i)) for i in idx])
+            start = tuple(next(it) if isinstance(o, SSAValue) else o for o in offsets)
+            region = region_offsets(src.type, start, tuple(sizes))
+            check_landed(interp, op, src, [o for o in region if o >= 0])
         return self._copy.run_copy(interp, op, args).values

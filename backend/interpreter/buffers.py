@@ -15,19 +15,25 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache, cache
+from functools import cache, cached_property, lru_cache
 from math import prod
 from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import AddressMap, address_map, suffix_product
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import Layout, replica_shifts
-from regcopy_dialect.regcopy import CopyOp, LayoutAttr, MemSpace, buffer_layout, memory_space
+from regcopy_dialect.regcopy import (
+    CopyOp,
+    LayoutAttr,
+    MemSpace,
+    buffer_layout,
+    memory_space,
+)
 
 # --------------------------------------------------------------------------------------------
 # Buffers
@@ -82,8 +88,26 @@ def _full(value: Any, n: int) -> np.ndarray:
 def logical_offsets(t: MemRefType) -> tuple[int, ...]:
     """The physical offset of every logical element of ``t``, in row-major order."""
     shape = tuple(t.get_shape())
-    offsets = address_of(t).offset(INT_MATH, region_arrays((0,) * len(shape), shape))
+    offsets = address_of(t).offset(cast(Any, INT_MATH), region_arrays((0,) * len(shape), shape))
     return tuple(_full(offsets, prod(shape)).tolist())
+
+
+@lru_cache(maxsize=1024)
+def region_offsets(t: MemRefType, offsets: tuple[int, ...], sizes: tuple[int, ...]
+                   ) -> tuple[int, ...]:
+    """The physical offset in a buffer of type ``t`` of every element of the region
+    ``offsets + [0, sizes)``, row-major over the region; ``-1`` for an element outside
+    ``t``'s shape (a bounds-checked region past a runtime extent). One vectorized evaluation
+    of the address map per (type, region), shared by every thread that asks."""
+    shape = tuple(t.get_shape())
+    idx = region_arrays(offsets, sizes)
+    n = prod(sizes)
+    inside = np.ones(n, dtype=bool)
+    for d, extent in enumerate(shape):
+        inside &= (idx[d] >= 0) & (idx[d] < extent)
+    clipped = [np.clip(i, 0, max(extent - 1, 0)) for i, extent in zip(idx, shape, strict=True)]
+    offs = _full(address_of(t).offset(INT_MATH, clipped), n)
+    return tuple(np.where(inside, offs, -1).tolist())
 
 
 @dataclass(eq=False)
@@ -189,11 +213,13 @@ class CopyTable:
         return (), ()
 
 
-def check_region(region: Region, shape: Sequence[int], what: str) -> None:
-    """``InterpretationError`` naming ``what`` unless the region lies inside ``shape``."""
+def check_region(region: Region, shape: Sequence[int], what: str | Callable[[], str]) -> None:
+    """``InterpretationError`` naming ``what`` (or what it returns, made only on failure)
+    unless the region lies inside ``shape``."""
     offsets, sizes = region
     if all(0 <= o and o + z <= n for o, z, n in zip(offsets, sizes, shape, strict=True)):
         return
+    what = what if isinstance(what, str) else what()
     last = [o + z - 1 for o, z in zip(offsets, sizes, strict=True)]
     raise InterpretationError(f"{what}: region {list(offsets)} .. {last} (sizes {list(sizes)}) "
                               f"is out of bounds of shape {list(shape)}")
@@ -213,7 +239,7 @@ def _build_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_reg
     s_off = _full(address_of(s_type).offset(INT_MATH, s_idx), n)
     if not axes:
         return CopyTable(axes, {(): (r_off.tolist(), s_off.tolist())})
-    owners = r_map.owner(INT_MATH, r_idx)
+    owners = r_map.owner(cast(Any, INT_MATH), r_idx)
     keys = np.stack([_full(owners.get(a, 0), n) for a in axes], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     order = np.argsort(inverse.reshape(-1), kind="stable")
@@ -254,12 +280,43 @@ def copy_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_regio
 # ---- reference semantics of regcopy.copy ---------------------------------------------------
 
 
+_regions: dict[tuple[Operation, str], tuple[tuple[int | None, ...], tuple[int, ...]]] = {}
+"""``static_region`` by op and side (the hot path of every thread of every copy reads them;
+the attributes behind them are slow to decode); emptied when it holds 4096."""
+
+
+def static_region(op: CopyOp, side: str) -> tuple[tuple[int | None, ...], tuple[int, ...]]:
+    """``op.region(side)`` with its dynamic offsets as None, decoded once per op."""
+    key = (op, side)
+    if (hit := _regions.get(key)) is None:
+        offsets, sizes = op.region(side)
+        hit = (tuple(None if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes))
+        if len(_regions) > 4096:
+            _regions.clear()
+        _regions[key] = hit
+    return hit
+
+
 def runtime_region(op: CopyOp, side: str, dynamic: Sequence[int]) -> Region:
     """The region of ``op``'s ``side`` (``src``/``dst``) with its dynamic offsets filled in
     from ``dynamic``, in order."""
-    offsets, sizes = op.region(side)
+    offsets, sizes = static_region(op, side)
+    if None not in offsets:
+        return cast(tuple[int, ...], offsets), sizes
     dyn = iter(dynamic)
-    return tuple(next(dyn) if isinstance(o, SSAValue) else o for o in offsets), tuple(sizes)
+    return tuple(next(dyn) if o is None else o for o in offsets), sizes
+
+
+_src_counts: dict[Operation, int] = {}
+
+
+def src_offset_count(op: CopyOp) -> int:
+    """How many of ``op``'s dynamic offset operands are the source's (counted once per op)."""
+    if (n := _src_counts.get(op)) is None:
+        n = _src_counts[op] = len(op.src_offsets)
+        if len(_src_counts) > 4096:
+            _src_counts.clear()
+    return n
 
 
 def buffer_name(value: SSAValue) -> str:
@@ -274,8 +331,8 @@ def run_reference_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst:
     copy; out of R, only replica 0 writes."""
     src_region = runtime_region(op, "src", src_dyn)
     dst_region = runtime_region(op, "dst", dst_dyn)
-    check_region(src_region, src.shape, f"source {buffer_name(op.src)}")
-    check_region(dst_region, dst.shape, f"destination {buffer_name(op.dst)}")
+    check_region(src_region, src.shape, lambda: f"source {buffer_name(op.src)}")
+    check_region(dst_region, dst.shape, lambda: f"destination {buffer_name(op.dst)}")
     if src.local and dst.local:
         raise InterpretationError("regcopy.copy between two local buffers is not supported")
     r_is_dst = dst.local or not src.local

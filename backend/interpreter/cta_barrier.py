@@ -45,6 +45,11 @@ class CtaBarrier:
         self.on_change: Callable[[int], None] | None = None
 
     @property
+    def generation(self) -> int:
+        """How many times the barrier has released its threads: the CTA's barrier phase."""
+        return self._generation
+
+    @property
     def broken(self) -> bool:
         return self.error is not None
 

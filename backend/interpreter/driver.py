@@ -180,7 +180,8 @@ def _run_phased(interp: Interpreter, workers: Sequence[Interpreter], kernel: str
 
 def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
            threads: Sequence[int] | None = None,
-           grid: Sequence[int] | None = None) -> None:
+           grid: Sequence[int] | None = None,
+           blocks: Sequence[Dim3] | None = None) -> None:
     """Run ``kernel`` on every thread of its ``regcopy.launch`` (or only the CTA-local
     ``threads`` given: whole warps when it has warp-collective ops) with ``args`` (``Buffer``s
     and Python ints, in parameter order).
@@ -188,7 +189,7 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
     Without ``gpu.barrier`` and warp-collective ops the threads run one after another; with
     one, each CTA runs in barrier phases, its warps in lockstep at collective ops (module
     docstring), CTAs one after another. ``grid`` (1 to 3 sizes) overrides the launch
-    attribute's grid."""
+    attribute's grid; ``blocks`` runs only those CTAs of it (``None``: all)."""
     fn = kernel_func(interp, kernel)
     check_arguments(fn, args)
     block, grid3 = launch_config(interp, kernel)
@@ -201,7 +202,10 @@ def launch(interp: Interpreter, kernel: str, args: Sequence[Any],
         raise InterpretationError(f"kernel @{kernel} has warp-collective ops: threads= must "
                                   "name whole warps")
     ctas: dict[Dim3, list[ThreadState]] = {}
+    only = None if blocks is None else set(blocks)
     for th in threads_of(block, grid3):
+        if only is not None and th.block_id not in only:
+            continue
         if wanted is None or th.linear_tid in wanted:
             ctas.setdefault(th.block_id, []).append(th)
     if not (lockstep or has_barrier(fn, interp)):

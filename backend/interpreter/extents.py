@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
 )
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.buffers import (
@@ -42,6 +42,7 @@ from regcopy_backend.interpreter.buffers import (
     copy_table,
     run_reference_copy,
     runtime_region,
+    src_offset_count,
 )
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from regcopy_dialect.attrs import LayoutAttr
@@ -76,16 +77,18 @@ def buffer_strides(t: MemRefType) -> tuple[int, ...]:
     return suffix_product(tuple(t.get_shape()))
 
 
-def shape_problem(t: MemRefType, shape: Sequence[int]) -> str | None:
+def shape_problem(t: MemRefType, shape: Sequence[int], allow_empty: bool = False
+                  ) -> str | None:
     """Why an array of ``shape`` cannot be the buffer ``t`` (rank, a static size, an extent
-    below 1), None when it can."""
+    below 1 — below 0 with ``allow_empty``: a launch with an empty buffer does nothing),
+    None when it can."""
     want = t.get_shape()
     spelled = "x".join("?" if d < 0 else str(d) for d in want)
     if len(shape) != len(want):
         return f"has rank {len(shape)}, the buffer {spelled} has rank {len(want)}"
     for i, (n, d) in enumerate(zip(shape, want, strict=True)):
-        if n < 1:
-            return f"has extent {n} in dim {i}; extents must be >= 1"
+        if n < (0 if allow_empty else 1):
+            return f"has extent {n} in dim {i}; extents must be >= {0 if allow_empty else 1}"
         if d >= 0 and n != d:
             return f"has size {n} in dim {i}, the buffer's static size there is {d}"
     return None
@@ -115,12 +118,23 @@ def padding_value(op: CopyOp, element: Attribute) -> Any:
     return float(value) if isinstance(element, AnyFloat) else int(value)
 
 
+_sides: dict[Operation, str | None] = {}
+
+
 def _bounded_side(op: CopyOp) -> str | None:
-    """The side (``src``/``dst``) of ``op`` with runtime extents, if any."""
-    for side, value in (("src", op.src), ("dst", op.dst)):
+    """The side (``src``/``dst``) of ``op`` with runtime extents, if any (found once per
+    op)."""
+    if op in _sides:
+        return _sides[op]
+    side = None
+    for name, value in (("src", op.src), ("dst", op.dst)):
         if isinstance(value.type, MemRefType) and is_dynamic(value.type):
-            return side
-    return None
+            side = name
+            break
+    if len(_sides) > 4096:
+        _sides.clear()
+    _sides[op] = side
+    return side
 
 
 _lock = threading.Lock()
@@ -151,7 +165,7 @@ def _clipped_table(r_type: MemRefType, r_region: Region, s_type: MemRefType, s_r
         flat = sum(np.minimum(i, n - 1) * st for i, n, st in zip(idx, shape, strides))
         real = np.where(inside, flat, -1).tolist()
         owned[key] = (real, s_offs) if global_is_r else (r_offs, real)
-    return CopyTable(table.axes, owned)
+    return CopyTable(table.axes, owned, table.shifts)
 
 
 def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: Buffer,
@@ -162,16 +176,16 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
                "dst": runtime_region(op, "dst", dst_dyn)}
     bufs = {"src": src, "dst": dst}
     if IN_BOUNDS in op.attributes or side is None:
-        for s, value in (("src", op.src), ("dst", op.dst)):
-            what = f"{'source' if s == 'src' else 'destination'} {buffer_name(value)}"
-            if IN_BOUNDS in op.attributes:
-                what += " (the copy promises {in_bounds})"
-            check_region(regions[s], bufs[s].shape, what)
+        promise = " (the copy promises {in_bounds})" if IN_BOUNDS in op.attributes else ""
+        check_region(regions["src"], src.shape,
+                     lambda: f"source {buffer_name(op.src)}{promise}")
+        check_region(regions["dst"], dst.shape,
+                     lambda: f"destination {buffer_name(op.dst)}{promise}")
         return run_reference_copy(axis, op, src, dst, src_dyn, dst_dyn)
     other = "dst" if side == "src" else "src"
     check_region(regions[other], bufs[other].shape,
-                 f"{'source' if other == 'src' else 'destination'} "
-                 f"{buffer_name(op.src if other == 'src' else op.dst)}")
+                 lambda: f"{'source' if other == 'src' else 'destination'} "
+                         f"{buffer_name(op.src if other == 'src' else op.dst)}")
     g_offsets, g_sizes = regions[side]
     if any(o < 0 for o in g_offsets):
         raise InterpretationError(f"region offsets {list(g_offsets)} of {buffer_name(op.src if side == 'src' else op.dst)} "
@@ -188,7 +202,9 @@ def run_bounded_copy(axis: Callable[[str], int], op: CopyOp, src: Buffer, dst: B
     with _lock:
         table = _clipped_table(r.type, regions[r_side], s.type, regions[s_side], global_is_r,
                                shape, buffer_strides(bufs[side].type))
-    r_offs, s_offs = table.owned.get(tuple(axis(a) for a in table.axes), ((), ()))
+    # into R every replica takes its copy (in-bounds data, padding outside); out of R only
+    # replica 0 writes
+    r_offs, s_offs = table.mine(tuple(axis(a) for a in table.axes), every_replica=r_is_dst)
     to_offs, frm_offs = (r_offs, s_offs) if r_is_dst else (s_offs, r_offs)
     to, frm = dst.storage, src.storage
     if side == "dst":  # writes outside the extents are dropped
@@ -241,7 +257,7 @@ class ExtentFunctions(InterpreterFunctions):
         if _bounded_side(op) is None and IN_BOUNDS not in op.attributes:
             return self._regcopy.run_copy(interp, op, args).values
         src, dst, *dyn = args
-        n_src = len(op.src_offsets)
+        n_src = src_offset_count(op)
         run_bounded_copy(gpu_state(interp).thread.axis, op, src, dst, dyn[:n_src],
                          dyn[n_src:])
         return ()

@@ -148,7 +148,7 @@ def run_mma_sync(op: MmaSyncOp, lanes: Sequence[tuple[Buffer, Buffer, Buffer]]) 
         for v, (r, c, _, _) in zip(values, places, strict=True):
             cur[r, c] = v
         new = accumulate(tiles[0], tiles[1], cur, c_type, shape.k)
-        for (r, c, lane, slot), v in zip(places, encode(new[[p[0] for p in places],
+        for (_, _, lane, slot), v in zip(places, encode(new[[p[0] for p in places],
                                                             [p[1] for p in places]], c_type),
                                          strict=True):
             lanes[lane][2].storage[slot] = v

@@ -17,6 +17,7 @@ from regcopy_backend.interpreter.buffers import (
     Buffer,
     is_local,
     run_reference_copy,
+    src_offset_count,
     storage_size,
 )
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier
@@ -38,10 +39,6 @@ from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.address import crd2idx
 from regcopy_dialect.gpu_shuffle import ShuffleOp
-
-WARP_BARRIER = "regcopy.warp"
-"""On a ``gpu.barrier``: only the executing warp's lanes meet (``__syncwarp()``); without it
-the barrier is the CTA's (dropping the attribute is always safe)."""
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import WARP, replica_of
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
@@ -51,6 +48,11 @@ from regcopy_dialect.regcopy import (
     StorageOp,
     element_bits,
 )
+
+WARP_BARRIER = "regcopy.warp"
+"""On a ``gpu.barrier``: only the executing warp's lanes meet (``__syncwarp()``); without it
+the barrier is the CTA's (dropping the attribute is always safe)."""
+
 
 # --------------------------------------------------------------------------------------------
 # Interpreter-side state: the current thread and the allocations
@@ -99,6 +101,8 @@ class GpuState:
         buffers), created filled with ``fill`` on first use. Use it to preset or inspect."""
         t = cast(MemRefType, op.results[0].type)
         key = (op, block_id, tid if is_local(t) else None)
+        if (buf := self.allocations.get(key)) is not None:
+            return buf  # the common case, without the lock
         with self.lock:  # the threads of a phased CTA allocate the same shared buffer
             if key not in self.allocations:
                 self.allocations[key] = Buffer.new(t, self.fill)
@@ -296,7 +300,7 @@ class RegcopyFunctions(InterpreterFunctions):
             from regcopy_backend.interpreter.convert_ops import run_reference_conversion
             run_reference_conversion(interp, op, src, dst, dyn)
             return ()
-        n_src = len(op.src_offsets)
+        n_src = src_offset_count(op)
         state = gpu_state(interp)
         run_reference_copy(state.thread.axis, op, src, dst, dyn[:n_src], dyn[n_src:])
         return ()

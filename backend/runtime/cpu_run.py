@@ -72,18 +72,27 @@ def from_buffer(buf: Buffer, like: np.ndarray, t: MemRefType | None = None) -> n
 
 
 def run_on_cpu(module: ModuleOp, kernel: str, args: Sequence[HostArg],
-               grid: Sequence[int] | None = None) -> list[np.ndarray]:
-    """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped);
-    ``grid`` overrides the ``regcopy.launch`` grid."""
+               grid: Sequence[int] | None = None,
+               blocks: Sequence[tuple[int, int, int]] | None = None,
+               threads: Sequence[int] | None = None) -> list[np.ndarray]:
+    """Every buffer argument of ``kernel`` after one interpreted launch (scalars skipped; a
+    dynamic buffer with an extent 0 launches nothing: the buffers come back unchanged);
+    ``grid`` overrides the ``regcopy.launch`` grid, ``blocks`` runs only those CTAs of it and
+    ``threads`` only those threads of each (whole warps where the kernel has warp-collective
+    ops)."""
     fn = kernel_by_name(module, kernel)
     types = fn.function_type.inputs.data
     if len(types) != len(args):
         raise ValueError(f"kernel @{kernel} takes {len(types)} arguments, got {len(args)}")
+    if any(isinstance(t, MemRefType) and is_dynamic(t) and isinstance(a, np.ndarray)
+           and 0 in a.shape for t, a in zip(types, args, strict=True)):
+        # an extent 0: nothing to launch (as run_kernel); the buffers come back unchanged
+        return [a.copy() for a in args if isinstance(a, np.ndarray)]
     values: list[Buffer | int] = []
     for t, a in zip(types, args, strict=True):
         values.append(to_buffer(t, cast(np.ndarray, a)) if isinstance(t, MemRefType)
                       else int(a))
-    launch(make_interpreter(module), kernel, values, grid=grid)
+    launch(make_interpreter(module), kernel, values, threads=threads, grid=grid, blocks=blocks)
     return [from_buffer(v, a, cast(MemRefType, t)) for v, a, t in zip(values, args, types,
                                                                          strict=True)
             if isinstance(v, Buffer) and isinstance(a, np.ndarray)]

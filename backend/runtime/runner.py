@@ -1,34 +1,57 @@
-"""Run a printed kernel on the GPU through ``cuda.core`` with numpy arrays in and out.
+"""Run a printed kernel on the GPU through ``cuda.core``: numpy arrays in and out, or device
+arrays (torch tensors, ``__cuda_array_interface__``, DLPack) used in place.
 
-``run_kernel(source, info, args)`` checks the arguments (``check_arguments``: one per parameter,
-arrays big enough, scalars in range and keeping their ``regcopy.divisibility`` promise; a
-one-line ``ArgumentError`` otherwise; a dynamic buffer's array shape must fit its type and
-keep its ``regcopy.divisibility`` array, and is passed as its extents after its pointer; a
-strided buffer takes a numpy view, ``A[:, :100]`` of a larger array: the view's span is
-copied and its strides passed after the extents, ``strided_host``),
-compiles the CUDA source with ``cuda.core.Program``
-(NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C name, copies every array
-to device memory (``Device.allocate``, staged through pinned host memory), checks that every
-pointer is aligned for the widest vector the kernel uses (``check_alignment``, a pure function:
-a clear ``AlignmentError``, never a misaligned-address fault), sets and passes the kernel's
-dynamic shared memory, launches with the grid/block of ``regcopy.launch`` (or the ``grid``
-given) and copies every
-buffer back. Without a GPU or driver it raises ``NoGpuError`` with a one-line message.
+``run_kernel(source, info, args)`` checks the arguments against the signature before anything
+else (``arguments.check_arguments``: one per parameter; per buffer its element type, shape and
+size — or its runtime extents and their ``regcopy.divisibility`` array —; scalars in range and
+keeping their promise; a one-line ``ArgumentError`` otherwise, nothing copied or launched),
+passes a dynamic buffer's extents after its pointer (a strided buffer takes a numpy view,
+``A[:, :100]`` of a larger array, or a contiguous device array: the view's span is copied and
+its strides passed after the extents, ``strided_host``), launches nothing when a dynamic
+buffer has an extent 0 (``RunResult.skipped``), compiles the CUDA source with
+``cuda.core.Program`` (NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C
+name, copies every host array to device memory (``Device.allocate``, staged
+through pinned host memory), checks that every pointer is aligned for the widest vector the
+kernel uses (``check_alignment``, a pure function: a clear ``AlignmentError``, never a
+misaligned-address fault from a pointer; a broken ``regcopy.multiple_of`` promise inside the
+kernel is not a pointer and is not checked here), sets and passes the kernel's dynamic shared
+memory, launches with the grid/block of ``regcopy.launch`` (or the ``grid`` given: sizes or a
+function of the extents) and copies every host buffer back. Without a GPU or driver it raises
+``NoGpuError`` with a one-line message.
 """
 
 from __future__ import annotations
 
 import ctypes
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, Param
-from regcopy_backend.runtime.strided_host import from_span, span_of, stride_problem, view_strides
-from regcopy_backend.runtime.tensor_map import TensorMapError, encode_tensor_map, launch_raw
+from regcopy_backend.runtime.arguments import (
+    ArgumentError,
+    ArrayArg,
+    array_arg,
+    check_arguments,
+    check_extents,
+    empty_launch,
+    signature,
+)
+from regcopy_backend.runtime.strided_host import from_span, span_of, view_strides
+from regcopy_backend.runtime.tensor_map import (
+    TensorMapError,
+    encode_tensor_map,
+    launch_raw,
+)
+from regcopy_dialect.radix import suffix_product
+
+__all__ = ["AlignmentError", "ArgumentError", "LaunchError", "NoGpuError", "RunResult",
+           "check_alignment", "check_arguments", "check_extents", "run_kernel", "signature"]
+
+GridSpec = Sequence[int] | Callable[[Mapping[str, Any]], Any]
+"""A launch grid: 1 to 3 sizes, or a function of ``launch_facts`` that returns them."""
 
 
 class NoGpuError(RuntimeError):
@@ -37,11 +60,6 @@ class NoGpuError(RuntimeError):
 
 class AlignmentError(ValueError):
     """A global pointer is not aligned for the kernel's vector accesses."""
-
-
-class ArgumentError(ValueError):
-    """A launch argument does not fit its parameter (kind, size, range or divisibility
-    promise); the message is one line."""
 
 
 class LaunchError(RuntimeError):
@@ -63,76 +81,21 @@ def check_alignment(kernel: str, params: Sequence[Param], addresses: Sequence[in
                 f"aligned (its widest access is {p.alignment} bytes); refusing to launch")
 
 
-def check_arguments(info: KernelInfo, args: Sequence[Any]) -> None:
-    """Refuse (``ArgumentError``, one line) arguments that do not fit ``info.params``: one per
-    parameter, a numpy array holding at least the buffer's span for a buffer, a Python/numpy
-    integer in range for an integer/index scalar (a float for f32/f64), and a multiple of the
-    parameter's ``regcopy.divisibility`` promise where it has one."""
-    kernel = info.name
-    if len(args) != len(info.params):
-        raise ArgumentError(f"kernel {kernel} takes {len(info.params)} arguments "
-                            f"({_signature(info)}), got {len(args)}")
-    for p, a in zip(info.params, args, strict=True):
-        if isinstance(p, KernelParam):
-            if not isinstance(a, np.ndarray):
-                raise ArgumentError(f"kernel {kernel}: argument %{p.name} is a buffer; pass "
-                                    f"a numpy array, not {type(a).__name__}")
-            if p.dynamic:
-                check_extents(kernel, p, a.shape, info.index64)
-                if p.strided:
-                    check_view(kernel, p, a)
-            elif a.size < p.elements:
-                raise ArgumentError(f"kernel {kernel}: array for '{p.name}' has {a.size} "
-                                    f"elements, the buffer spans {p.elements}")
-            continue
-        if p.dtype.kind == "f":
-            if not isinstance(a, int | float | np.integer | np.floating):
-                raise ArgumentError(f"kernel {kernel}: argument %{p.name} is {p.type}; "
-                                    f"pass a number, not {type(a).__name__}")
-            continue
-        if isinstance(a, bool) or not isinstance(a, int | np.integer):
-            raise ArgumentError(f"kernel {kernel}: argument %{p.name} is {p.type}; pass an "
-                                f"int, not {type(a).__name__}")
-        if (why := p.check(int(a))) is not None:
-            raise ArgumentError(f"kernel {kernel}: argument %{p.name} {why}; refusing to "
-                                "launch")
-
-
-def check_extents(kernel: str, p: KernelParam, shape: Sequence[int], index64: bool) -> None:
-    """Refuse (``ArgumentError``, one line naming the argument) an array shape that cannot be
-    the dynamic buffer ``p``: the wrong rank or a static size, an extent below 1, over the
-    index range, or one that breaks ``p``'s ``regcopy.divisibility`` promise. Pure: it runs
-    before any CUDA call."""
-    from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
-
-    problem = shape_problem(p.type, shape) or divisor_problem(shape, p.divisors)
-    limit = 2**63 - 1 if index64 else 2**31 - 1
-    if problem is None and int(np.prod(shape, dtype=np.float64)) > limit:
-        problem = f"has {int(np.prod(shape))} elements, over the index range ({limit})"
-    if problem is not None:
-        raise ArgumentError(f"kernel {kernel}: array for '{p.name}' of shape "
-                            f"{'x'.join(map(str, shape))} {problem}; refusing to launch")
-
-
-def check_view(kernel: str, p: KernelParam, a: np.ndarray) -> None:
-    """Refuse (``ArgumentError``, one line) a view whose strides cannot be the strided
-    buffer ``p``'s (``strided_host.stride_problem``: innermost 1, static strides matched,
-    rows apart, ``regcopy.stride_divisibility`` kept)."""
-    try:
-        problem = stride_problem(p.type, a.shape, view_strides(p.type, a), p.stride_divisors)
-    except ValueError as e:
-        problem = str(e)
-    if problem is not None:
-        raise ArgumentError(f"kernel {kernel}: array for '{p.name}' of shape "
-                            f"{'x'.join(map(str, a.shape))} {problem}; refusing to launch")
-
-
-def stride_values(info: KernelInfo, p: KernelParam, a: np.ndarray) -> list[Any]:
+def stride_values(info: KernelInfo, p: KernelParam, a: Any) -> list[Any]:
     """The stride parameters that follow a strided buffer's extents: one per ``?`` stride,
     in dimension order, in elements, as the kernel's ``index`` type."""
     dtype = np.int64 if info.index64 else np.int32
-    strides = view_strides(p.type, a)
+    strides = element_strides(p, a)
     return [dtype(strides[d]) for d in p.stride_dims]
+
+
+def element_strides(p: KernelParam, a: Any) -> tuple[int, ...]:
+    """The element strides of the array ``a`` for the strided buffer ``p``: a numpy view's
+    (``strided_host.view_strides``); a device array is contiguous (``check_arguments``), so
+    row-major."""
+    if isinstance(a, np.ndarray):
+        return view_strides(p.type, a)
+    return suffix_product(_shape(a))
 
 
 def extent_values(info: KernelInfo, p: KernelParam, shape: Sequence[int]) -> list[Any]:
@@ -152,7 +115,7 @@ def launch_arguments(info: KernelInfo, args: Sequence[Any], pointers: Sequence[i
         if isinstance(p, KernelParam):
             out.append(next(ptrs))
             if p.dynamic:
-                out.extend(extent_values(info, p, a.shape))
+                out.extend(extent_values(info, p, _shape(a)))
             if p.strided:
                 out.extend(stride_values(info, p, a))
         else:
@@ -160,20 +123,43 @@ def launch_arguments(info: KernelInfo, args: Sequence[Any], pointers: Sequence[i
     return out
 
 
-def grid_of(info: KernelInfo, grid: Sequence[int] | None) -> tuple[int, int, int]:
-    """The launch grid: ``grid`` (1 to 3 sizes >= 1) over the ``regcopy.launch`` one."""
+def _shape(a: Any) -> tuple[int, ...]:
+    """The shape of an array argument of any kind ``array_arg`` accepts."""
+    arr = array_arg(a)
+    return arr.shape if arr is not None else tuple(a.shape)
+
+
+def grid_of(info: KernelInfo, grid: GridSpec | None,
+            args: Sequence[Any] = (), arrays: Sequence[ArrayArg | None] = ()
+            ) -> tuple[int, int, int]:
+    """The launch grid: ``grid`` (1 to 3 sizes >= 1, or a function of the arguments'
+    runtime facts that returns them: ``launch_facts``) over the ``regcopy.launch`` one."""
     if grid is None:
         return info.grid3
-    if not 1 <= len(grid) <= 3 or any(int(g) < 1 for g in grid):
-        raise ArgumentError(f"kernel {info.name}: grid {list(grid)} must be 1 to 3 sizes "
-                            ">= 1")
-    g = [int(x) for x in grid] + [1, 1]
+    sizes: Any = grid
+    if callable(grid):
+        try:
+            sizes = grid(launch_facts(info, args, arrays))
+        except Exception as e:  # noqa: BLE001 - the user's function: one line naming it
+            raise ArgumentError(f"kernel {info.name}: the grid function failed: "
+                                f"{type(e).__name__}: {e}") from None
+        if isinstance(sizes, int | np.integer):
+            sizes = (int(sizes),)
+    if (not isinstance(sizes, Sequence) or not 1 <= len(sizes) <= 3
+            or any(int(g) < 1 for g in sizes)):
+        raise ArgumentError(f"kernel {info.name}: grid {sizes!r} must be 1 to 3 sizes >= 1")
+    g = [int(x) for x in sizes] + [1, 1]
     return g[0], g[1], g[2]
 
 
-def _signature(info: KernelInfo) -> str:
-    return ", ".join(f"%{p.name}: {'buffer' if isinstance(p, KernelParam) else p.type}"
-                     for p in info.params)
+def launch_facts(info: KernelInfo, args: Sequence[Any], arrays: Sequence[ArrayArg | None]
+                 ) -> dict[str, Any]:
+    """What a grid function sees: per buffer parameter name its array's shape (a tuple),
+    per scalar parameter name its value."""
+    out: dict[str, Any] = {}
+    for p, a, arr in zip(info.params, args, arrays, strict=True):
+        out[p.name] = arr.shape if arr is not None else a
+    return out
 
 
 def check_shared_memory(info: KernelInfo, optin_limit: int, device: str) -> None:
@@ -189,11 +175,11 @@ def check_shared_memory(info: KernelInfo, optin_limit: int, device: str) -> None
 
 def cuda_core() -> Any:
     """The ``cuda.core`` namespace holding ``Device`` (``cuda.core.experimental`` before 0.5)."""
-    import cuda.core as core
+    from cuda import core
 
     if hasattr(core, "Device"):
         return core
-    import cuda.core.experimental as experimental
+    from cuda.core import experimental
 
     return experimental
 
@@ -220,10 +206,13 @@ def gpu_available() -> tuple[bool, str]:
 
 @dataclass
 class RunResult:
-    """Outputs of one launch: every buffer copied back, and the kernel time."""
+    """Outputs of one launch: every buffer after it (a host array's copy back, a device
+    array itself, written in place), the kernel time, and ``skipped``: why nothing was
+    launched, if so (the arrays are then the arguments, untouched)."""
 
-    arrays: list[np.ndarray]
+    arrays: list[Any]
     seconds: float
+    skipped: str | None = None  # why nothing was launched (an empty buffer)
 
 
 def compile_kernel(dev: Any, source: str, name: str) -> Any:
@@ -296,34 +285,45 @@ def tensor_maps(info: KernelInfo, args: Sequence[Any], pointers: Sequence[int]) 
         return []
     buffer_index = {k: b for b, k in enumerate(
         k for k, p in enumerate(info.params) if isinstance(p, KernelParam))}
-    return [encode_tensor_map(tm, pointers[buffer_index[tm.source]], args[tm.source].shape,
+    return [encode_tensor_map(tm, pointers[buffer_index[tm.source]], _shape(args[tm.source]),
                               info.params[tm.source].name) for tm in info.tensor_maps]
 
 
 def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
                offsets: Sequence[int] | None = None, kernel: Any = None,
-               grid: Sequence[int] | None = None) -> RunResult:
+               grid: GridSpec | None = None) -> RunResult:
     """Compile ``source`` (unless ``kernel`` is given), run ``info``'s kernel once and return
     every buffer after the launch.
 
-    ``args`` holds one argument per parameter, in order: a numpy array for a buffer (copied to
-    the device), a Python int for an integer/``index`` scalar (a number for f32/f64).
-    ``check_arguments`` refuses bad ones before anything is launched. ``offsets`` (bytes, one
-    per *buffer*) shift the pointers handed to the kernel; the alignment check then refuses
-    misaligned ones. The kernel is looked up by its C name (``info.symbol``). A kernel with
-    ``shared.dyn`` buffers gets its dynamic shared size set and passed at launch, after
-    checking it against the device's per-block opt-in limit. ``RunResult.arrays`` holds the
-    buffers only, in order (``info.buffers``). A dynamic buffer's extents are its array's
-    shape (passed after its pointer); ``grid`` overrides the launch attribute's grid."""
-    check_arguments(info, args)
-    grid3 = grid_of(info, grid)
-    views = [(p, a) for p, a in zip(info.params, args, strict=True)
-             if isinstance(p, KernelParam)]
-    arrays = [span_of(a, view_strides(p.type, a)) if p.strided else a for p, a in views]
-    shifts = list(offsets) if offsets is not None else [0] * len(arrays)
-    if len(shifts) != len(arrays) or min(shifts, default=0) < 0:
-        raise ArgumentError(f"need one non-negative byte offset per buffer ({len(arrays)}), "
+    ``args`` holds one argument per parameter, in order: for a buffer a numpy array (copied
+    to the device and back) or a device array used in place, without a host copy (a torch
+    CUDA tensor, anything with ``__cuda_array_interface__`` or DLPack); a Python int for an
+    integer/``index`` scalar (a number for f32/f64). ``check_arguments`` refuses bad ones —
+    element type, shape, size, range, promises — before anything is copied or launched. A
+    dynamic buffer with an extent 0 launches nothing (``RunResult.skipped`` says so).
+    ``offsets`` (bytes, one per *buffer*; host arrays only) shift the pointers handed to the
+    kernel; the alignment check then refuses misaligned ones. The kernel is looked up by its
+    C name (``info.symbol``). A kernel with ``shared.dyn`` buffers gets its dynamic shared
+    size set and passed at launch, after checking it against the device's per-block opt-in
+    limit. ``RunResult.arrays`` holds the buffers only, in order (``info.buffers``). A
+    dynamic buffer's extents are its array's shape (passed after its pointer); a strided
+    buffer takes a numpy view (its span is copied, its strides passed after the extents, and
+    ``RunResult.arrays`` holds the view's elements) or a contiguous device array; ``grid``
+    (sizes, or a function of ``launch_facts``: ``lambda f: (cdiv(f["X"][0], 8),)``)
+    overrides the launch attribute's grid."""
+    facts = check_arguments(info, args)
+    grid3 = grid_of(info, grid, args, facts)
+    pairs = [(a, f) for p, a, f in zip(info.params, args, facts, strict=True)
+             if isinstance(p, KernelParam) and f is not None]
+    params = [p for p in info.params if isinstance(p, KernelParam)]
+    shifts = list(offsets) if offsets is not None else [0] * len(pairs)
+    if len(shifts) != len(pairs) or min(shifts, default=0) < 0:
+        raise ArgumentError(f"need one non-negative byte offset per buffer ({len(pairs)}), "
                             f"got {shifts}")
+    if any(s and f.pointer is not None for (_, f), s in zip(pairs, shifts, strict=True)):
+        raise ArgumentError("byte offsets apply to host (numpy) arrays only")
+    if (why := empty_launch(info, facts)) is not None:
+        return RunResult([a for a, _ in pairs], 0.0, skipped=why)
     dev = get_device()
     core = cuda_core()
     check_shared_memory(info, int(dev.properties.max_shared_memory_per_block_optin),
@@ -334,10 +334,15 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
         kernel = compile_kernel(dev, source, info.symbol)
     if info.dynamic_shared_bytes:
         set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
-    bufs = [_to_device(dev, stream, pinned, a, s) for a, s in zip(arrays, shifts, strict=True)]
+    bufs = [None if f.pointer is not None
+            else _to_device(dev, stream, pinned, _staged(p, a), s)
+            for p, (a, f), s in zip(params, pairs, shifts, strict=True)]
     try:
-        ptrs = [int(b.handle) + s for b, s in zip(bufs, shifts, strict=True)]
+        ptrs = [f.pointer if b is None else int(b.handle) + s
+                for (_, f), b, s in zip(pairs, bufs, shifts, strict=True)]
         check_alignment(info.name, info.params, ptrs)
+        if any(f.pointer is not None for _, f in pairs):
+            dev.sync()  # device arrays: whatever stream wrote them has finished
         launch_args = launch_arguments(info, args, ptrs)
         config = core.LaunchConfig(grid=grid3, block=info.block,
                                    shmem_size=info.dynamic_shared_bytes)
@@ -350,15 +355,50 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
             core.launch(stream, config, kernel, *launch_args)
         stream.sync()
         seconds = time.perf_counter() - start
-        outs = [_to_host(stream, pinned, b, a, s)
-                for b, a, s in zip(bufs, arrays, shifts, strict=True)]
-        outs = [from_span(o, a.shape, view_strides(p.type, a)) if p.strided else o
-                for o, (p, a) in zip(outs, views, strict=True)]
+        outs = [a if b is None else _from_staged(p, a, _to_host(stream, pinned, b,
+                                                                _staged(p, a), s))
+                for p, (a, _), b, s in zip(params, pairs, bufs, shifts, strict=True)]
     except (AlignmentError, TensorMapError):
         raise
     except Exception as e:  # noqa: BLE001 - a driver error becomes one LaunchError
         raise LaunchError(f"kernel {info.name} failed: {e}") from None
     finally:
         for b in bufs:
-            b.close(stream)
+            if b is not None:
+                try:
+                    b.close(stream)
+                except Exception:  # noqa: BLE001, S110 - after a trap the context is gone;
+                    pass  # the launch's own error is the one to report
     return RunResult(outs, seconds)
+
+
+def _staged(p: KernelParam, a: Any) -> np.ndarray:
+    """What a host array argument copies to the device: for a strided buffer, the numpy
+    view's span (gaps between rows included), else the array (``_host``)."""
+    if p.strided and isinstance(a, np.ndarray):
+        return span_of(a, view_strides(p.type, a))
+    return _host(a)
+
+
+def _from_staged(p: KernelParam, a: Any, out: np.ndarray) -> np.ndarray:
+    """The launch's copy of a host array argument from what came back (``_staged``): for a
+    strided buffer, the view's elements."""
+    if p.strided and isinstance(a, np.ndarray):
+        return from_span(out, a.shape, view_strides(p.type, a))
+    return out
+
+
+def _host(a: Any) -> np.ndarray:
+    """A host array argument as numpy (a CPU torch tensor through ``numpy()``, bf16/fp8 as
+    their raw bits)."""
+    if isinstance(a, np.ndarray):
+        return a
+    t = a.detach().contiguous()
+    try:
+        return np.asarray(t.numpy())
+    except TypeError:  # bf16/fp8: numpy has no such type; their raw bits
+        import torch
+
+        raw = torch.int16 if t.element_size() == 2 else torch.uint8
+        out = t.view(raw).numpy()
+        return out.view(np.uint16) if t.element_size() == 2 else out

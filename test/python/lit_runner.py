@@ -62,6 +62,11 @@ class LitRun:
     tools: ToolServer | None
     scratch: Path
 
+    @property
+    def roundtrip(self) -> Path:
+        """The round-trip records of the tool server's ``regcopy-opt`` commands."""
+        return self.scratch / "roundtrip"
+
     def results(self) -> dict[str, Any]:
         """Wait for lit; its result per lit test name, and ``__lit_output__``: its output."""
         try:
@@ -90,8 +95,9 @@ def start(paths: list[Path]) -> LitRun:
     """Start lit on ``paths`` (lit's default workers: one a core) without waiting for it, its
     tool commands forked from a tool server (tool_server.py)."""
     scratch = Path(tempfile.mkdtemp(prefix="regcopy-lit-"))
+    (scratch / "roundtrip").mkdir()
     try:
-        tools: ToolServer | None = ToolServer.start(scratch)
+        tools: ToolServer | None = ToolServer.start(scratch, scratch / "roundtrip")
     except (OSError, RuntimeError):  # no server (a socket path too long, say): the scripts
         tools = None
     server = [] if tools is None else ["--param", f"tool_bin={tools.bindir}"]

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.utils.exceptions import InterpretationError
-
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_dialect.builders import parse_module
-from regcopy_dialect.diagnostics import capture_diagnostics
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from xdsl.context import Context
+from xdsl.utils.exceptions import InterpretationError
+
+from regcopy_dialect.builders import parse_module
+from regcopy_dialect.diagnostics import capture_diagnostics
 
 G = "memref<128x64xf16, #regcopy.mem<global>>"
 PLAIN = "#regcopy.mem<shared>"
@@ -117,3 +117,38 @@ def test_refused_copy_keeps_every_async_op() -> None:
     (d,) = diags
     assert d.severity == "warning"
     assert d.message.startswith("not lowered: no cp.async width fits")
+
+
+BARRIER = '  "gpu.barrier"() : () -> ()\n'
+
+
+@pytest.mark.parametrize("lower", [False, True], ids=["reference", "lowered"])
+@pytest.mark.parametrize("phased", [False, True], ids=["no-barrier", "barrier-before-copy"])
+def test_a_missing_barrier_after_the_wait_is_an_error(lower: bool, phased: bool) -> None:
+    """Each thread reads elements other threads' copies brought: after its own wait, without
+    a gpu.barrier, they may not have landed on the GPU. Without any barrier the threads run
+    one after another (a later thread reads what an earlier one's wait landed); with one before
+    the copy they run in barrier phases (a read lands before or after the other thread's wait:
+    either is an error)."""
+    text = kernel().replace(BARRIER, "")
+    if phased:
+        text = text.replace("  %t = regcopy.copy_async", BARRIER + "  %t = regcopy.copy_async")
+    module = lowered(text)[0] if lower else parse_module(text)
+    with pytest.raises(InterpretationError, match=r"memref.load.*(a gpu.barrier is missing "
+                       r"between that wait and this read|is in flight)") as err:
+        run(module)
+    if not phased:  # one after another: never in flight, always landed by an earlier thread
+        assert "'s wait landed in this barrier phase" in str(err.value)
+
+
+def test_own_copies_need_no_barrier() -> None:
+    """A thread that reads only what its own copies brought needs no barrier after its wait:
+    thread t moves the elements e = t (mod 128) and reads back exactly those."""
+    text = kernel().replace(BARRIER, "").replace(
+        "%base = arith.muli %tid, %cn : index", "%base = arith.constant 0 : index").replace(
+        "%e = arith.addi %base, %k : index",
+        "%k128 = arith.muli %k, %c128 : index\n    %e = arith.addi %k128, %tid : index")
+    text = text.replace("%c64 = arith.constant 64 : index",
+                        "%c64 = arith.constant 64 : index\n  %c128 = arith.constant 128 : index")
+    expect = np.arange(128 * 64, dtype=np.float16).reshape(128, 64)[16:48]
+    np.testing.assert_array_equal(run(parse_module(text)), expect)

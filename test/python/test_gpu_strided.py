@@ -72,7 +72,7 @@ def test_a_broken_stride_promise_launches_nothing(compiled) -> None:
 
     prepared, info, _, _ = compiled["f32_4"]
     x = np.zeros((8, 10), np.float32)[:, :8]
-    with pytest.raises(ArgumentError, match="breaks its promise regcopy.stride_divisibility"):
+    with pytest.raises(ArgumentError, match=r"breaks its promise regcopy\.stride_divisibility"):
         run_kernel(prepared.source, info, [x, x.copy()], grid=(1, 1))
 
 

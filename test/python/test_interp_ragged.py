@@ -105,13 +105,21 @@ def test_random_extents_and_offsets(tile_module, m: int, n: int, bx: int, by: in
 
 
 @pytest.mark.parametrize("shape, why", [
-    ((0, 8), "extent 0 in dim 0; extents must be >= 1"),
     ((4,), "rank 1, the buffer ?x? has rank 2"),
 ])
 def test_bad_shapes_are_refused(tile_module, shape: tuple[int, ...], why: str) -> None:
     with pytest.raises(ValueError, match=re.escape(why)):
         run_on_cpu(tile_module, "tile", [np.zeros(shape, np.float32),
                                          np.zeros((32, 8), np.float32)])
+
+
+def test_an_extent_0_launches_nothing(tile_module) -> None:
+    """An extent 0 is an empty launch (as run_kernel), not a refused shape: the buffers come
+    back unchanged."""
+    y = np.full((32, 8), -1, np.float32)
+    x, got = run_on_cpu(tile_module, "tile", [np.zeros((0, 8), np.float32), y])
+    assert x.shape == (0, 8)
+    np.testing.assert_array_equal(got, y)
 
 
 def test_broken_divisibility_is_refused() -> None:

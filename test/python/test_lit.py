@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lit_runner import LIT_RUN, TEST_ROOT, lit_name, lit_tests, selected_lit_files, start
+from lit_runner import (
+    LIT_RUN,
+    TEST_ROOT,
+    lit_name,
+    lit_tests,
+    selected_lit_files,
+    start,
+)
 
 LIT_TESTS = lit_tests()
 
@@ -48,3 +55,21 @@ def test_lit(path: Path, lit_results: dict[str, Any]) -> None:
         pytest.skip(f"lit: UNSUPPORTED {lit_name(path)}: {result['output'].strip()}")
     assert result["code"] in ("PASS", "XFAIL"), (
         f"lit: {result['code']} {lit_name(path)}\n{result['output']}")
+
+
+def test_printed_ir_parses_again(request: pytest.FixtureRequest,
+                                 lit_results: dict[str, Any]) -> None:
+    """Every ``regcopy-opt`` command of the lit run that printed IR parses its own output
+    again (the tool server's round-trip records, tool_server.py): printed IR always
+    re-parses."""
+    import json
+
+    run = request.config.stash[LIT_RUN]
+    if run.tools is None:
+        pytest.skip("the lit tool server did not start: no round-trip records")
+    fails = [json.loads(p.read_text()) for p in sorted(run.roundtrip.glob("*.fail"))]
+    oks = list(run.roundtrip.glob("*.ok"))
+    assert not fails, "printed IR that does not parse again:\n" + "\n".join(
+        f"regcopy-opt {' '.join(f['argv'])} (in {f['cwd']}): {f['error'][:400]}"
+        for f in fails[:10])
+    assert oks, "no regcopy-opt output was parsed again"

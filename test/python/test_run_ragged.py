@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ragged_cases import LOWERED, parse_unverified, tile_copy
-
 from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 from regcopy_backend.runtime.runner import (
     ArgumentError,
@@ -34,9 +33,8 @@ def _f32(*shape: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("x, why", [
-    (_f32(3, 6), "array for 'X' of shape 3x6 extent 6 of dim 1 breaks its promise "
-                 "regcopy.divisibility = array<i64: 1, 4> (not a multiple of 4)"),
-    (_f32(0, 4), "array for 'X' of shape 0x4 has extent 0 in dim 0; extents must be >= 1"),
+    (_f32(3, 6), ("array for 'X' of shape 3x6 extent 6 of dim 1 breaks its promise "
+                 "regcopy.divisibility = array<i64: 1, 4> (not a multiple of 4)")),
     (_f32(8), "array for 'X' of shape 8 has rank 1, the buffer ?x? has rank 2"),
 ])
 def test_runner_refuses_bad_extents_before_cuda(info, x: np.ndarray, why: str) -> None:
@@ -74,9 +72,9 @@ def test_check_on_a_dynamic_kernel(capsys) -> None:
 
 
 @pytest.mark.parametrize("argv, why", [
-    (("--arg", "X=3x9"), "kernel @ragged needs a value for each scalar parameter and a shape "
+    (("--arg", "X=3x9"), ("kernel @ragged needs a value for each scalar parameter and a shape "
                          "for each dynamic buffer: %Y: memref<?x?xf32, #regcopy.mem<global>>; "
-                         "pass --arg Y=1000x1000"),
+                         "pass --arg Y=1000x1000")),
     (("--arg", "X=3x0", "--arg", "Y=3x9", "--grid", "2,0"), "--grid 2,0: expected X[,Y[,Z]]"),
 ])
 def test_bad_shapes_and_grids_are_one_line(capsys, argv: tuple[str, ...], why: str) -> None:
@@ -88,12 +86,10 @@ def test_bad_shapes_and_grids_are_one_line(capsys, argv: tuple[str, ...], why: s
 
 @pytest.mark.parametrize("spec, why", [
     ("X=-3x9", "--arg X=-3x9: the shape has extent -3 in dim 0"),
-    ("X=3x0", "--arg X=3x0: the shape has extent 0 in dim 1; extents must be >= 1 (%X is "
-              "?x?; e.g. --arg X=1000x1000)"),
     ("X=3x9x2", "--arg X=3x9x2: the shape has rank 3, the buffer ?x? has rank 2"),
     ("X=3by9", "--arg X=3by9: %X is a ?x? buffer; give its shape, e.g. --arg X=1000x1000"),
-    ("X=3x6", "--arg X=3x6: the shape extent 6 of dim 1 breaks its promise "
-              "regcopy.divisibility = array<i64: 1, 4>"),
+    ("X=3x6", ("--arg X=3x6: the shape extent 6 of dim 1 breaks its promise "
+              "regcopy.divisibility = array<i64: 1, 4>")),
 ])
 def test_arg_shapes(spec: str, why: str) -> None:
     fn = kernels(parse_unverified(PROMISED))[0]
@@ -105,7 +101,7 @@ def test_arg_shapes(spec: str, why: str) -> None:
     assert [a.shape for a in good] == [(5, 8), (1, 3)]
 
 
-@pytest.mark.parametrize("text", ["0", "1,2,3,4", "a", "2,-1"])
+@pytest.mark.parametrize("text", ["0", "1,2,3,4", "a", "2,-1", "1,,2", "2;3"])
 def test_bad_grids(text: str) -> None:
     with pytest.raises(ArgumentSpecError, match=f"--grid {text}: expected X"):
         parse_grid(text)

@@ -7,23 +7,17 @@ import dataclasses
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    IntegerType,
-    Signedness,
-)
-
-from xdsl.ir import Attribute
-
-from regcopy_backend.runtime.host_data import as_float64, checksum, numpy_dtype, random_values
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
+from regcopy_backend.runtime.host_data import (
+    as_float64,
+    checksum,
+    numpy_dtype,
+    random_values,
+)
 from regcopy_backend.runtime.runner import (
     AlignmentError,
     ArgumentError,
@@ -36,6 +30,16 @@ from regcopy_backend.runtime.runner import (
 )
 from regcopy_tools.regcopy_run import checksum_lines, parse_and_lower, random_inputs
 from tool_runner import run_tool
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "examples" / "seed_demo.mlir"
@@ -93,7 +97,9 @@ def test_array_sizes_are_checked() -> None:
     info = seed_info()
     with pytest.raises(ArgumentError, match="takes 2 arguments"):
         check_arguments(info, [np.zeros(256, np.float32)])
-    with pytest.raises(ArgumentError, match="spans 256"):
+    with pytest.raises(ArgumentError, match="has shape 255 .255 elements., the buffer "
+                                            r"memref<32x8xf32.* spans 256: pass shape 32x8 "
+                                            "or 256"):
         check_arguments(info, [np.zeros(256, np.float32), np.zeros(255, np.float32)])
     with pytest.raises(ArgumentError, match="argument %in is a buffer; pass a numpy array"):
         check_arguments(info, [3, np.zeros(256, np.float32)])
@@ -235,7 +241,6 @@ def test_dynamic_shared_size_goes_through_the_driver(monkeypatch: pytest.MonkeyP
     from types import SimpleNamespace
 
     from cuda.bindings import driver
-
     from regcopy_backend.runtime.runner import LaunchError, set_dynamic_shared_memory
 
     calls: list[tuple[str, object, int]] = []
@@ -243,7 +248,7 @@ def test_dynamic_shared_size_goes_through_the_driver(monkeypatch: pytest.MonkeyP
 
     def kernel_set(a: object, n: int, k: object, d: object) -> tuple[driver.CUresult]:
         calls.append(("kernel", a, n))
-        assert isinstance(k, driver.CUkernel) and int(d) == 3
+        assert isinstance(k, driver.CUkernel) and int(cast(Any, d)) == 3
         return (driver.CUresult.CUDA_SUCCESS,)
 
     def func_set(f: object, a: object, n: int) -> tuple[driver.CUresult]:
@@ -265,7 +270,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     size is set and passed as shmem_size; only buffers come back."""
     from types import SimpleNamespace
 
-    import regcopy_backend.runtime.runner as runner
+    from regcopy_backend.runtime import runner
 
     seen: dict[str, object] = {}
 
@@ -280,7 +285,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
         LegacyPinnedMemoryResource = staticmethod(lambda: None)
 
         @staticmethod
-        def LaunchConfig(**kw: object) -> dict[str, object]:  # noqa: N802 - cuda.core's name
+        def LaunchConfig(**kw: object) -> dict[str, object]:
             return kw
 
         @staticmethod
@@ -305,7 +310,7 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     result = run_kernel("src", info, [a, 192, -3, 7, b])
     assert seen["kernel"] == "kernel:k_class" and seen["dyn"] == ("kernel:k_class", 4096)
     assert seen["config"] == {"grid": (1, 1, 1), "block": 32, "shmem_size": 4096}
-    args = seen["args"]
+    args = cast(tuple[Any, ...], seen["args"])
     assert args[0] == 0x1000 and args[4] == 0x2000
     assert [(type(x), x) for x in args[1:4]] == [(np.int32, 192), (np.int8, -3), (np.uint16, 7)]
     assert [r[0] for r in result.arrays] == [0x1000, 0x2000]

@@ -3,10 +3,21 @@ GPU): memory instructions counted by their full mnemonic, local-memory traffic w
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from regcopy_backend.cuda.spills import LocalTraffic, kernel_sass, local_ops, max_registers
-from regcopy_tools.regcopy_run import compile_summary, prepare, sass_listing, spill_warnings
+from regcopy_backend.cuda.spills import (
+    LocalTraffic,
+    kernel_sass,
+    local_ops,
+    max_registers,
+)
+from regcopy_tools.regcopy_run import (
+    compile_summary,
+    prepare,
+    sass_listing,
+    spill_warnings,
+)
 from regcopy_tools.run_report import sass_memory_ops
 
 REPO = Path(__file__).resolve().parents[2]
@@ -15,6 +26,23 @@ REPO = Path(__file__).resolve().parents[2]
 def test_ldsm_is_not_counted_as_lds() -> None:
     listing = "LDSM.16.M88.4 R4, [R2] ;\nLDS.128 R8, [R3] ;\nSTSM.16.M88.4 [R2], R4 ;\n"
     assert sass_memory_ops(listing) == {"LDSM.16.M88.4": 1, "LDS.128": 1, "STSM.16.M88.4": 1}
+
+
+def test_async_copies_are_counted() -> None:
+    """cp.async is LDGSTS in SASS (global -> shared, no register); TMA is UTMALDG: both are
+    memory instructions of the summary, not lost (nor counted as LDG/STS)."""
+    listing = ("LDGSTS.E.BYPASS.128 [R3], desc[UR4][R4.64] ;\nLDGDEPBAR ;\n"
+               "UTMALDG.2D [UR8], [UR4] ;\nLDG.E.128 R4, desc[UR4][R2.64] ;\n")
+    assert sass_memory_ops(listing) == {"LDGSTS.E.BYPASS.128": 1, "UTMALDG.2D": 1,
+                                        "LDG.E.128": 1}
+
+
+def test_gemm_async_reports_its_cp_async() -> None:
+    path = REPO / "examples" / "gemm_async.mlir"
+    (line,) = compile_summary(prepare(path.read_text(), str(path)))
+    # 8 chunks a thread a stage (4 of A, 4 of B): the prologue's 2 stages and the loop's
+    assert "LDGSTS.E.BYPASS.128*24" in line
+    assert not re.search(r" (LDG|STS)\.", line)  # no register-staged copy
 
 
 def test_gemm_tiles_reports_its_ldmatrix() -> None:

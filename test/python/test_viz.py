@@ -12,10 +12,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from regcopy_tools.regcopy_viz import main
 
 from regcopy_dialect import layout_svg, layout_text, parse_layout
 from regcopy_dialect.viz import layout_tile, owners, render_text
-from regcopy_tools.regcopy_viz import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -42,7 +42,7 @@ def _viz(*args: str) -> subprocess.CompletedProcess[str]:
 def test_console_script_runs() -> None:
     out = subprocess.run([sys.executable, "-m", "regcopy_tools.regcopy_viz",
                           str(EXAMPLES / "seed_demo.mlir"), "--copy", "1"],
-                         capture_output=True, text=True, cwd=ROOT)
+                         capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr
     assert "R -> S, S is shared" in out.stdout
 
@@ -181,8 +181,8 @@ def test_svg_of_many_copies_shows_one_and_says_how_to_pick(tmp_path: Path) -> No
     out = _viz(str(src), "-o", str(tmp_path / "one.svg"))
     assert out.returncode == 0, out.stderr
     assert out.stderr.splitlines() == [
-        f"regcopy-viz: note: {src} has 3 copies; the SVG shows copy 0 (line {lines[0]}) only; "
-        "pick another with --copy K (0-2) or --copy @LINE, or all with --copy all"]
+        (f"regcopy-viz: note: {src} has 3 copies; the SVG shows copy 0 (line {lines[0]}) only; "
+         "pick another with --copy K (0-2) or --copy @LINE, or all with --copy all")]
     assert [h.split(":")[0] for h in _svg_copies(tmp_path / "one.svg")] == ["copy #0"]
     out = _viz(str(src), "--copy", "all", "-o", str(tmp_path / "all.svg"))
     assert out.returncode == 0 and out.stderr == ""
@@ -204,3 +204,29 @@ def test_copy_by_line(tmp_path: Path) -> None:
                           f"line 1; copies start on lines {', '.join(map(str, lines))}\n")
     out = _viz(str(src), "--copy", "first")
     assert out.returncode == 2 and "expected K (the K-th copy, from 0), @LINE" in out.stderr
+
+
+def test_async_copies_are_drawn() -> None:
+    """gemm_async's copy_async of A (128 x 64 f16 over 256 threads, cp.async 16 bytes): its
+    plan, thread 0's four chunks (rows 0, 32, 64, 96 of the region), the region coloured by
+    thread/round and the bank groups of warp 0's chunks."""
+    out = _viz(str(EXAMPLES / "gemm_async.mlir"), "--copy", "0", "--width", "160")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "copy #0: %ta0 = regcopy.copy_async cta %A[%m0, 0] [128, 64]" in text
+    assert ("plan: cp.async.cg 16 bytes (8 × f16), 4 chunks/thread, 1024 chunks over 256 "
+            "threads in the cta") in text
+    assert "shared memory gets zeros" in text
+    assert "round 1: %A[%m0 + 32, 0] .. +8 -> S[2048 .. 2056) (swizzled 2048)" in text
+    row0 = next(line for line in text.splitlines() if line.startswith("  0 |  *0/0"))
+    assert row0.split("|")[1].split()[:10] == ["*0/0"] * 8 + ["1/0"] * 2  # * = thread 0
+    assert ("bank groups of warp 0, round 0 (128-bit accesses, 8 lanes served together): 4 "
+            "wavefronts, ideal 4: no bank conflict") in text
+
+
+def test_copies_are_numbered_across_both_kinds() -> None:
+    """--copy counts copy_async and copy together, in program order."""
+    out = _viz(str(EXAMPLES / "gemm_async.mlir"), "--copy", "99")
+    assert out.returncode == 1
+    assert "the file has 8 regcopy.copy op(s), numbered from 0 (copy_async ops included)" \
+        in out.stderr

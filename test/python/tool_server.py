@@ -11,12 +11,19 @@ script's entry point (the ``main`` the installed script calls, found in the pack
 as the script would, ``sys.exit(main())``: an uncaught exception prints its traceback and
 exits 1. Every command is a fresh process; nothing carries over from one to the next.
 ``lit`` run by hand (``lit test``) uses the installed scripts.
+
+**Round trip.** Given a directory (``serve(path, roundtrip)``), every ``regcopy-opt`` command
+that succeeds and prints IR on stdout also parses its own output again (``reparse``: the
+printed IR must always parse), and leaves a record there per command: ``<pid>.ok``, or
+``<pid>.fail`` with its arguments and the parse error. test_lit.py asserts on them.
 """
 
 from __future__ import annotations
 
 import atexit
 import importlib
+import io
+import json
 import marshal
 import os
 import signal
@@ -27,6 +34,7 @@ import traceback
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TextIO
 
 TOOLS = ("regcopy-opt", "xdsl-opt", "filecheck")
 PRELOAD = ("xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.universe",
@@ -60,12 +68,12 @@ def _take_over(fds: list[int], request: dict[str, object]) -> None:
         os.close(fd)
     os.chdir(str(request["cwd"]))
     os.environ.clear()
-    os.environ.update(request["env"])  # type: ignore[arg-type]
+    os.environ.update(request["env"])  # type: ignore[arg-type, call-overload]
     sys.argv = list(request["argv"])  # type: ignore[call-overload]
-    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
+    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # type: ignore[misc]  # noqa: SIM115
     line = 1 if os.isatty(1) else -1  # line-buffered on a terminal, as the interpreter does
-    sys.stdout = sys.__stdout__ = open(1, "w", line, closefd=False)  # noqa: SIM115
-    sys.stderr = sys.__stderr__ = open(2, "w", 1, errors="backslashreplace",  # noqa: SIM115
+    sys.stdout = sys.__stdout__ = open(1, "w", line, closefd=False)  # type: ignore[misc]  # noqa: SIM115
+    sys.stderr = sys.__stderr__ = open(2, "w", 1, errors="backslashreplace",  # type: ignore[misc]  # noqa: SIM115
                                        closefd=False)
 
 
@@ -88,7 +96,55 @@ def _run(target: str) -> int:
     return status
 
 
-def _child(conn: socket.socket, targets: dict[str, str]) -> None:
+class _Tee(io.TextIOBase):
+    """A text stream that writes through to ``stream`` and keeps a copy."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.parts.append(s)
+        return self.stream.write(s)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+SKIP_REPARSE = ("-t", "--target", "-o", "--output-file", "--verify-diagnostics",
+                "--parsing-diagnostics", "-h", "--help", "-v", "--version")
+"""``regcopy-opt`` options whose stdout is no (whole) IR to parse again."""
+
+
+def reparse(argv: list[str], text: str) -> str | None:
+    """Parse the IR ``text`` that ``regcopy-opt argv`` printed (each ``// -----`` chunk with
+    ``--split-input-file``); the error, or None when it parses (or is no IR)."""
+    from regcopy_tools.regcopy_run import build_context
+    from xdsl.parser import Parser
+
+    ctx = build_context()
+    ctx.allow_unregistered = "--allow-unregistered-dialect" in argv
+    chunks = text.split("// -----") if "--split-input-file" in argv else [text]
+    for chunk in chunks:
+        if "builtin.module" not in chunk:
+            continue
+        try:
+            Parser(ctx, chunk, "<printed>").parse_module()
+        except Exception as e:  # noqa: BLE001 - any failure is the finding
+            return f"{type(e).__name__}: {e}"
+    return None
+
+
+def _record_roundtrip(roundtrip: str, argv: list[str], tee: _Tee) -> None:
+    """Re-parse what the command printed and leave its record (module docstring)."""
+    if any(a in SKIP_REPARSE or a.startswith(("--target=", "--output-file=")) for a in argv):
+        return
+    error = reparse(argv, "".join(tee.parts))
+    name = Path(roundtrip) / f"{os.getpid()}.{'fail' if error else 'ok'}"
+    name.write_text(json.dumps({"argv": argv, "cwd": os.getcwd(), "error": error}))
+
+
+def _child(conn: socket.socket, targets: dict[str, str], roundtrip: str | None = None) -> None:
     """In the forked child: run one command and send its exit status; never returns."""
     status = 1
     try:
@@ -97,7 +153,14 @@ def _child(conn: socket.socket, targets: dict[str, str]) -> None:
         size = int.from_bytes(_recv_exactly(conn, 4), "big")
         request = marshal.loads(_recv_exactly(conn, size))
         _take_over(fds, request)
+        tee = None
+        if roundtrip is not None and request["tool"] == "regcopy-opt":
+            tee = _Tee(sys.stdout)
+            sys.stdout = tee  # type: ignore[assignment]
         status = _run(targets[request["tool"]])
+        if tee is not None and roundtrip is not None and status == 0:
+            sys.stdout = tee.stream  # type: ignore[assignment]
+            _record_roundtrip(roundtrip, list(request["argv"])[1:], tee)
         for fd in (0, 1, 2):
             os.close(fd)  # the reader of a pipe sees its end before the client exits
     except BaseException:  # noqa: BLE001 - the server's own failure: say it where it can
@@ -131,9 +194,10 @@ def _reap(block: bool) -> None:
             return
 
 
-def serve(path: str) -> None:
+def serve(path: str, roundtrip: str | None = None) -> None:
     """Preload, listen on ``path``, say ``ready`` on stdout; fork a child per connection
-    until SIGTERM, then wait for the children."""
+    until SIGTERM, then wait for the children; ``roundtrip``: re-parse ``regcopy-opt``'s
+    output there (module docstring)."""
     for module in PRELOAD:
         importlib.import_module(module)
     targets = entry_points_of(TOOLS)
@@ -153,7 +217,7 @@ def serve(path: str) -> None:
             conn.settimeout(None)
             if os.fork() == 0:
                 listener.close()
-                _child(conn, targets)
+                _child(conn, targets, roundtrip)
             conn.close()
     _reap(block=True)
 
@@ -166,12 +230,14 @@ class ToolServer:
     bindir: Path
 
     @staticmethod
-    def start(scratch: Path) -> ToolServer:
-        """Start a server in ``scratch`` and write the stand-ins; returns once it listens."""
+    def start(scratch: Path, roundtrip: Path | None = None) -> ToolServer:
+        """Start a server in ``scratch`` and write the stand-ins; returns once it listens.
+        ``roundtrip``: the directory of the round-trip records (module docstring)."""
         path = scratch / "tools.sock"
         # -P: this script's folder is not put on sys.path, so the tools see the modules an
         # installed script would
-        proc = subprocess.Popen([sys.executable, "-P", __file__, str(path)],
+        extra = [] if roundtrip is None else [str(roundtrip)]
+        proc = subprocess.Popen([sys.executable, "-P", __file__, str(path), *extra],
                                 stdout=subprocess.PIPE, text=True)
         bindir = scratch / "bin"  # each stand-in: tool_client.py, then its call
         bindir.mkdir()
@@ -193,4 +259,4 @@ class ToolServer:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
