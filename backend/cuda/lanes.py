@@ -22,7 +22,7 @@ A vector is held in its transfer type (``uint4``/``uint2``/``uint32_t``/``uint16
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith
