@@ -208,7 +208,7 @@ def variants(tiles: int, ctas: int) -> list[tuple[str, str]]:
 def sass_report(tiles: int, ctas: int) -> list[str]:
     """One line per kernel: its LDGSTS (cp.async) and LDG instructions in SASS, and its main
     loop (a kernel whose loop was elided has none)."""
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     lines = []
     sources = [(label, lowered(text, TRANSFER.get(label, "auto"))[0])

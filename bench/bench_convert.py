@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_passes import LowerRegCopyPass
 from xdsl.parser import Parser
 

@@ -70,7 +70,7 @@ def sass_report() -> list[str]:
     not unrolled) by opcode, the loop's length, and the kernel's local-memory accesses."""
     from collections import Counter
 
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
     from regcopy_bench.sass_loops import main_loop, sass_ops
 
     lines = []

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import (
     NoGpuError,
     compile_kernel,

@@ -59,7 +59,7 @@ from typing import Any
 
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_bench.sass_loops import sass_summary
-from regcopy_passes.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
+from regcopy_passes.core.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from xdsl.parser import Parser
 

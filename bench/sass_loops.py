@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
 SASS_KINDS = ("LDS", "STS", "LOP3", "SEL", "LDL", "STL", "BRA", "BAR")
 SASS_LINE = re.compile(r"^\s+/\*([0-9a-f]+)\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from regcopy_passes.index_builder import IndexBuilder, Value
-from regcopy_passes.strides import buffer_strides
+from regcopy_passes.core.index_builder import IndexBuilder, Value
+from regcopy_passes.core.strides import buffer_strides
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, NoneAttr

@@ -18,20 +18,20 @@ from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from regcopy_passes.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
-from regcopy_passes.dispatch import Rejected, accept, check_all_threads_active
-from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.emit_async import async_label, lower_async_ops
-from regcopy_passes.emit_copy import emit_copy
-from regcopy_passes.emit_tma import lower_tma_ops
-from regcopy_passes.lower_convert import is_conversion, lower_conversions
-from regcopy_passes.lower_mma import lower_mma_ops
-from regcopy_passes.matrix_plan import MatrixTransfer
-from regcopy_passes.options import OptionSpec, PassOptionError, option_specs, parse_options
-from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
-from regcopy_passes.planning import plan_copy
-from regcopy_passes.shared_plan import plan_shared
-from regcopy_passes.transfer import LoweringPlan, VectorTransfer, choose_transfer
+from regcopy_passes.core.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
+from regcopy_passes.core.dispatch import Rejected, accept, check_all_threads_active
+from regcopy_passes.core.divisibility import describe_value, divisibility
+from regcopy_passes.async_copy.emit import async_label, lower_async_ops
+from regcopy_passes.reg_copy.emit import emit_copy
+from regcopy_passes.tma.emit import lower_tma_ops
+from regcopy_passes.convert.lower import is_conversion, lower_conversions
+from regcopy_passes.mma.lower import lower_mma_ops
+from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer
+from regcopy_passes.core.options import OptionSpec, PassOptionError, option_specs, parse_options
+from regcopy_passes.reg_copy.plan_bounds import bounds_key, dynamic_side, plan_bounded
+from regcopy_passes.core.planning import plan_copy
+from regcopy_passes.reg_copy.shared_plan import plan_shared
+from regcopy_passes.reg_copy.transfer import LoweringPlan, VectorTransfer, choose_transfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.ir import Operation, SSAValue
@@ -223,7 +223,7 @@ def _swizzle_order_notes(op: CopyOp) -> list[str]:
     """For each swizzled side whose ``swizzle<M,B,S>``, read in CuTe's ``Swizzle<B,M,S>``
     order, would be another valid swizzle: a note giving both readings. Not for a layout
     the compiler chose (``#regcopy.layout<auto>``): nobody wrote its parameters."""
-    from regcopy_passes.choose_shared_layouts import chosen_by_compiler
+    from regcopy_passes.shared_layouts.choose import chosen_by_compiler
 
     notes: list[str] = []
     for side, t in ((op.src, op.src_type), (op.dst, op.dst_type)):
@@ -314,7 +314,7 @@ class LowerRegCopyPass(ModulePass):
             self._apply(op)
 
     def _apply(self, op: builtin.ModuleOp) -> None:
-        from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
+        from regcopy_passes.shared_layouts.choose import choose_layouts, has_auto_layout
         self._lower_conversions(op)
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)

@@ -1,6 +1,6 @@
 """pytest configuration of the whole suite: the hypothesis profile (``REGCOPY_HYPOTHESIS``,
 test/python/hypothesis_profiles.py) is loaded here, before any test module is imported; and
-one NVRTC/nvdisasm cache directory per run (``REGCOPY_CACHE_DIR``, backend/runtime/nvrtc.py),
+one NVRTC/nvdisasm cache directory per run (``REGCOPY_CACHE_DIR``, backend/cuda/nvrtc.py),
 made by the controlling process before pytest-xdist starts its workers, so the workers and
 the tools they start (lit's ``regcopy-opt -t sass``, ``regcopy-run``) share it: the same
 kernel is compiled once per run however many tests look at it."""

@@ -71,7 +71,7 @@ class RegcopyOptMain(xDSLOptMain):
         arg_parser.add_argument("--lower-reg-copy", action="store_true",
                                 help="shorthand for -p lower-reg-copy (after any -p passes)")
         from regcopy_passes.lower_reg_copy import LowerRegCopyPass  # not needed to start up
-        from regcopy_passes.options import options_help
+        from regcopy_passes.core.options import options_help
 
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         arg_parser.epilog = options_help(LowerRegCopyPass.name, LowerRegCopyPass.options())

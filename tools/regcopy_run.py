@@ -72,8 +72,8 @@ from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.cuda.spills import kernel_sass, local_traffic, ptxas_resources
 from regcopy_backend.interpreter.driver import KernelError
 from regcopy_backend.runtime.cpu_run import kernel_by_name, run_on_cpu
-from regcopy_backend.runtime.host_data import checksum, random_values
-from regcopy_backend.runtime.nvrtc import (
+from regcopy_backend.host_data import checksum, random_values
+from regcopy_backend.cuda.nvrtc import (
     Compiled,
     NvdisasmError,
     NvrtcError,

@@ -119,7 +119,7 @@ def load(path: str) -> ModuleOp:
     except ParseError as e:
         raise VizError(parse_error(e)) from None
     if (bad := first_invalid_op(module)) is None:
-        from regcopy_passes.choose_shared_layouts import choose_layouts
+        from regcopy_passes.shared_layouts.choose import choose_layouts
         choose_layouts(module)  # #regcopy.layout<auto> buffers: draw the layout chosen
     if (bad := first_invalid_op(module)) is not None:
         op, err = bad

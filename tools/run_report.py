@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 import numpy as np
-from regcopy_backend.runtime.host_data import random_values
+from regcopy_backend.host_data import random_values
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from regcopy_backend.runtime.host_data import random_values
+from regcopy_backend.host_data import random_values
 from regcopy_backend.runtime.strided_host import span_size, stride_problem
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 

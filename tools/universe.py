@@ -31,7 +31,7 @@ def get_lower_reg_copy() -> type[ModulePass]:
 
 
 def get_choose_shared_layouts() -> type[ModulePass]:
-    from regcopy_passes.choose_shared_layouts import ChooseSharedLayoutsPass
+    from regcopy_passes.shared_layouts.choose import ChooseSharedLayoutsPass
     return ChooseSharedLayoutsPass
 
 

@@ -9,8 +9,8 @@ The plan is the pass's own (``lower_async.plan_async``): chunk ``c`` (``chunk`` 
 
 from __future__ import annotations
 
-from regcopy_passes.dispatch import Rejected
-from regcopy_passes.lower_async import AsyncPlan, plan_async
+from regcopy_passes.core.dispatch import Rejected
+from regcopy_passes.async_copy.plan import AsyncPlan, plan_async
 from regcopy_tools.viz_plan import CopyPicture, banks_picture, runtime_extent_note
 
 from regcopy_dialect.async_ops import CopyAsyncOp

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from regcopy_passes.banks import WARP, bank_groups, instruction_wavefronts, lane_groups
-from regcopy_passes.dispatch import Accepted, Rejected
-from regcopy_passes.lower_convert import is_conversion, plan_conversion
+from regcopy_passes.core.banks import WARP, bank_groups, instruction_wavefronts, lane_groups
+from regcopy_passes.core.dispatch import Accepted, Rejected
+from regcopy_passes.convert.lower import is_conversion, plan_conversion
 from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.planning import CopyPlan, round_deltas
-from regcopy_passes.transfer import VectorTransfer
+from regcopy_passes.core.planning import CopyPlan, round_deltas
+from regcopy_passes.reg_copy.transfer import VectorTransfer
 from xdsl.dialects.builtin import MemRefType
 
 from regcopy_dialect.async_ops import CopyAsyncOp

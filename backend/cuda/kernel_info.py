@@ -282,7 +282,7 @@ def scalar_param(f: func.FuncOp, k: int, index_type: str) -> ScalarParam:
     name = arg.name_hint or f"arg{k}"
     where = f"kernel @{f.sym_name.data} parameter %{name}"
     import numpy as np
-    from regcopy_backend.runtime.host_data import numpy_dtype
+    from regcopy_backend.host_data import numpy_dtype
 
     if isinstance(t, IndexType):
         dtype = np.dtype(np.int64 if index_type == INDEX_64 else np.int32)

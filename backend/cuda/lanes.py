@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from regcopy_backend.cuda.types import TRANSFER_TYPES, element_bytes
-from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
+from regcopy_backend.host_data import bf16_bits, fp8_bits
 
 WORDS: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "uint2": (".x", ".y")}
 

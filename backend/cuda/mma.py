@@ -15,7 +15,7 @@ touches registers only.
 from __future__ import annotations
 
 from regcopy_backend.cuda.matrix import register_word
-from regcopy_passes.lower_mma import mnemonic
+from regcopy_passes.mma.lower import mnemonic
 
 from regcopy_dialect.mma_ops import MmaSyncOp, type_name
 

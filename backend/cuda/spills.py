@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from regcopy_backend.cuda.kernel_info import KernelInfo
-from regcopy_backend.runtime.nvrtc import compile_cuda
+from regcopy_backend.cuda.nvrtc import compile_cuda
 
 LOCAL_OPS = re.compile(r"\b(LDL|STL)(?![A-Z0-9_])")
 """A local-memory load or store of a SASS listing (any width)."""

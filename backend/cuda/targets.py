@@ -22,7 +22,7 @@ from xdsl.utils.target import Target
 from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
 from regcopy_backend.cuda.spills import local_traffic
-from regcopy_backend.runtime.nvrtc import (
+from regcopy_backend.cuda.nvrtc import (
     DEFAULT_ARCH,
     Compiled,
     NvdisasmError,

@@ -31,7 +31,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.utils.exceptions import InterpretationError
 from xdsl.ir import Attribute, Block, Operation
 
-from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
+from regcopy_backend.host_data import bf16_bits, fp8_bits
 
 
 def _unsigned(v: int, bits: int) -> int:

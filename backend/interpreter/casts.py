@@ -33,7 +33,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_backend.interpreter.arith import round_f16, round_f32
-from regcopy_backend.runtime.host_data import bf16_bits, bf16_value
+from regcopy_backend.host_data import bf16_bits, bf16_value
 
 
 def _int_bits(interp: Interpreter, t: Attribute) -> int:

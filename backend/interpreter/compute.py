@@ -27,7 +27,7 @@ from typing import Any
 
 from regcopy_backend.interpreter.arith import round_f16, round_f32
 from regcopy_backend.interpreter.regcopy import gpu_state
-from regcopy_backend.runtime.host_data import bf16_bits, bf16_value
+from regcopy_backend.host_data import bf16_bits, bf16_value
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (

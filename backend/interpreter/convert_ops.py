@@ -24,7 +24,7 @@ from typing import Any, cast
 
 from regcopy_backend.interpreter.buffers import Buffer, runtime_region, check_region
 from regcopy_backend.interpreter.regcopy import gpu_state
-from regcopy_passes.convert_plan import ConvertError, places
+from regcopy_passes.convert.plan import ConvertError, places
 from xdsl.dialects import gpu, vector
 from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import Interpreter, PythonValues

@@ -107,7 +107,7 @@ def divisor_problem(shape: Sequence[int], divisors: Sequence[int] | None) -> str
 def padding_value(op: CopyOp, element: Attribute) -> Any:
     """The host value the copy's ``{padding = V}`` puts in out-of-extent elements (zero by
     default), as the interpreter holds elements: Python numbers, raw bits for bf16/fp8."""
-    from regcopy_backend.runtime.host_data import bf16_bits, fp8_bits
+    from regcopy_backend.host_data import bf16_bits, fp8_bits
 
     attr = op.attributes.get(PADDING)
     value = attr.value.data if isinstance(attr, FloatAttr | IntegerAttr) else 0

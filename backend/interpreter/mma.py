@@ -24,7 +24,7 @@ from typing import Any, cast
 import numpy as np
 from regcopy_backend.interpreter.buffers import Buffer, layout_of
 from regcopy_backend.interpreter.regcopy import gpu_state
-from regcopy_backend.runtime.host_data import as_float64, numpy_dtype
+from regcopy_backend.host_data import as_float64, numpy_dtype
 from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import (
     Interpreter,

@@ -18,7 +18,7 @@ import numpy as np
 
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.radix import swizzle
-from regcopy_passes.tma_plan import SwizzleMode, tma_swizzle
+from regcopy_passes.tma.plan import SwizzleMode, tma_swizzle
 
 
 class TmaError(ValueError):

@@ -37,7 +37,7 @@ from regcopy_dialect.tma_ops import (
     TensorMapOp,
     TmaLoadOp,
 )
-from regcopy_passes.tma_plan import SwizzleMode
+from regcopy_passes.tma.plan import SwizzleMode
 
 WAIT_SECONDS = 10.0
 

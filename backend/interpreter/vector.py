@@ -45,7 +45,7 @@ from xdsl.interpreters.arith import ArithFunctions
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
-from regcopy_backend.runtime.host_data import HostTypeError, numpy_dtype
+from regcopy_backend.host_data import HostTypeError, numpy_dtype
 from regcopy_backend.interpreter.arith import (
     ExtraArithFunctions,
     FastIntArithFunctions,

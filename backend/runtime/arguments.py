@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam
-from regcopy_backend.runtime.host_data import numpy_dtype
+from regcopy_backend.host_data import numpy_dtype
 from regcopy_backend.runtime.strided_host import stride_problem, view_strides
 from xdsl.dialects.builtin import (
     BFloat16Type,

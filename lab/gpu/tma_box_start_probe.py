@@ -21,7 +21,7 @@ CASES = [("f16", c) for c in (1, 2, 3, 4, 6)] + [("f32", 1), ("f32", 2), ("i8", 
 def one(elem: str, col: int) -> None:
     """Lower and run one case with the rule off; exit 0 exact, 1 wrong."""
     sys.path.insert(0, str(ROOT / "test" / "python"))
-    from regcopy_passes import tma_plan
+    from regcopy_passes.tma import plan as tma_plan
     from tma_cases import TmaCase, run_module
 
     tma_plan.BOX_START_ALIGN = 1

@@ -21,7 +21,7 @@ counters
                                                             stmatrix land here if not above)
 
 give the wavefronts of each copy, which the script compares with the model's prediction
-(``Transfer.bank_report``: the one bank model of ``regcopy_passes.banks``, for the transfer and
+(``Transfer.bank_report``: the one bank model of ``regcopy_passes.core.banks``, for the transfer and
 lane rotation the pass chose). The all-ops counter's excess over ``op_ld + op_st`` in kernels
 without matrix ops is a per-kernel baseline (``baseline_rest``), taken off before a matrix
 side is read from that counter. Hand-written control kernels (``ncu_controls.py``: none, a
@@ -62,7 +62,7 @@ from typing import Any
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.dispatch import Rejected
+from regcopy_passes.core.dispatch import Rejected
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
 from xdsl.parser import Parser
 
@@ -308,7 +308,7 @@ def sass_shared_ops(sass: str) -> str:
 
 def cpu_check(planned: Sequence[Planned]) -> int:
     """Compile every kernel with NVRTC; compare its SASS's shared instructions with the plan."""
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     bad = 0
     for p in planned:
@@ -473,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return timing(planned)
         texts.append(text)
     try:
-        from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+        from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
         for p in planned:
             sass = disassemble(compile_cuda(p.source).cubin)

@@ -3,7 +3,7 @@ Nsight Compute counts shared wavefronts, independent of regcopy's lowering.
 
 Each control issues a known list of shared instructions (inline PTX, ``volatile``, so NVVM
 neither drops nor merges them) and its expected wavefronts come from the same bank model
-(``regcopy_passes.banks.instruction_wavefronts``) as the cases'. Together they separate the
+(``regcopy_passes.core.banks.instruction_wavefronts``) as the cases'. Together they separate the
 hypotheses for a measurement that exceeds the model by a constant:
 
 * ``ctl_none`` (no shared access, no barrier) and ``ctl_bar`` (a barrier only): a per-kernel
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from regcopy_passes.banks import instruction_wavefronts
+from regcopy_passes.core.banks import instruction_wavefronts
 
 PREFIX = "ctl_"
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import regcopy_backend.cuda.printer as printer
-import regcopy_passes.emit_bounds as emit_bounds
+import regcopy_passes.reg_copy.emit_bounds as emit_bounds
 import ab_sources
 
 FORMS = ("base", "reach", "hoist", "reach+hoist")

@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 
 from regcopy_backend.cuda.spills import ptxas_usage
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 from regcopy_bench import bench_ragged as br
 

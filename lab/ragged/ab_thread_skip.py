@@ -14,7 +14,7 @@ import re
 import sys
 
 from regcopy_bench import bench_ragged as br
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 
 COMPACT = r'''

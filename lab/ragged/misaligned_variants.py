@@ -46,7 +46,7 @@ import sys
 
 import numpy as np
 
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 from regcopy_bench.bench_copy import time_launches
 

@@ -10,7 +10,7 @@ import re
 import pytest
 
 import ab_shuffle_forms as forms
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 import ab_sources
 from regcopy_bench import bench_ragged as br
 from regcopy_tools.run_report import sass_memory_ops

@@ -295,7 +295,7 @@ def compare(case: GpuCase, names: list[str], before: Arrays, after: Arrays) -> l
 def analyse_case(case: GpuCase) -> tuple[CaseResult, Any]:
     """Lower, print and compile ``case`` and check its plan and SASS; no GPU needed.
     Returns the result so far and the prepared module (None when the case ends here)."""
-    from regcopy_backend.runtime.nvrtc import NvdisasmError, disassemble
+    from regcopy_backend.cuda.nvrtc import NvdisasmError, disassemble
     from regcopy_tools.regcopy_run import RunInputError, parse_and_lower, prepare
 
     text = case.path.read_text()

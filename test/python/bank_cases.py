@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from copy_harness import CopyCase, Side, parse
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.dispatch import Accepted
+from regcopy_passes.core.dispatch import Accepted
 from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.planning import CopyPlan
+from regcopy_passes.core.planning import CopyPlan
 
 
 def planned(case: CopyCase, r_to_s: bool = False, max_vector_bits: int = 128

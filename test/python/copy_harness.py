@@ -51,9 +51,9 @@ from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import THREAD_AXES, Layout, slice_region
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp, StorageOp, buffer_layout
-from regcopy_passes.dispatch import Rejected, accept
+from regcopy_passes.core.dispatch import Rejected, accept
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass, plan_for
-from regcopy_passes.transfer import VectorTransfer
+from regcopy_passes.reg_copy.transfer import VectorTransfer
 
 SCOPE_THREADS = {"thread": 1, "warp": 32, "warpgroup": 128}
 

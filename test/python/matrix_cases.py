@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from copy_harness import CopyCase, Side, parse, placement
 from regcopy_dialect.layout import Swizzle
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.dispatch import Accepted
+from regcopy_passes.core.dispatch import Accepted
 from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix
-from regcopy_passes.planning import CopyPlan
+from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer, plan_matrix
+from regcopy_passes.core.planning import CopyPlan
 
 A_16x16 = "(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)"
 """m16n8k16 A on a 16 x 16 (M x K) tile; also the C/D of two n8 tiles (16 x 16)."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from math import prod
 
 import numpy as np
-from regcopy_backend.runtime.host_data import as_float64
+from regcopy_backend.host_data import as_float64
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float8E4M3FNType,

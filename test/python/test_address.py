@@ -27,7 +27,7 @@ from regcopy_dialect.address import (
 )
 from regcopy_dialect.index_math import INT_MATH
 from regcopy_dialect.layout import Iter, Layout, Swizzle
-from regcopy_passes.index_builder import IndexBuilder
+from regcopy_passes.core.index_builder import IndexBuilder
 
 PROPERTY = settings()  # example counts from the profile (hypothesis_profiles.py)
 

@@ -1,4 +1,4 @@
-"""The shared-memory bank model (``regcopy_passes.banks``) against hand-computed cases.
+"""The shared-memory bank model (``regcopy_passes.core.banks``) against hand-computed cases.
 
 Hand computation, seed f32 k=8 (R ``(32,8):(1@laneid,1)``, 128-bit accesses, 2 rounds):
 lane l reads bytes ``32 l + 16 f .. + 15`` = words ``8 l + 4 f .. + 3``. The 8 lanes of a
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from bank_cases import pitch65, planned, seed, seed_cta, swizzled_wg
-from regcopy_passes.banks import (
+from regcopy_passes.core.banks import (
     NO_ROTATION,
     Rotation,
     bank_report,
@@ -20,7 +20,7 @@ from regcopy_passes.banks import (
     lane_groups,
     xor_span,
 )
-from regcopy_passes.shared_plan import plan_shared
+from regcopy_passes.reg_copy.shared_plan import plan_shared
 
 
 

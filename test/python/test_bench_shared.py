@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 from hypothesis_profiles import PROFILE
-from regcopy_backend.runtime.nvrtc import WARN_LOCAL_MEMORY, compile_cuda
+from regcopy_backend.cuda.nvrtc import WARN_LOCAL_MEMORY, compile_cuda
 
 from regcopy_bench import bench_shared as bench
 

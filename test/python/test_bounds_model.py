@@ -17,7 +17,7 @@ from xdsl.parser import Parser
 
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import CopyOp
-from regcopy_passes.bounds import (
+from regcopy_passes.core.bounds import (
     BoundedTransfer,
     aligned_pieces,
     fixed_dims,
@@ -25,7 +25,7 @@ from regcopy_passes.bounds import (
     project,
 )
 from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.planning import CopyPlan, round_deltas, thread_share
+from regcopy_passes.core.planning import CopyPlan, round_deltas, thread_share
 
 Coord = tuple[int, ...]
 PAD = None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.nvrtc import compile_cuda
+from regcopy_backend.cuda.nvrtc import compile_cuda
 from regcopy_tools.regcopy_run import parse_and_lower
 
 PROMISE = """func.func @rows(%A: memref<64x64xf32, #regcopy.mem<global>>,

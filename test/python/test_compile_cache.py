@@ -1,4 +1,4 @@
-"""``REGCOPY_CACHE_DIR``: NVRTC and nvdisasm results cached by content (backend/runtime/nvrtc.py)."""
+"""``REGCOPY_CACHE_DIR``: NVRTC and nvdisasm results cached by content (backend/cuda/nvrtc.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from regcopy_backend.runtime import nvrtc
+from regcopy_backend.cuda import nvrtc
 
 SOURCE = 'extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n'
 

@@ -27,11 +27,11 @@ from hypothesis_profiles import examples
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.interpreter.driver import gpu_state, launch, make_interpreter
 from regcopy_backend.runtime.cpu_run import run_on_cpu, to_buffer
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.bench_convert import CASES, Case, kernel_text, lower, sass_counts
 from regcopy_passes import LowerRegCopyPass
-from regcopy_passes.convert_plan import Kind, classify
+from regcopy_passes.convert.plan import Kind, classify
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
@@ -279,7 +279,7 @@ def test_schedule_delivers_every_word(seed: int, n: int) -> None:
     """Any permutation of a warp's words: the schedule's moves and rounds (a lane pulls one
     word a round from the lane it names, which offers one word a round) deliver exactly the
     asked source word to every destination word, in no more rounds than words a lane."""
-    from regcopy_passes.convert_plan import Delivery, schedule
+    from regcopy_passes.convert.plan import Delivery, schedule
 
     rng = random.Random(seed)
     dst = [(lane, u) for lane in range(32) for u in range(n)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_tools.regcopy_run import RunInputError
 from xdsl.parser import Parser
 

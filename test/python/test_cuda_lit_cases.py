@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis_profiles import PROFILE
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.nvrtc import WARN_LOCAL_MEMORY, compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import WARN_LOCAL_MEMORY, compile_cuda, disassemble
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser

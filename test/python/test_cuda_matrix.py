@@ -16,7 +16,7 @@ import pytest
 from copy_harness import parse
 from regcopy_backend.cuda.matrix import matrix_asm, mnemonic, print_matrix, register_word
 from regcopy_backend.cuda.types import PRELUDE
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 
 

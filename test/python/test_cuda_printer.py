@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from regcopy_backend.cuda.printer import CudaEmitError, UnsupportedOpError, print_cuda
 from regcopy_backend.cuda.arith import float_literal
-from regcopy_backend.runtime.nvrtc import NvrtcError, compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import NvrtcError, compile_cuda, disassemble
 from regcopy_tools.regcopy_run import RunInputError
 
 from cuda_helpers import LAUNCH, lower, lower_text, sass_ops

@@ -13,7 +13,7 @@ from ragged_cases import LOWERED, parse_unverified
 
 from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
-from regcopy_backend.runtime.nvrtc import NvdisasmError, compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import NvdisasmError, compile_cuda, disassemble
 from regcopy_tools.run_report import sass_memory_ops
 
 G = "memref<?x?xf32, #regcopy.mem<global>>"

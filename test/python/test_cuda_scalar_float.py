@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_tools.regcopy_run import parse_and_lower
 
 G = "#regcopy.mem<global>"

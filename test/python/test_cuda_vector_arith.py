@@ -39,7 +39,7 @@ from xdsl.ir import Block, SSAValue
 from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
 from regcopy_backend.cuda.arith import ArithError, bitcast_expression, expression
 from regcopy_backend.cuda.types import ctype
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
 V4 = VectorType(i32, [4])
 V2H = VectorType(i16, [2])

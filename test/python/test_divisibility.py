@@ -1,4 +1,4 @@
-"""The divisibility analysis (passes/divisibility.py) on small programs parsed from text, and
+"""The divisibility analysis (passes/core/divisibility.py) on small programs parsed from text, and
 the argument-attribute verifier (regcopy_dialect.regcopy.verify_divisibility_attrs)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.regcopy import verify_divisibility_attrs
-from regcopy_passes.divisibility import describe_value, divisibility
-from regcopy_passes.planning import ValueName
+from regcopy_passes.core.divisibility import describe_value, divisibility
+from regcopy_passes.core.planning import ValueName
 
 
 def _kernel(args: str, body: str) -> func.FuncOp:

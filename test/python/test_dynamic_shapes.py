@@ -13,7 +13,7 @@ from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.diagnostics import first_invalid_op
 from regcopy_dialect.promises import argument_extent_promise, extent_divisibility
 from regcopy_dialect.regcopy import storage_type
-from regcopy_passes.divisibility import divisibility
+from regcopy_passes.core.divisibility import divisibility
 
 G = "#regcopy.mem<global>"
 

@@ -13,9 +13,9 @@ from copy_harness import CopyCase, parse
 from matrix_cases import A_64x64, A_WG, B_KN, C_16x8, frag, planned
 from regcopy_dialect.layout import Swizzle
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
-from regcopy_passes.emit_matrix import emit_matrix, possible_bits
-from regcopy_passes.index_builder import IndexBuilder
-from regcopy_passes.matrix_plan import BitField, MatrixTransfer
+from regcopy_passes.reg_copy.emit_matrix import emit_matrix, possible_bits
+from regcopy_passes.core.index_builder import IndexBuilder
+from regcopy_passes.reg_copy.matrix_plan import BitField, MatrixTransfer
 
 BINARY = {arith.AddiOp: lambda a, b: a + b, arith.MuliOp: lambda a, b: a * b,
           arith.AndIOp: lambda a, b: a & b, arith.OrIOp: lambda a, b: a | b,
@@ -144,7 +144,7 @@ def test_possible_bits_is_sound(fields: tuple[BitField, ...], divisor: int) -> N
 def test_one_carry_free_proof_for_both_transfer_kinds() -> None:
     """``carry_free`` over a divisor's possible bits is the per-thread path's old divisor test
     (``d`` a multiple of ``2^bitlen(lo)``), and ``x + lo == x ^ lo`` on every such ``x``."""
-    from regcopy_passes.swizzle_address import carry_free, divisor_bits
+    from regcopy_passes.core.swizzle_address import carry_free, divisor_bits
 
     for d in range(0, 65):
         for lo in range(0, 64):

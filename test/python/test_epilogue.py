@@ -15,7 +15,7 @@ from copy_harness import parse
 
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.interpreter.driver import make_interpreter
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
 REPO = Path(__file__).resolve().parents[2]
 EPILOGUE = REPO / "examples" / "epilogue.mlir"

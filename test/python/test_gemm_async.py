@@ -15,8 +15,8 @@ from xdsl.dialects.builtin import f16
 
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_backend.runtime.host_data import random_values
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.host_data import random_values
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_dialect.async_ops import CpAsyncOp, TokenType
 from regcopy_dialect.builders import parse_module
 from regcopy_tools.regcopy_run import parse_and_lower

@@ -58,7 +58,7 @@ def test_gemm_on_the_interpreter(example: str, kernel: str, t: str,
 
 def test_gemm_sass_main_loop() -> None:
     from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     module = parse_and_lower(kernel_text("gemm", "f16"), "gemm.mlir")
     sass = disassemble(compile_cuda(print_cuda(module)).cubin)

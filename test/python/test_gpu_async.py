@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import f16
 
 from regcopy_backend.cuda.kernel_info import kernel_info, kernels
 from regcopy_backend.cuda.printer import print_cuda
-from regcopy_backend.runtime.host_data import random_values
+from regcopy_backend.host_data import random_values
 from regcopy_backend.runtime.runner import gpu_available, run_kernel
 from regcopy_bench.bench_async import run
 from regcopy_tools.regcopy_run import parse_and_lower

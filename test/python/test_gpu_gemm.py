@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from regcopy_backend.runtime.host_data import as_float64
+from regcopy_backend.host_data import as_float64
 from regcopy_backend.runtime.runner import gpu_available
 
 REPO = Path(__file__).resolve().parents[2]

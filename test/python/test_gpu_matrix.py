@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import MemRefType, i32
 
 from regcopy_backend.interpreter.ldmatrix import byte_moves
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import gpu_available, run_kernel
 
 SHARED_WORDS = 256

@@ -52,7 +52,7 @@ def test_mma_sass(kind: tuple[str, str, str], sass: tuple[str, ...]) -> None:
     """sm_90 has no fp8 mma.sync unit: ptxas unpacks fp8 to f16 pairs and issues HMMA.16816
     (two per m16n8k32); i8 runs on IMMA."""
     from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
     from regcopy_tools.regcopy_run import parse_and_lower
 
     tiles = (1, 2, 1)

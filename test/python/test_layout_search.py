@@ -1,4 +1,4 @@
-"""The search of choose-shared-layouts (passes/layout_search.py): the pairwise conflict rule
+"""The search of choose-shared-layouts (passes/shared_layouts/search.py): the pairwise conflict rule
 agrees with the bank model, the constructed XOR bases are conflict-free whenever some map
 over the same bits is (checked by brute force), and the candidates' layouts."""
 
@@ -8,8 +8,8 @@ import random
 from itertools import product
 
 import pytest
-from regcopy_passes.banks import instruction_wavefronts
-from regcopy_passes.layout_search import (
+from regcopy_passes.core.banks import instruction_wavefronts
+from regcopy_passes.shared_layouts.search import (
     Constraint,
     as_swizzle,
     conflicts,

@@ -20,7 +20,7 @@ from regcopy_backend.cuda.kernel_info import kernel_info, kernels  # noqa: E402
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase  # noqa: E402
 from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
-from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix  # noqa: E402
+from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer, plan_matrix  # noqa: E402
 from regcopy_tools.regcopy_run import random_inputs  # noqa: E402
 
 

@@ -21,9 +21,9 @@ from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
 from regcopy_dialect.regcopy import CopyOp  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
 
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble  # noqa: E402
-from regcopy_passes.matrix_plan import MatrixTransfer  # noqa: E402
-from regcopy_passes.planning import CopyPlan  # noqa: E402
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble  # noqa: E402
+from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer  # noqa: E402
+from regcopy_passes.core.planning import CopyPlan  # noqa: E402
 
 
 def lower_with_matrix(text: str) -> tuple[str, list[MatrixTransfer], list[CopyPlan]]:

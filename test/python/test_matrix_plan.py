@@ -28,8 +28,8 @@ from matrix_cases import (
 from copy_harness import BlockRow, CopyCase, Side, parse
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_passes.lower_reg_copy import plan_for
-from regcopy_passes.matrix_plan import BitField, MatrixTransfer
-from regcopy_passes.transfer import LoweringPlan, Transfer, VectorTransfer
+from regcopy_passes.reg_copy.matrix_plan import BitField, MatrixTransfer
+from regcopy_passes.reg_copy.transfer import LoweringPlan, Transfer, VectorTransfer
 
 
 def lowered(case: CopyCase, r_to_s: bool, transfer: str = "auto") -> LoweringPlan:

@@ -13,7 +13,7 @@ import pytest
 from ragged_cases import THOROUGH, parse_unverified
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_passes import lower
-from regcopy_passes.misaligned_cost import (
+from regcopy_passes.reg_copy.misaligned_cost import (
     MisalignedTile,
     _span_sectors,
     choose_misaligned_form,
@@ -152,7 +152,7 @@ def test_narrow_rows_of_one_warp_load_realigned() -> None:
     pieces of up to 128 bits, one branch per misalignment), not one element a transfer:
     the SASS holds 128-bit loads in the fallback too, and 64- and 32-bit pieces."""
     from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     for tile in ("bf16_row", "i8_row"):
         module = lower(parse_unverified(_kernel(tile)))
@@ -170,7 +170,7 @@ def test_sass_counts_match_the_model(name: str) -> None:
     predicated stores (2 x 64-bit, then 64 + 32 + 32 bits), then the 3 tail pieces; and the
     difference in instructions per vector is the model's static difference, within 3."""
     from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
     from regcopy_bench import bench_ragged
 
     tile = next(t for t in (*bench_ragged.FITTED, bench_ragged.ROWS)

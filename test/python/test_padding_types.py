@@ -13,7 +13,7 @@ from ragged_cases import parse_unverified, tile_copy, tiles
 from regcopy_backend.cuda.lanes import lane_bytes
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_backend.runtime.host_data import fp8_bits, numpy_dtype, random_values
+from regcopy_backend.host_data import fp8_bits, numpy_dtype, random_values
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_tools.regcopy_run import parse_and_lower
 from xdsl.dialects.builtin import Float8E4M3FNType, Float8E5M2Type, Float64Type

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
-from regcopy_passes.options import OptionSpec
+from regcopy_passes.core.options import OptionSpec
 from regcopy_tools.regcopy_opt import main
 
 ROOT = Path(__file__).resolve().parents[2]

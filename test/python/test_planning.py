@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from regcopy_dialect.layout import Affine, Iter, Layout, Scope, Swizzle, slice_region
-from regcopy_passes.planning import (
+from regcopy_passes.core.planning import (
     Atom,
     ThreadAtom,
     align,

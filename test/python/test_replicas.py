@@ -25,9 +25,9 @@ from regcopy_backend.interpreter.driver import (
     make_interpreter,
     threads_of,
 )
-from regcopy_passes.banks import bank_report
-from regcopy_passes.dispatch import Rejected, accept
-from regcopy_passes.matrix_plan import MatrixTransfer, plan_matrix
+from regcopy_passes.core.banks import bank_report
+from regcopy_passes.core.dispatch import Rejected, accept
+from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer, plan_matrix
 from xdsl.dialects.builtin import ModuleOp
 
 from regcopy_dialect.builders import local_buffer_type, parse_layout

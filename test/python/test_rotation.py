@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType
 from bank_cases import seed, seed_cta, swizzled_wg
 from copy_harness import CopyCase, Side, diff_memory, lower, memory_problems, parse, run_case
 from regcopy_dialect.regcopy import StorageOp
-from regcopy_passes.banks import fma_swap_count
+from regcopy_passes.core.banks import fma_swap_count
 
 
 

@@ -12,7 +12,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.runtime.host_data import (
+from regcopy_backend.host_data import (
     as_float64,
     checksum,
     numpy_dtype,

@@ -28,7 +28,7 @@ from copy_harness import lower
 from regcopy_backend.cuda.printer import CudaPrinter, print_cuda
 from regcopy_backend.cuda.arith import expression
 from regcopy_backend.cuda.types import ctype
-from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_passes.lower_layout_access import lower_layout_access
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"

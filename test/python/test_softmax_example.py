@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from regcopy_backend.cuda.spills import kernel_sass
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_backend.runtime.nvrtc import disassemble
+from regcopy_backend.cuda.nvrtc import disassemble
 from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_tools.regcopy_run import main, prepare
 from regcopy_tools.run_report import sass_memory_ops

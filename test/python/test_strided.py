@@ -348,7 +348,7 @@ def test_regcopy_run_refuses_a_bad_leading_dimension(capsys, tmp_path, spec: str
 
 
 def test_an_aligned_stride_keeps_128_bit_transfers() -> None:
-    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     tile = "memref<8x1024xf32, #regcopy.layout<(8,256,4):(4,1@tx,1)>, #regcopy.mem<local>>"
     g = view_type("f32")

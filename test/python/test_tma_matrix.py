@@ -14,7 +14,7 @@ from ragged_cases import THOROUGH
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
-from regcopy_passes.tma_ring import MAX_RING, ring_depth
+from regcopy_passes.tma.ring import MAX_RING, ring_depth
 from regcopy_tools.regcopy_run import parse_and_lower, parse_module
 from tma_cases import TmaCase, matrix, module_text, run_module
 

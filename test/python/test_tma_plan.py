@@ -10,7 +10,7 @@ from regcopy_dialect.index_math import INT_MATH
 
 from regcopy_dialect.layout import Affine, Iter, Layout, Sliced, Swizzle, slice_region
 from regcopy_dialect.radix import swizzle
-from regcopy_passes.tma_plan import (
+from regcopy_passes.tma.plan import (
     SwizzleMode,
     TmaPlan,
     TmaRequest,

@@ -5,7 +5,7 @@ mode, so the copy is refused with the reason (it used to stop the pass with an
 from __future__ import annotations
 
 from regcopy_dialect import parse_layout
-from regcopy_passes.tma_plan import SwizzleMode, swizzle_mode
+from regcopy_passes.tma.plan import SwizzleMode, swizzle_mode
 
 
 def test_general_xor_bases_have_no_tma_mode_and_say_why() -> None:

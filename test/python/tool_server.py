@@ -38,7 +38,7 @@ from typing import TextIO
 
 TOOLS = ("regcopy-opt", "xdsl-opt", "filecheck")
 PRELOAD = ("xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.universe",
-           "regcopy_passes.lower_reg_copy", "regcopy_passes.choose_shared_layouts",
+           "regcopy_passes.lower_reg_copy", "regcopy_passes.shared_layouts.choose",
            "regcopy_passes.lower_layout_access", "regcopy_backend.cuda.targets",
            "cuda.bindings.nvrtc", "filecheck.main")
 """What the tools import (NVRTC's Python bindings too: ``-t ptx``/``-t sass`` import them

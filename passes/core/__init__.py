@@ -1,0 +1,1 @@
+"""What every lowering shares: the plan's value types and steps (``planning``), acceptance (``dispatch``), divisibility, the bank model and lane rotation (``banks``), runtime-extent stand-ins (``bounds``), pass options, and the IR builders of index math, thread indices and swizzled addresses."""

@@ -1,0 +1,1 @@
+"""``regcopy.mma`` as warp ``mma.sync``: the fragment check and the lowering."""

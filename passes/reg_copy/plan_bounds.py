@@ -1,0 +1,126 @@
+"""The plan of an accepted copy on a dynamic global buffer (``bounds``), from the IR: the
+extents' and offsets' divisors, the stand-in plan at each width cap, the paths, the checked
+dims, the padding, and the notes the remark prints."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from regcopy_passes.core.bounds import (
+    BoundedTransfer,
+    Extents,
+    bounded_key,
+    choose_paths,
+    describe_paths,
+    narrowing,
+    project,
+)
+from regcopy_passes.core.dispatch import Accepted
+from regcopy_passes.core.divisibility import describe_value, divisibility
+from regcopy_passes.reg_copy.misaligned_cost import (
+    MisalignedChoice,
+    MisalignedTile,
+    choose_misaligned_form,
+)
+from regcopy_passes.core.planning import CopyPlan, plan_copy
+from regcopy_passes.reg_copy.shared_plan import SharedPlan
+from regcopy_passes.reg_copy.transfer import LoweringPlan
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+
+from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.promises import extent_divisibility
+from regcopy_dialect.regcopy import CopyOp
+from regcopy_dialect.strided import is_strided, stride_divisibility
+
+
+def dynamic_side(op: CopyOp) -> str | None:
+    """``"src"``/``"dst"``: the side whose buffer has runtime extents, None for none."""
+    for side, t in (("src", op.src_type), ("dst", op.dst_type)):
+        if is_dynamic(t):
+            return side
+    return None
+
+
+def extents_of(op: CopyOp, side: str) -> Extents:
+    """What the pass knows of ``side``'s dynamic buffer and region."""
+    buf = op.src if side == "src" else op.dst
+    t = buf.type
+    assert isinstance(t, MemRefType)
+    offsets, sizes = op.region(side)
+    offsets_div = tuple(abs(o) if isinstance(o, int) else divisibility(o) for o in offsets)
+    names = tuple(str(o) if isinstance(o, int) else describe_value(o) for o in offsets)
+    strides = None if not is_strided(t) else \
+        tuple(stride_divisibility(buf, i) for i in range(len(sizes)))
+    return Extents(tuple(t.get_shape()), tuple(extent_divisibility(buf, i)
+                                                for i in range(len(sizes))),
+                   offsets_div, tuple(sizes), str(describe_value(buf)), strides, names)
+
+
+def bounds_key(op: CopyOp) -> Hashable:
+    """What the bounded plan reads beyond ``plan_key``'s types and regions: the extents' and
+    offsets' divisors, the buffer's name, ``{in_bounds}``, the padding. None for static
+    copies (their plan reads none of these)."""
+    side = dynamic_side(op)
+    if side is None:
+        return None
+    return bounded_key(extents_of(op, side), op.in_bounds, op.padding)
+
+
+def warp_rows(plan: CopyPlan, sizes: tuple[int, ...]) -> tuple[int, int]:
+    """``(rows, lanes)``: how many distinct rows (coordinates on every dim but the innermost)
+    the first warp's lanes that own data hold in one round of ``plan``, and how many lanes
+    own data."""
+    rows: set[tuple[int, ...]] = set()
+    lanes = 0
+    dims = [project(plan, sizes, i) for i in range(len(sizes) - 1)]
+    for t in range(min(32, plan.threads)):
+        if not plan.thread_share(t)[1]:
+            continue
+        lanes += 1
+        rows.add(tuple(d.thread_share(t)[0] for d in dims))
+    return max(1, len(rows)), max(1, lanes)
+
+
+def misaligned_tile(plan: CopyPlan, sizes: tuple[int, ...], element_bits: int, granule: int,
+                    tail: int, reads: bool = False) -> MisalignedTile:
+    """The cost model's view of a copy's wide ``plan`` (``misaligned_cost``)."""
+    rows, lanes = warp_rows(plan, sizes)
+    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads)
+
+
+def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
+                 misaligned: str = "auto") -> LoweringPlan:
+    """The copy's paths on the stand-in (``bounds.choose_paths``), as a ``LoweringPlan``
+    whose transfer is a ``BoundedTransfer`` and whose plan is the first path's. A write whose
+    vectors may start misaligned stores them in the form ``misaligned_cost`` picks (or
+    ``misaligned``, when it names one)."""
+    side = dynamic_side(op)
+    assert side is not None
+    ext = extents_of(op, side)
+    syms = [s for s, _ in acc.r.base.terms]
+    divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
+    names: dict[Hashable, str] = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
+
+    def plan_at(bits: int) -> CopyPlan:
+        return plan_copy(acc.partition, acc.r.base, acc.s.base, acc.element_bits, bits,
+                         divisors, names)
+
+    choices: list[MisalignedChoice] = []
+
+    def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> bool:
+        tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes)
+        choices.append(choose_misaligned_form(tile, misaligned if writes else "auto"))
+        return choices[-1].form == "realigned"
+
+    paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,
+                         writes=not acc.r_is_dst, realign=realign)
+    checked = () if op.in_bounds else tuple(i for i in range(ext.rank) if ext.dynamic(i))
+    note = choices[-1].describe(acc.element_type) if choices else None
+    widest = plan_at(max_vector_bits).n
+    narrowed = narrowing(ext, widest, acc.element_bits) if paths[0].plan.n < widest else None
+    transfer = BoundedTransfer(paths, acc.element_bits, acc.element_type, checked, op.padding,
+                               note, narrowed, acc.r_is_dst)
+    notes = describe_paths(ext, transfer)
+    return LoweringPlan(acc, paths[0].plan, SharedPlan(), transfer,  # type: ignore[arg-type]
+                        notes)
