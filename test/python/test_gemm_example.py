@@ -62,8 +62,8 @@ def test_gemm_sass_main_loop() -> None:
 
     module = parse_and_lower(kernel_text("gemm", "f16"), "gemm.mlir")
     sass = disassemble(compile_cuda(print_cuda(module)).cubin)
-    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 64  # 2 k16 steps x 32, once
-    assert len(re.findall(r"LDSM\.16\.M88\.4 ", sass)) == 16
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128  # 4 k16 steps x 32, once
+    assert len(re.findall(r"LDSM\.16\.M88\.4 ", sass)) == 32
     assert "LDGSTS.E.BYPASS.128" in sass
     assert not re.search(r"\b(LDL|STL)\b", sass)
 
