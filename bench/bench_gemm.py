@@ -27,6 +27,8 @@ from typing import Any
 from regcopy_bench.gemm_kernels import (
     BK,
     CANDIDATES,
+    ISSUE_AT,
+    STAGES,
     NARROW,
     STAGED_BK,
     WARP_N,
@@ -161,14 +163,16 @@ class RegcopyGemm:
                                         block=(256, 1, 1))
         return lambda: self.core.launch(stream, config, kernel, *args)
 
-    def padded_launcher(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
-        """K % 8 != 0: pad A and B to K8 (two launches), then the cp.async GEMM on them."""
+    def padded_launcher(self, a: Any, b: Any, d: Any, stream: Any, gemm: str = "async"
+                        ) -> Callable[[], None]:
+        """K % 8 != 0: pad A and B to K8 (two launches), then the cp.async GEMM ``gemm`` (a
+        variant) on them."""
         import torch
         k8 = -(-a.shape[1] // 8) * 8
         a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
         b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
         steps = [self.pad_launcher(a, a8, stream), self.pad_launcher(b, b8, stream),
-                 self.launcher(a8, b8, d, stream, "async")]
+                 self.launcher(a8, b8, d, stream, gemm)]
 
         def run() -> None:
             for step in steps:
@@ -188,6 +192,8 @@ class RegcopyGemm:
             variant = "async" if k % 8 == 0 else "pad"
         if variant == "pad":
             return self.padded_launcher(a, b, d, stream)
+        if variant == "pad-narrow":
+            return self.padded_launcher(a, b, d, stream, "narrow")
         kernel, info = self.kernels[variant]
         args: list[Any] = []
         for p, x in zip(info.params, (a, b, d), strict=True):
@@ -250,7 +256,8 @@ def candidate_table(base: RegcopyGemm, iters: int) -> None:
             err = float((d.float() - want).abs().max())
             good = err < 0.02 * float(want.abs().max()) + 0.05
             speed[name] = flop / time_ms(run, iters) / 1e9 if good else 0.0
-            label = f"{name} = BK {BK} x 3, issue after 1 k16" if not kw else name
+            label = (name if kw else
+                     f"{name} = BK {BK} x {STAGES}, issue after {ISSUE_AT} k16")
             cells.append(f"{label} {speed[name]:.0f}" + ("" if good else " (WRONG)"))
         best = max(speed, key=lambda v: speed[v])
         print(f"  {m}^3: " + "; ".join(cells) + f"; fastest: {best}", flush=True)
@@ -340,26 +347,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             flop = 2.0 * m * n * k
             ms_rc = time_ms(run, args.iters)
             kernel = "128x256" if k % 8 == 0 else "pad+128x256"
-            if k % 8:  # the single staged kernel too (both layouts); the table takes the best
+            if k % 8:  # padded rows + either CTA tile, and the staged kernel; the best counts
+                padded = {"pad": (run, ms_rc, "pad+128x256")}
+                narrow = rc.launcher(a, b, d, cstream, "pad-narrow")
+                padded["pad-narrow"] = (narrow, time_ms(narrow, args.iters), "pad+128x128")
+                err_n = float((d.float() - ref.float()).abs().max())  # narrow ran last
+                if err_n > tol:
+                    ok = False
+                    print(f"  pad+128x128 at {m}x{n}x{k}: BAD max err {err_n:.3g}")
+                for variant, (steps, ms, label) in padded.items():
+                    parts = steps.steps  # type: ignore[attr-defined]
+                    pa, pb, gemm = (time_ms(step, args.iters) for step in parts)
+                    print(f"  K % 8 != 0 at {m}x{n}x{k}: {label} = pad A {pa:.3f} ms + pad B "
+                          f"{pb:.3f} ms + GEMM {gemm:.3f} ms (GEMM alone "
+                          f"{flop / gemm / 1e9:.0f} TFLOPS of 2MNK), {ms:.3f} ms timed "
+                          f"together ({flop / ms / 1e9:.0f} TFLOPS); padding "
+                          f"{100 * (pa + pb) / (pa + pb + gemm):.0f}% of the parts", flush=True)
+                variant = min(padded, key=lambda v: padded[v][1])
+                ms_rc, kernel = padded[variant][1], padded[variant][2]
                 staged = {v: time_ms(rc.launcher(a, b, d, cstream, v), args.iters)
                           for v in ("columns", "rows")}
-                pa, pb, gemm = (time_ms(step, args.iters)  # type: ignore[attr-defined]
-                                  for step in run.steps)
-                print(f"  K % 8 != 0 at {m}x{n}x{k}: padded rows + cp.async GEMM = pad A "
-                      f"{pa:.3f} ms + pad B {pb:.3f} ms + GEMM {gemm:.3f} ms (alone: "
-                      f"{flop / gemm / 1e9:.0f} TFLOPS of 2MNK) = {ms_rc:.3f} ms timed together, "
-                      f"padding {100 * (pa + pb) / (pa + pb + gemm):.0f}% of the parts", flush=True)
-                if (t, "aligned") in best_aligned:
-                    print(f"  ragged / aligned ({best_aligned[t, 'aligned']:.0f} TFLOPS, the "
-                          f"fastest aligned size above): {flop / ms_rc / 1e9 / best_aligned[t, 'aligned']:.2f}",
-                          flush=True)
-                print(f"  K % 8 != 0 at {m}x{n}x{k}: padded rows + cp.async GEMM "
-                      f"{flop / ms_rc / 1e9:.0f}, staged (columns) "
+                print(f"  K % 8 != 0 at {m}x{n}x{k}: staged (columns) "
                       f"{flop / staged['columns'] / 1e9:.0f}, staged (rows) "
                       f"{flop / staged['rows'] / 1e9:.0f} TFLOPS", flush=True)
                 best = min(staged, key=lambda v: staged[v])
                 if staged[best] < ms_rc:
                     ms_rc, kernel = staged[best], f"staged ({best})"
+                if (t, "aligned") in best_aligned:
+                    print(f"  ragged {m}x{n}x{k} / aligned ({best_aligned[t, 'aligned']:.0f} "
+                          "TFLOPS, the fastest cube above): "
+                          f"{flop / ms_rc / 1e9 / best_aligned[t, 'aligned']:.2f}", flush=True)
             else:  # the 128 x 128 CTA tile too; the table takes the faster
                 ms_narrow = time_ms(rc.launcher(a, b, d, cstream, "narrow"), args.iters)
                 print(f"  CTA tiles at {m}x{n}x{k}: 128x256 {flop / ms_rc / 1e9:.0f}, 128x128 "
@@ -404,7 +421,7 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
         for variant in (("async", "narrow", "rows", "columns") if k % 8 == 0
-                        else ("pad", "rows", "columns")):
+                        else ("pad", "pad-narrow", "rows", "columns")):
             d.fill_(7.0)
             torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()
