@@ -3,13 +3,14 @@
 ``D[M,N] = A[M,K] * B[N,K]^T`` (both operands K-major), f32 accumulation in registers, D
 rounded to the input type. One CTA of 256 threads (8 warps as 2 (M) x 4 (N)) computes a
 128 x 256 tile of D, each warp 64 x 64 (``regcopy.mma`` on 4 x 8 m16n8k16 accumulator
-fragments), K walked 32 at a time; each 32-wide K tile is two k16 steps of ldmatrix.x4 (4 for
+fragments), K walked BK at a time; each K tile is BK / 16 k16 steps of ldmatrix.x4 (4 for
 A, 4 for B) and 32 mma.sync. Two ways to bring the tiles into shared memory:
 
-* ``kernel_text(name, t)`` (``async``): a 4-stage ``cp.async`` ring (``regcopy.copy_async``,
-  16-byte chunks, zero-fill past the edges); needs K a multiple of 8 (16-byte rows), which
-  the kernel promises (``regcopy.divisibility``);
-* ``kernel_text(name, t, staged=True)``: for any K. Each K tile goes global -> registers
+* ``kernel_text(name, t)`` (``async``): a ``cp.async`` ring (``regcopy.copy_async``, 16-byte
+  chunks, zero-fill past the edges; BK 64 x 3 stages by default, its slot carried from one
+  iteration to the next, the next stage's copies issued after the first k16 step); needs K
+  a multiple of 8 (16-byte rows), which the kernel promises (``regcopy.divisibility``);
+* ``kernel_text(name, t, staged=True)``: for any K. Each 32-wide K tile goes global -> registers
   (bounds-checked ``regcopy.copy``, issued one tile ahead, so the loads fly while the warps
   compute) -> shared (two slots). The global copy is versioned on the runtime K: 128-bit loads
   where K % 8 == 0, else the loads the row alignment proves (16-bit for f16/bf16 rows of odd
