@@ -33,11 +33,15 @@ issue (address math and bounds checks, a branch ptxas does not schedule across) 
 overlaps the mma.sync of the steps before it instead of delaying them all."""
 CANDIDATES: dict[str, dict[str, int | bool]] = {
     "example": {},
-    "32x4 (previous example)": {"bk": 32, "stages": 4, "issue_at": 0},
-    "64x3 issue first": {"issue_at": 0},
+    "32x4 copies first in a branch (the previous shape)": {
+        "bk": 32, "stages": 4, "issue_at": 0, "branchless": False},
+    "64x3 copies first in a branch": {"issue_at": 0, "branchless": False},
+    "64x3 copies in a branch": {"branchless": False},
     "64x3 issue after 2 k16": {"issue_at": 2},
     "64x3 fragments x2": {"dbuf": True},
     "128x128 32x4": {"wn": 32, "bk": 32, "stages": 4},
+    "128x128 32x4 copies first in a branch": {
+        "wn": 32, "bk": 32, "stages": 4, "issue_at": 0, "branchless": False},
     "128x128 64x2": {"wn": 32, "bk": 64, "stages": 2},
 }
 """``kernel_text`` arguments of the cp.async kernels ``bench_gemm`` compares (f16, aligned
@@ -46,6 +50,10 @@ copies issue, fragment double-buffering, and the 128 x 128 CTA tile (warps 64 x 
 an SM: its rings fit 96 KiB of shared memory)."""
 NARROW = CANDIDATES["128x128 32x4"]
 """The 128 x 128 CTA tile of the main table."""
+BRANCHLESS = True
+"""The next stage's copies are issued in every iteration, with no branch around them (past
+the end of K they read nothing and zero-fill a free slot): ptxas interleaves them with the
+HMMAs."""
 STAGED_BK = 32
 """The register-staged kernel's K tile (two shared slots)."""
 
@@ -128,7 +136,7 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WA
 
 
 def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
-                dbuf: bool = False, issue_at: int = 0) -> str:
+                dbuf: bool = False, issue_at: int = 0, branchless: bool = False) -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
@@ -160,6 +168,14 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     }}
 """
     steps = _mma_steps(t, sa, sb, "    ", bk, wn, dbuf)
+    if branchless:  # past the end the copies read nothing and fill a free slot with zeros
+        issue = f"""    // start stage k+{ahead} into stage k-1's slot (past the end: zero-filled, unused){{where}}
+    %kn = arith.addi %k, %c{ahead * bk} : index
+    %atzero = arith.cmpi eq, %stage, %c0 : index
+    %prev = arith.subi %stage, %c1 : index
+    %sn = arith.select %atzero, %c{ahead}, %prev : index
+{start("%kn", "%sn", "%ta", "%tb", "    ")}    %gn = regcopy.async_group %ta, %tb
+"""
     issue = issue.replace("{where}", f",\n    // after {issue_at} k16 step(s): their mma.sync run while these issue"
                           if issue_at else "")
     body = "".join(steps[:issue_at]) + issue + "".join(steps[issue_at:])
@@ -174,6 +190,8 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     %snext = arith.select %wrap, %c0, %s1 : index
     scf.yield {shifted}, %snext : {tokens}, index
   }}
+  // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
+  regcopy.async_wait %done#{ahead - 1} {{pending = 0 : i64}}
 """
 
 
@@ -205,15 +223,20 @@ def _staged_loop(t: str, sa: str, sb: str, layouts: str) -> str:
 
 def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 bk: int = BK, stages: int = STAGES, wn: int = WARP_N,
-                dbuf: bool = False, issue_at: int | None = None) -> str:
+                dbuf: bool = False, issue_at: int | None = None,
+                branchless: bool | None = None) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
     ``bk = 32`` and 2 slots); ``wn`` (64 or 32) is the N of a warp's tile, so the CTA's is
     ``4 wn`` (the staged kernel has ``wn = 64``); ``dbuf`` double-buffers the fragments in
     registers (``_mma_steps``); ``issue_at`` is the number of k16 steps computed before the
-    next stage's cp.async are issued (default ``ISSUE_AT``, at most ``bk / 16``)."""
+    next stage's cp.async are issued (default ``ISSUE_AT``, at most ``bk / 16``);
+    ``branchless`` (default ``BRANCHLESS``) issues them in every iteration, with no branch for the last ones (their
+    chunks lie past K: cp.async reads nothing and zero-fills a slot no step reads), so
+    ptxas may interleave them with the HMMAs."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
+    branchless = BRANCHLESS if branchless is None else branchless
     if staged:
         bk, stages, wn, dbuf = STAGED_BK, 2, WARP_N, False
     cn = 4 * wn
@@ -227,7 +250,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     ctas = 1 if wn == WARP_N else 2  # the narrow tile fits two CTAs an SM (<= 128 registers)
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
-            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at))
+            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless))
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, regs, bk, stages, stages - 1,
             (stages - 1) * bk,
             *(s * bk for s in range(stages)), *range(stages)}

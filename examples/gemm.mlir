@@ -21,8 +21,10 @@
 //      stage k into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs
 //      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and
 //      12 LDGSTS a thread per 64-wide K tile;
-//   3. after the first k16 step, starts stage k+2 into stage k-1's slot (an empty group past
-//      the end): its address math and bounds checks issue while that step's 32 mma.sync run.
+//   3. after the first k16 step, starts stage k+2 into stage k-1's slot, with no branch: past
+//      the end of K its chunks read nothing and zero-fill a slot no step reads, so ptxas
+//      interleaves their address math and bounds checks with the HMMAs.
+// After the loop every copy has landed (async_wait, pending = 0) before the epilogue.
 // A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
 // tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
 // into %CO (the same fragment layout), writes it to shared memory with stmatrix, and the
@@ -107,22 +109,15 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
     regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    // start stage k+2 into stage k-1's slot (an empty group past the end),
+    // start stage k+2 into stage k-1's slot (past the end: zero-filled, unused),
     // after 1 k16 step(s): their mma.sync run while these issue
     %kn = arith.addi %k, %c128 : index
-    %more = arith.cmpi ult, %kn, %K : index
-    %gn = scf.if %more -> (!regcopy.token) {
-      %atzero = arith.cmpi eq, %stage, %c0 : index
-      %prev = arith.subi %stage, %c1 : index
-      %sn = arith.select %atzero, %c2, %prev : index
-      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %g = regcopy.async_group %ta, %tb
-      scf.yield %g : !regcopy.token
-    } else {
-      %g = regcopy.async_group
-      scf.yield %g : !regcopy.token
-    }
+    %atzero = arith.cmpi eq, %stage, %c0 : index
+    %prev = arith.subi %stage, %c1 : index
+    %sn = arith.select %atzero, %c2, %prev : index
+    %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %gn = regcopy.async_group %ta, %tb
     regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -137,6 +132,8 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
     %snext = arith.select %wrap, %c0, %s1 : index
     scf.yield %gk1, %gn, %snext : !regcopy.token, !regcopy.token, index
   }
+  // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
+  regcopy.async_wait %done#1 {pending = 0 : i64}
   // epilogue: round to f16 (same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
@@ -223,22 +220,15 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
     regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    // start stage k+2 into stage k-1's slot (an empty group past the end),
+    // start stage k+2 into stage k-1's slot (past the end: zero-filled, unused),
     // after 1 k16 step(s): their mma.sync run while these issue
     %kn = arith.addi %k, %c128 : index
-    %more = arith.cmpi ult, %kn, %K : index
-    %gn = scf.if %more -> (!regcopy.token) {
-      %atzero = arith.cmpi eq, %stage, %c0 : index
-      %prev = arith.subi %stage, %c1 : index
-      %sn = arith.select %atzero, %c2, %prev : index
-      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %g = regcopy.async_group %ta, %tb
-      scf.yield %g : !regcopy.token
-    } else {
-      %g = regcopy.async_group
-      scf.yield %g : !regcopy.token
-    }
+    %atzero = arith.cmpi eq, %stage, %c0 : index
+    %prev = arith.subi %stage, %c1 : index
+    %sn = arith.select %atzero, %c2, %prev : index
+    %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %gn = regcopy.async_group %ta, %tb
     regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -253,6 +243,8 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
     %snext = arith.select %wrap, %c0, %s1 : index
     scf.yield %gk1, %gn, %snext : !regcopy.token, !regcopy.token, index
   }
+  // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
+  regcopy.async_wait %done#1 {pending = 0 : i64}
   // epilogue: round to bf16 (same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
