@@ -25,6 +25,13 @@ from functools import partial
 from typing import Any
 
 from regcopy_bench.gemm_kernels import (
+    BK,
+    CANDIDATES,
+    ISSUE_AT,
+    NARROW,
+    STAGED_BK,
+    STAGES,
+    WARP_N,
     grid,
     kernel_text,
     pad_grid,
@@ -44,9 +51,6 @@ ones (``narrow``: warp tiles 64 x 32, two CTAs an SM), and the staged kernel wit
 ``gemm_kernels.STAGED_LAYOUTS`` (any K)."""
 
 
-RINGS = ((32, 3), (64, 3))
-"""``(BK, stages)`` of the cp.async ring compared with the default (32, 4) at the aligned
-sizes (``ring_table``)."""
 
 
 def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
@@ -65,34 +69,54 @@ def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def sass_report() -> list[str]:
-    """Per kernel, the instructions of its SASS main loop (one 32-wide K tile: the loop is
-    not unrolled) by opcode, the loop's length, and the kernel's local-memory accesses."""
-    from collections import Counter
-
+def sass_report(candidates: bool = False) -> list[str]:
+    """Per kernel, the instructions of its SASS main loop (one K tile: the loop is not
+    unrolled) by opcode, the loop's length, and the kernel's local-memory accesses; with
+    ``candidates``, those of ``gemm_kernels.CANDIDATES`` too."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
-    from regcopy_bench.sass_loops import main_loop, sass_ops
 
+    kernels: list[tuple[str, str, int]] = [
+        ("cp.async ring (K % 8 == 0), the example", kernel_text("gemm", "f16"), BK)]
+    for variant in ("rows", "columns"):
+        kernels.append((f"register-staged, {variant} layout (any K)",
+                        kernel_text("gemm", "f16", True, variant), STAGED_BK))
+    if candidates:
+        kernels += [(f"candidate {name}", kernel_text("gemm", "f16", **kw),  # type: ignore[arg-type]
+                     int(kw.get("bk", BK))) for name, kw in CANDIDATES.items() if kw]
     lines = []
-    for variant in ("async", "rows", "columns"):
-        source, _ = lowered("gemm", "f16", variant != "async", variant)
-        sass = disassemble(compile_cuda(source).cubin)
-        loop = main_loop(sass_ops(sass))
-        ops = Counter(op.split(".")[0] for op in loop)
-        mix = " ".join(f"{op}*{ops[op]}" for op in ("HMMA", "LDSM", "LDGSTS", "LDG", "STS",
-                                                    "BAR") if ops[op])
-        local = sum(1 for ln in sass.splitlines() if " LDL" in ln or " STL" in ln)
-        other = len(loop) - sum(ops[op] for op in ("HMMA", "LDSM", "LDGSTS", "LDG", "STS"))
-        label = ("cp.async ring (K % 8 == 0)" if variant == "async"
-                 else f"register-staged, {variant} layout (any K)")
-        lines.append(f"{label}: main loop (one 32-wide K tile, per thread) {len(loop)} "
-                     f"instructions: {mix}, {other} others; LDL/STL in the kernel: {local}")
+    for label, text, bk in kernels:
+        source, _ = lowered("gemm", "f16", False, text=text)
+        lines.append(f"{label}: " + loop_mix(disassemble(compile_cuda(source).cubin), bk))
     return lines
 
 
+def loop_mix(sass: str, bk: int) -> str:
+    """The main loop of a GEMM's SASS in one line: length, opcode mix, others a HMMA, where
+    the first HMMA and the first LDGSTS sit, and the kernel's local-memory accesses."""
+    from collections import Counter
+
+    from regcopy_bench.sass_loops import main_loop, sass_ops
+
+    loop = main_loop(sass_ops(sass))
+    ops = Counter(op.split(".")[0] for op in loop)
+    kinds = ("HMMA", "LDSM", "LDGSTS", "LDG", "STS", "BAR")
+    mix = " ".join(f"{op}*{ops[op]}" for op in kinds if ops[op])
+    local = sum(1 for ln in sass.splitlines() if " LDL" in ln or " STL" in ln)
+    other = len(loop) - sum(ops[op] for op in kinds[:-1])
+    first = {op: next((i for i, o in enumerate(loop) if o.startswith(op)), -1)
+             for op in ("HMMA", "LDGSTS")}
+    where = (f"; first HMMA at {first['HMMA']}, first LDGSTS at {first['LDGSTS']}"
+             if first["LDGSTS"] >= 0 else "")
+    return (f"main loop (one {bk}-wide K tile, per thread) {len(loop)} instructions: {mix}, "
+            f"{other} others ({other / max(ops['HMMA'], 1):.2f} a HMMA){where}; "
+            f"LDL/STL in the kernel: {local}")
+
+
 def peak_note() -> str:
-    return ("a warp's 64 x 64 tile per 32-wide K tile: 64 HMMA.16816.F32 (2 k16 steps x 4 m16 x "
-            "8 n8, 4096 flop each) and 16 LDSM.16.M88.4 (4 for A, 4 for B, per k16 step)")
+    steps = BK // 16
+    return (f"a warp's 64 x 64 tile per {BK}-wide K tile: {32 * steps} HMMA.16816.F32 ({steps} "
+            f"k16 steps x 4 m16 x 8 n8, 4096 flop each) and {8 * steps} LDSM.16.M88.4 (4 for A, "
+            "4 for B, per k16 step)")
 
 
 class RegcopyGemm:
@@ -103,21 +127,30 @@ class RegcopyGemm:
             compile_kernel,
             cuda_core,
             get_device,
-            set_dynamic_shared_memory,
         )
 
         self.core, self.dev = cuda_core(), get_device()
         self.dev.set_current()
-        self.kernels = {}
+        self.kernels: dict[str, tuple[Any, Any]] = {}
+        self.wn: dict[str, int] = {}
         for variant in VARIANTS:
-            text = (kernel_text(f"gemm_{t}", t, wn=32) if variant == "narrow"
+            text = (kernel_text(f"gemm_{t}", t, **NARROW) if variant == "narrow"  # type: ignore[arg-type]
                     else kernel_text(f"gemm_{t}", t, variant != "async", variant))
-            source, info = lowered(f"gemm_{t}", t, False, text=text)
-            kernel = compile_kernel(self.dev, source, info.symbol)
-            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
-            self.kernels[variant] = (kernel, info)
+            self.add(variant, text, int(NARROW["wn"]) if variant == "narrow" else WARP_N)
         source, info = lowered(f"pad_{t}", t, False, text=pad_kernel_text(f"pad_{t}", t))
         self.kernels["pad_rows"] = (compile_kernel(self.dev, source, info.symbol), info)
+
+    def add(self, variant: str, text: str, wn: int) -> None:
+        """Compile the GEMM kernel ``text`` (warp tiles 64 x ``wn``) as ``variant``."""
+        from regcopy_backend.runtime.runner import (
+            compile_kernel,
+            set_dynamic_shared_memory,
+        )
+
+        source, info = lowered("gemm", "f16", False, text=text)
+        kernel = compile_kernel(self.dev, source, info.symbol)
+        set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
+        self.kernels[variant], self.wn[variant] = (kernel, info), wn
 
     def pad_launcher(self, x: Any, y: Any, stream: Any) -> Callable[[], None]:
         """One launch of the row-padding kernel: ``y`` (R x K8) = ``x`` (R x K), zeros after."""
@@ -130,19 +163,22 @@ class RegcopyGemm:
                                         block=(256, 1, 1))
         return lambda: self.core.launch(stream, config, kernel, *args)
 
-    def padded_launcher(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
-        """K % 8 != 0: pad A and B to K8 (two launches), then the cp.async GEMM on them."""
+    def padded_launcher(self, a: Any, b: Any, d: Any, stream: Any, gemm: str = "async"
+                        ) -> Callable[[], None]:
+        """K % 8 != 0: pad A and B to K8 (two launches), then the cp.async GEMM ``gemm`` (a
+        variant) on them."""
         import torch
         k8 = -(-a.shape[1] // 8) * 8
         a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
         b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
         steps = [self.pad_launcher(a, a8, stream), self.pad_launcher(b, b8, stream),
-                 self.launcher(a8, b8, d, stream, "async")]
+                 self.launcher(a8, b8, d, stream, gemm)]
 
         def run() -> None:
             for step in steps:
                 step()
         run.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
+        run.steps = steps  # type: ignore[attr-defined]  # timed one by one (bench's split)
         return run
 
     def launcher(self, a: Any, b: Any, d: Any, stream: Any, variant: str | None = None
@@ -156,11 +192,13 @@ class RegcopyGemm:
             variant = "async" if k % 8 == 0 else "pad"
         if variant == "pad":
             return self.padded_launcher(a, b, d, stream)
+        if variant == "pad-narrow":
+            return self.padded_launcher(a, b, d, stream, "narrow")
         kernel, info = self.kernels[variant]
         args: list[Any] = []
         for p, x in zip(info.params, (a, b, d), strict=True):
             args += [x.data_ptr(), *extent_values(info, p, tuple(x.shape))]
-        config = self.core.LaunchConfig(grid=grid(m, n, 32 if variant == "narrow" else 64),
+        config = self.core.LaunchConfig(grid=grid(m, n, self.wn[variant]),
                                         block=(256, 1, 1),
                                         shmem_size=info.dynamic_shared_bytes)
         return lambda: self.core.launch(stream, config, kernel, *args)
@@ -190,37 +228,39 @@ def mma_peak(t: str, iters: int) -> float:
     return 2.0 * 64 * 64 * 16 * n * 8 * ctas / ms / 1e9
 
 
-def ring_table(base: RegcopyGemm, iters: int) -> None:
-    """f16 at 4096^3 and 8192^3: the default ring (``base``'s) against ``RINGS``."""
+def candidate_table(base: RegcopyGemm, iters: int) -> None:
+    """f16 at 4096^3 and 8192^3: every kernel of ``gemm_kernels.CANDIDATES`` (the example's
+    is ``base``'s), TFLOPS, each checked against ``torch.matmul``; the fastest named."""
     import torch
-    from regcopy_backend.runtime.runner import (
-        compile_kernel,
-        get_device,
-        set_dynamic_shared_memory,
-    )
 
-    dev = get_device()
-    print("cp.async ring shapes, f16 (TFLOPS):")
+    print("cp.async GEMM candidates, f16 (TFLOPS; ring BK x stages, 128x256 CTA tiles unless "
+          "named):")
+    for name, kw in CANDIDATES.items():
+        if kw:
+            base.add(name, kernel_text("gemm_cand", "f16", **kw),  # type: ignore[arg-type]
+                     int(kw.get("wn", WARP_N)))
     for m in (4096, 8192):
         a = torch.randn(m, m, device="cuda", dtype=torch.float16)
         b = torch.randn(m, m, device="cuda", dtype=torch.float16)
         d = torch.empty(m, m, device="cuda", dtype=torch.float16)
+        want = torch.matmul(a, b.T).float()
         flop = 2.0 * m * m * m
-        ms = time_ms(base.launcher(a, b, d, dev.default_stream), iters)
-        cells = [f"BK 32 x 4 stages (the example) {flop / ms / 1e9:.0f}"]
-        for bk, stages in RINGS:
-            source, info = lowered("gemm_ring", "f16", False,
-                                   text=kernel_text("gemm_ring", "f16", bk=bk, stages=stages))
-            kernel = compile_kernel(dev, source, info.symbol)
-            set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
-            base.kernels["ring"] = (kernel, info)
-            ms = time_ms(base.launcher(a, b, d, dev.default_stream, "ring"), iters)
-            want = torch.matmul(a, b.T)
+        speed = {}
+        cells = []
+        for name, kw in CANDIDATES.items():
+            run = base.launcher(a, b, d, base.dev.default_stream, name if kw else "async")
+            d.zero_()
             torch.cuda.synchronize()
-            err = float((d.float() - want.float()).abs().max())
-            cells.append(f"BK {bk} x {stages} stages {flop / ms / 1e9:.0f}"
-                         + ("" if err < 0.05 * float(want.float().abs().max()) else " (WRONG)"))
-        print(f"  {m}^3: " + "; ".join(cells), flush=True)
+            run()
+            torch.cuda.synchronize()
+            err = float((d.float() - want).abs().max())
+            good = err < 0.02 * float(want.abs().max()) + 0.05
+            speed[name] = flop / time_ms(run, iters) / 1e9 if good else 0.0
+            label = (name if kw else
+                     f"{name} = BK {BK} x {STAGES}, issue after {ISSUE_AT} k16")
+            cells.append(f"{label} {speed[name]:.0f}" + ("" if good else " (WRONG)"))
+        best = max(speed, key=lambda v: speed[v])
+        print(f"  {m}^3: " + "; ".join(cells) + f"; fastest: {best}", flush=True)
 
 
 def time_ms(fn: Callable[[], Any], iters: int) -> float:
@@ -249,17 +289,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--sass-only", action="store_true")
     ap.add_argument("--no-rings", action="store_true",
-                    help="skip the comparison of cp.async ring shapes")
+                    help="skip the comparison of the cp.async kernel candidates")
     args = ap.parse_args(argv)
     if not args.sass_only:
         # torch first: imported after NVRTC has compiled in this process, its schema parser
         # fails ("expected ident but found ')'"), as seen on the H200 (torch 2.11)
         try:
-            import torch  # noqa: F401
+            import torch
         except ImportError:
             pass
     print("SASS (NVRTC, sm_90):")
-    for line in sass_report():
+    for line in sass_report(candidates=args.sass_only):
         print("  " + line)
     print("  " + peak_note())
     if args.sass_only:
@@ -279,6 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = []
     peaks = {}
     gemms = {}
+    best_aligned: dict[tuple[str, str], float] = {}
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         rc = gemms[t] = RegcopyGemm(t)
@@ -306,22 +347,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             flop = 2.0 * m * n * k
             ms_rc = time_ms(run, args.iters)
             kernel = "128x256" if k % 8 == 0 else "pad+128x256"
-            if k % 8:  # the single staged kernel too (both layouts); the table takes the best
+            if k % 8:  # padded rows + either CTA tile, and the staged kernel; the best counts
+                padded = {"pad": (run, ms_rc, "pad+128x256")}
+                narrow = rc.launcher(a, b, d, cstream, "pad-narrow")
+                padded["pad-narrow"] = (narrow, time_ms(narrow, args.iters), "pad+128x128")
+                err_n = float((d.float() - ref.float()).abs().max())  # narrow ran last
+                if err_n > tol:
+                    ok = False
+                    print(f"  pad+128x128 at {m}x{n}x{k}: BAD max err {err_n:.3g}")
+                for steps, ms, label in padded.values():
+                    parts = steps.steps  # type: ignore[attr-defined]
+                    pa, pb, gemm = (time_ms(step, args.iters) for step in parts)
+                    print(f"  K % 8 != 0 at {m}x{n}x{k}: {label} = pad A {pa:.3f} ms + pad B "
+                          f"{pb:.3f} ms + GEMM {gemm:.3f} ms (GEMM alone "
+                          f"{flop / gemm / 1e9:.0f} TFLOPS of 2MNK), {ms:.3f} ms timed "
+                          f"together ({flop / ms / 1e9:.0f} TFLOPS); padding "
+                          f"{100 * (pa + pb) / (pa + pb + gemm):.0f}% of the parts", flush=True)
+                variant = min(padded, key=lambda v: padded[v][1])
+                ms_rc, kernel = padded[variant][1], padded[variant][2]
                 staged = {v: time_ms(rc.launcher(a, b, d, cstream, v), args.iters)
                           for v in ("columns", "rows")}
-                print(f"  K % 8 != 0 at {m}x{n}x{k}: padded rows + cp.async GEMM "
-                      f"{flop / ms_rc / 1e9:.0f}, staged (columns) "
+                print(f"  K % 8 != 0 at {m}x{n}x{k}: staged (columns) "
                       f"{flop / staged['columns'] / 1e9:.0f}, staged (rows) "
                       f"{flop / staged['rows'] / 1e9:.0f} TFLOPS", flush=True)
                 best = min(staged, key=lambda v: staged[v])
                 if staged[best] < ms_rc:
                     ms_rc, kernel = staged[best], f"staged ({best})"
+                if (t, "aligned") in best_aligned:
+                    print(f"  ragged {m}x{n}x{k} / aligned ({best_aligned[t, 'aligned']:.0f} "
+                          "TFLOPS, the fastest cube above): "
+                          f"{flop / ms_rc / 1e9 / best_aligned[t, 'aligned']:.2f}", flush=True)
             else:  # the 128 x 128 CTA tile too; the table takes the faster
                 ms_narrow = time_ms(rc.launcher(a, b, d, cstream, "narrow"), args.iters)
                 print(f"  CTA tiles at {m}x{n}x{k}: 128x256 {flop / ms_rc / 1e9:.0f}, 128x128 "
                       f"{flop / ms_narrow / 1e9:.0f} TFLOPS", flush=True)
                 if ms_narrow < ms_rc:
                     ms_rc, kernel = ms_narrow, "128x128"
+                if m == n == k:
+                    best_aligned[t, "aligned"] = max(best_aligned.get((t, "aligned"), 0.0),
+                                                     flop / ms_rc / 1e9)
             ms_cb = time_ms(partial(torch.matmul, a, b.T), args.iters)
             ms_tr = float("nan")
             if tri is not None:
@@ -335,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {t} {m}x{n}x{k}: regcopy {rows[-1][2]:.0f}, cuBLAS {rows[-1][3]:.0f}, "
                   f"Triton {rows[-1][4]:.0f} TFLOPS ({rows[-1][5]})", flush=True)
     if not args.no_rings and "f16" in gemms:
-        ring_table(gemms["f16"], args.iters)
+        candidate_table(gemms["f16"], args.iters)
     print()
     print("| dtype | M x N x K | regcopy kernel | regcopy TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
           "| regcopy / cuBLAS | Triton / cuBLAS | regcopy / mma.sync peak | check |")
@@ -357,7 +421,7 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
         for variant in (("async", "narrow", "rows", "columns") if k % 8 == 0
-                        else ("pad", "rows", "columns")):
+                        else ("pad", "pad-narrow", "rows", "columns")):
             d.fill_(7.0)
             torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()

@@ -3,13 +3,14 @@
 ``D[M,N] = A[M,K] * B[N,K]^T`` (both operands K-major), f32 accumulation in registers, D
 rounded to the input type. One CTA of 256 threads (8 warps as 2 (M) x 4 (N)) computes a
 128 x 256 tile of D, each warp 64 x 64 (``regcopy.mma`` on 4 x 8 m16n8k16 accumulator
-fragments), K walked 32 at a time; each 32-wide K tile is two k16 steps of ldmatrix.x4 (4 for
+fragments), K walked BK at a time; each K tile is BK / 16 k16 steps of ldmatrix.x4 (4 for
 A, 4 for B) and 32 mma.sync. Two ways to bring the tiles into shared memory:
 
-* ``kernel_text(name, t)`` (``async``): a 4-stage ``cp.async`` ring (``regcopy.copy_async``,
-  16-byte chunks, zero-fill past the edges); needs K a multiple of 8 (16-byte rows), which
-  the kernel promises (``regcopy.divisibility``);
-* ``kernel_text(name, t, staged=True)``: for any K. Each K tile goes global -> registers
+* ``kernel_text(name, t)`` (``async``): a ``cp.async`` ring (``regcopy.copy_async``, 16-byte
+  chunks, zero-fill past the edges; BK 64 x 3 stages by default, its slot carried from one
+  iteration to the next, the next stage's copies issued after the first k16 step); needs K
+  a multiple of 8 (16-byte rows), which the kernel promises (``regcopy.divisibility``);
+* ``kernel_text(name, t, staged=True)``: for any K. Each 32-wide K tile goes global -> registers
   (bounds-checked ``regcopy.copy``, issued one tile ahead, so the loads fly while the warps
   compute) -> shared (two slots). The global copy is versioned on the runtime K: 128-bit loads
   where K % 8 == 0, else the loads the row alignment proves (16-bit for f16/bf16 rows of odd
@@ -22,8 +23,39 @@ writes them to shared memory (stmatrix) and copies the CTA's tile out in 128-bit
 
 from __future__ import annotations
 
-CTA_M, CTA_N, BK, THREADS = 128, 256, 32, 256
-STAGES = 4
+CTA_M, CTA_N, THREADS = 128, 256, 256
+BK, STAGES = 64, 3
+"""The cp.async ring of the example: 64-wide K tiles, 3 stages (measured on the H200 faster
+than 32 x 4 and 32 x 3 at 4096^3 and 8192^3)."""
+ISSUE_AT = 1
+"""k16 steps of a K tile computed before the next stage's copies are issued: the cp.async
+issue (address math and bounds checks, a branch ptxas does not schedule across) then
+overlaps the mma.sync of the steps before it instead of delaying them all."""
+CANDIDATES: dict[str, dict[str, int | bool]] = {
+    "example": {},
+    "32x4 copies first in a branch (the previous shape)": {
+        "bk": 32, "stages": 4, "issue_at": 0, "branchless": False},
+    "64x3 copies first in a branch": {"issue_at": 0, "branchless": False},
+    "64x3 copies in a branch": {"branchless": False},
+    "64x3 issue after 2 k16": {"issue_at": 2},
+    "64x3 fragments x2": {"dbuf": True},
+    "128x128 32x4": {"wn": 32, "bk": 32, "stages": 4},
+    "128x128 32x4 copies first in a branch": {
+        "wn": 32, "bk": 32, "stages": 4, "issue_at": 0, "branchless": False},
+    "128x128 64x2": {"wn": 32, "bk": 64, "stages": 2},
+}
+"""``kernel_text`` arguments of the cp.async kernels ``bench_gemm`` compares (f16, aligned
+sizes), beside the example's defaults: the ring shape (BK x stages), where the next stage's
+copies issue, fragment double-buffering, and the 128 x 128 CTA tile (warps 64 x 32, two CTAs
+an SM: its rings fit 96 KiB of shared memory)."""
+NARROW = CANDIDATES["128x128 32x4"]
+"""The 128 x 128 CTA tile of the main table."""
+BRANCHLESS = True
+"""The next stage's copies are issued in every iteration, with no branch around them (past
+the end of K they read nothing and zero-fill a free slot): ptxas interleaves them with the
+HMMAs."""
+STAGED_BK = 32
+"""The register-staged kernel's K tile (two shared slots)."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 _FA = ("memref<64x16x{t}, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, "
@@ -76,20 +108,35 @@ def grid(m: int, n: int, wn: int = WARP_N) -> tuple[int, int, int]:
     return -(-n // (4 * wn)), -(-m // CTA_M), 1
 
 
-def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WARP_N) -> str:
-    """The ``bk / 16`` k16 steps on shared slot ``%stage``: fragments, then the mma."""
+def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WARP_N,
+               dbuf: bool = False) -> list[str]:
+    """The ``bk / 16`` k16 steps on shared slot ``%stage``, one text each: fragments, then
+    the mma. With ``dbuf`` the fragments alternate between two register sets (``%FA``/``%FB``
+    and ``%FA1``/``%FB1``) and step ``s + 1``'s ldmatrix is issued before step ``s``'s mma."""
     fa, fb, c = _FA.format(t=t), _fb(t, wn), _c("f32", wn)
-    out = ""
-    for kk in range(0, bk, 16):
-        out += (f"{indent}regcopy.copy warp %SA[%stage, %am, {kk}] [1, 64, 16] -> %FA : "
+    sets = ("", "1") if dbuf else ("",)
+
+    def load(kk: int) -> str:
+        r = sets[(kk // 16) % len(sets)]
+        return (f"{indent}regcopy.copy warp %SA[%stage, %am, {kk}] [1, 64, 16] -> %FA{r} : "
                 f"{sa} -> {fa}\n"
-                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, {wn}, 16] -> %FB : "
-                f"{sb} -> {fb}\n"
-                f"{indent}regcopy.mma warp %FA, %FB, %C {{transpose_b}} : {fa}, {fb}, {c}\n")
-    return out
+                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, {wn}, 16] -> %FB{r} : "
+                f"{sb} -> {fb}\n")
+
+    def mma(kk: int) -> str:
+        r = sets[(kk // 16) % len(sets)]
+        return (f"{indent}regcopy.mma warp %FA{r}, %FB{r}, %C {{transpose_b}} : "
+                f"{fa}, {fb}, {c}\n")
+
+    steps = range(0, bk, 16)
+    if not dbuf:
+        return [load(kk) + mma(kk) for kk in steps]
+    return [(load(0) if kk == 0 else "") + (load(kk + 16) if kk + 16 < bk else "") + mma(kk)
+            for kk in steps]
 
 
-def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N) -> str:
+def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
+                dbuf: bool = False, issue_at: int = 0, branchless: bool = False) -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
@@ -106,27 +153,45 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     tokens = ", ".join(["!regcopy.token"] * ahead)
     carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
     shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
-    return text + f"""  %done:{ahead} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}) -> ({tokens}) {{
-    %kt = arith.divui %k, %c{bk} : index
-    %stage = arith.remui %kt, %c{stages} : index
-    // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
-    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
-    "gpu.barrier"() : () -> ()
-    // 2. start stage k+{ahead} into stage k-1's slot (an empty group past the end)
+    issue = f"""    // start stage k+{ahead} into stage k-1's slot (an empty group past the end){{where}}
     %kn = arith.addi %k, %c{ahead * bk} : index
     %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
-      %ktn = arith.addi %kt, %c{ahead} : index
-      %sn = arith.remui %ktn, %c{stages} : index
+      %atzero = arith.cmpi eq, %stage, %c0 : index
+      %prev = arith.subi %stage, %c1 : index
+      %sn = arith.select %atzero, %c{ahead}, %prev : index
 {start("%kn", "%sn", "%ta", "%tb", "      ")}      %g = regcopy.async_group %ta, %tb
       scf.yield %g : !regcopy.token
     }} else {{
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-    // 3. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
-{_mma_steps(t, sa, sb, "    ", bk, wn)}    scf.yield {shifted} : {tokens}
+"""
+    steps = _mma_steps(t, sa, sb, "    ", bk, wn, dbuf)
+    if branchless:  # past the end the copies read nothing and fill a free slot with zeros
+        issue = f"""    // start stage k+{ahead} into stage k-1's slot (past the end: zero-filled, unused){{where}}
+    %kn = arith.addi %k, %c{ahead * bk} : index
+    %atzero = arith.cmpi eq, %stage, %c0 : index
+    %prev = arith.subi %stage, %c1 : index
+    %sn = arith.select %atzero, %c{ahead}, %prev : index
+{start("%kn", "%sn", "%ta", "%tb", "    ")}    %gn = regcopy.async_group %ta, %tb
+"""
+    issue = issue.replace("{where}", f",\n    // after {issue_at} k16 step(s): their mma.sync run while these issue"
+                          if issue_at else "")
+    body = "".join(steps[:issue_at]) + issue + "".join(steps[issue_at:])
+    return text + f"""  %done:{ahead + 1} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}, %stage = %c0) -> ({tokens}, index) {{
+    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed (this thread's copies, then
+    //    everyone's); stage k-1 is free
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
+    "gpu.barrier"() : () -> ()
+    // 2. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+{body}    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c{stages} : index
+    %snext = arith.select %wrap, %c0, %s1 : index
+    scf.yield {shifted}, %snext : {tokens}, index
   }}
+  // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
+  regcopy.async_wait %done#{ahead - 1} {{pending = 0 : i64}}
 """
 
 
@@ -152,29 +217,40 @@ def _staged_loop(t: str, sa: str, sb: str, layouts: str) -> str:
     // 2. K tile k+1: global -> registers (zeros past K), in flight during step 3
     %k1 = arith.addi %k, %c32 : index
 {load("%k1", "    ")}    // 3. two k16 steps: ldmatrix.x4 fragments of slot k % 2, then 32 mma.sync a warp
-{_mma_steps(t, sa, sb, "    ")}  }}
+{"".join(_mma_steps(t, sa, sb, "    ", STAGED_BK))}  }}
 """
 
 
 def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
-                bk: int = BK, stages: int = STAGES, wn: int = WARP_N) -> str:
+                bk: int = BK, stages: int = STAGES, wn: int = WARP_N,
+                dbuf: bool = False, issue_at: int | None = None,
+                branchless: bool | None = None) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
     ``bk = 32`` and 2 slots); ``wn`` (64 or 32) is the N of a warp's tile, so the CTA's is
-    ``4 wn`` (the staged kernel has ``wn = 64``)."""
+    ``4 wn`` (the staged kernel has ``wn = 64``); ``dbuf`` double-buffers the fragments in
+    registers (``_mma_steps``); ``issue_at`` is the number of k16 steps computed before the
+    next stage's cp.async are issued (default ``ISSUE_AT``, at most ``bk / 16``);
+    ``branchless`` (default ``BRANCHLESS``) issues them in every iteration, with no branch for the last ones (their
+    chunks lie past K: cp.async reads nothing and zero-fills a slot no step reads), so
+    ptxas may interleave them with the HMMAs."""
+    issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
+    branchless = BRANCHLESS if branchless is None else branchless
     if staged:
-        bk, stages, wn = BK, 2, WARP_N
+        bk, stages, wn, dbuf = STAGED_BK, 2, WARP_N, False
     cn = 4 * wn
     sa, sb = _shared(CTA_M, t, stages, bk), _shared(cn, t, stages, bk)
     sc = f"memref<128x{cn}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     g, c, co, rc = _G.format(t=t), _c("f32", wn), _c(t, wn), _rc(t, wn)
     fa, fb = _FA.format(t=t), _fb(t, wn)
+    spare = (f"  %FA1 = memref.alloca() : {fa}\n  %FB1 = memref.alloca() : {fb}\n"
+             if dbuf else "")
     regs = 2 * wn  # accumulator registers a lane
     ctas = 1 if wn == WARP_N else 2  # the narrow tile fits two CTAs an SM (<= 128 registers)
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
-            else _async_loop(t, sa, sb, bk, stages, wn))
+            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless))
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, regs, bk, stages, stages - 1,
             (stages - 1) * bk,
             *(s * bk for s in range(stages)), *range(stages)}
@@ -188,7 +264,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %SC = memref.alloca() : {sc}
   %FA = memref.alloca() : {fa}
   %FB = memref.alloca() : {fb}
-  %C = memref.alloca() : {c}
+{spare}  %C = memref.alloca() : {c}
   %CO = memref.alloca() : {co}
   %RC = memref.alloca() : {rc}
 {consts}  %zero = arith.constant dense<0.0> : vector<4xf32>

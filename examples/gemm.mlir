@@ -9,18 +9,22 @@
 // One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D (the CTAs
 // walk the tiles in groups of 8 M tiles, for L2 reuse); each warp
 // a 64 x 64 tile, in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K
-// is walked in 32-wide tiles through a 4-stage ring of A (128 x 32) and B (256 x 32) tiles in
+// is walked in 64-wide tiles through a 3-stage ring of A (128 x 64) and B (256 x 64) tiles in
 // dynamic shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled,
 // so the cp.async writes and the ldmatrix reads are free of bank conflicts). The prologue
-// starts stages 0, 1, 2; iteration k
-//   1. waits for its own copies of stage k (pending = 2: stages k+1, k+2 may still fly) and
-//      meets the other threads at a barrier (stage k has landed everywhere; every warp is
-//      done reading stage k-1);
-//   2. starts stage k+3 into stage k-1's slot (an empty group past the end);
-//   3. twice (k16 = 0, 16): copies its 64 x 16 A slice and 64 x 16 B slice from stage k
-//      into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs regcopy.mma:
-//      32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 64 HMMA, 16 LDSM and 6 LDGSTS a
-//      thread per 32-wide K tile.
+// starts stages 0, 1; the slot of stage k, k / 64 mod 3, is carried from one iteration to the
+// next (%stage: no division in the loop); iteration k
+//   1. waits for its own copies of stage k (pending = 1: stage k+1 may still fly) and meets
+//      the other threads at a barrier (stage k has landed everywhere; every warp is done
+//      reading stage k-1);
+//   2. four times (k16 = 0, 16, 32, 48): copies its 64 x 16 A slice and 64 x 16 B slice from
+//      stage k into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs
+//      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and
+//      12 LDGSTS a thread per 64-wide K tile;
+//   3. after the first k16 step, starts stage k+2 into stage k-1's slot, with no branch: past
+//      the end of K its chunks read nothing and zero-fill a slot no step reads, so ptxas
+//      interleaves their address math and bounds checks with the HMMAs.
+// After the loop every copy has landed (async_wait, pending = 0) before the epilogue.
 // A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
 // tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
 // into %CO (the same fragment layout), writes it to shared memory with stmatrix, and the
@@ -37,8 +41,8 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
     %B: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %D: memref<?x?xf16, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>} {
-  %SA = memref.alloca() : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %SB = memref.alloca() : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SA = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SB = memref.alloca() : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SC = memref.alloca() : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %FA = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
@@ -53,7 +57,6 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %c8 = arith.constant 8 : index
   %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
-  %c96 = arith.constant 96 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
   %zero = arith.constant dense<0.0> : vector<4xf32>
@@ -90,45 +93,47 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   scf.for %i = %c0 to %c128 step %c4 {
     vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
   }
-  // prologue: stages 0 .. 2 in flight
-  %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 32] -> %SA[%c0, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 32] -> %SB[%c0, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  // prologue: stages 0 .. 1 in flight
+  %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 64] -> %SA[%c0, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 64] -> %SB[%c0, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0 = regcopy.async_group %ta0, %tb0
-  %ta1 = regcopy.copy_async cta %A[%m0, %c32] [128, 32] -> %SA[%c1, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %tb1 = regcopy.copy_async cta %B[%n0, %c32] [256, 32] -> %SB[%c1, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %ta1 = regcopy.copy_async cta %A[%m0, %c64] [128, 64] -> %SA[%c1, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb1 = regcopy.copy_async cta %B[%n0, %c64] [256, 64] -> %SB[%c1, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g1 = regcopy.async_group %ta1, %tb1
-  %ta2 = regcopy.copy_async cta %A[%m0, %c64] [128, 32] -> %SA[%c2, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %tb2 = regcopy.copy_async cta %B[%n0, %c64] [256, 32] -> %SB[%c2, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %g2 = regcopy.async_group %ta2, %tb2
-  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk0 = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
-    %kt = arith.divui %k, %c32 : index
-    %stage = arith.remui %kt, %c4 : index
-    // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
-    regcopy.async_wait %gk0 {pending = 2 : i64}
+  %done:3 = scf.for %k = %c0 to %K step %c64 iter_args(%gk0 = %g0, %gk1 = %g1, %stage = %c0) -> (!regcopy.token, !regcopy.token, index) {
+    // 1. stage k (slot %stage = k / 64 mod 3) has landed (this thread's copies, then
+    //    everyone's); stage k-1 is free
+    regcopy.async_wait %gk0 {pending = 1 : i64}
     "gpu.barrier"() : () -> ()
-    // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
-    %kn = arith.addi %k, %c96 : index
-    %more = arith.cmpi ult, %kn, %K : index
-    %gn = scf.if %more -> (!regcopy.token) {
-      %ktn = arith.addi %kt, %c3 : index
-      %sn = arith.remui %ktn, %c4 : index
-      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 32] -> %SA[%sn, 0, 0] [1, 128, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 32] -> %SB[%sn, 0, 0] [1, 256, 32] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %g = regcopy.async_group %ta, %tb
-      scf.yield %g : !regcopy.token
-    } else {
-      %g = regcopy.async_group
-      scf.yield %g : !regcopy.token
-    }
-    // 3. 2 k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
-    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    // 2. 4 k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<4x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<4x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    // start stage k+2 into stage k-1's slot (past the end: zero-filled, unused),
+    // after 1 k16 step(s): their mma.sync run while these issue
+    %kn = arith.addi %k, %c128 : index
+    %atzero = arith.cmpi eq, %stage, %c0 : index
+    %prev = arith.subi %stage, %c1 : index
+    %sn = arith.select %atzero, %c2, %prev : index
+    %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %gn = regcopy.async_group %ta, %tb
+    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    scf.yield %gk1, %gk2, %gn : !regcopy.token, !regcopy.token, !regcopy.token
+    regcopy.copy warp %SA[%stage, %am, 32] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 32] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 48] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 48] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c3 : index
+    %snext = arith.select %wrap, %c0, %s1 : index
+    scf.yield %gk1, %gn, %snext : !regcopy.token, !regcopy.token, index
   }
+  // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
+  regcopy.async_wait %done#1 {pending = 0 : i64}
   // epilogue: round to f16 (same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
@@ -147,8 +152,8 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
     %B: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %D: memref<?x?xbf16, #regcopy.mem<global>>)
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>} {
-  %SA = memref.alloca() : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %SB = memref.alloca() : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SA = memref.alloca() : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %SB = memref.alloca() : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %FA = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
@@ -163,7 +168,6 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %c8 = arith.constant 8 : index
   %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
-  %c96 = arith.constant 96 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
   %zero = arith.constant dense<0.0> : vector<4xf32>
@@ -200,45 +204,47 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   scf.for %i = %c0 to %c128 step %c4 {
     vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
   }
-  // prologue: stages 0 .. 2 in flight
-  %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 32] -> %SA[%c0, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 32] -> %SB[%c0, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  // prologue: stages 0 .. 1 in flight
+  %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 64] -> %SA[%c0, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb0 = regcopy.copy_async cta %B[%n0, %c0] [256, 64] -> %SB[%c0, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0 = regcopy.async_group %ta0, %tb0
-  %ta1 = regcopy.copy_async cta %A[%m0, %c32] [128, 32] -> %SA[%c1, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %tb1 = regcopy.copy_async cta %B[%n0, %c32] [256, 32] -> %SB[%c1, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %ta1 = regcopy.copy_async cta %A[%m0, %c64] [128, 64] -> %SA[%c1, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %tb1 = regcopy.copy_async cta %B[%n0, %c64] [256, 64] -> %SB[%c1, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g1 = regcopy.async_group %ta1, %tb1
-  %ta2 = regcopy.copy_async cta %A[%m0, %c64] [128, 32] -> %SA[%c2, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %tb2 = regcopy.copy_async cta %B[%n0, %c64] [256, 32] -> %SB[%c2, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %g2 = regcopy.async_group %ta2, %tb2
-  %done:3 = scf.for %k = %c0 to %K step %c32 iter_args(%gk0 = %g0, %gk1 = %g1, %gk2 = %g2) -> (!regcopy.token, !regcopy.token, !regcopy.token) {
-    %kt = arith.divui %k, %c32 : index
-    %stage = arith.remui %kt, %c4 : index
-    // 1. stage k has landed (this thread's copies, then everyone's); stage k-1 is free
-    regcopy.async_wait %gk0 {pending = 2 : i64}
+  %done:3 = scf.for %k = %c0 to %K step %c64 iter_args(%gk0 = %g0, %gk1 = %g1, %stage = %c0) -> (!regcopy.token, !regcopy.token, index) {
+    // 1. stage k (slot %stage = k / 64 mod 3) has landed (this thread's copies, then
+    //    everyone's); stage k-1 is free
+    regcopy.async_wait %gk0 {pending = 1 : i64}
     "gpu.barrier"() : () -> ()
-    // 2. start stage k+3 into stage k-1's slot (an empty group past the end)
-    %kn = arith.addi %k, %c96 : index
-    %more = arith.cmpi ult, %kn, %K : index
-    %gn = scf.if %more -> (!regcopy.token) {
-      %ktn = arith.addi %kt, %c3 : index
-      %sn = arith.remui %ktn, %c4 : index
-      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 32] -> %SA[%sn, 0, 0] [1, 128, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 32] -> %SB[%sn, 0, 0] [1, 256, 32] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-      %g = regcopy.async_group %ta, %tb
-      scf.yield %g : !regcopy.token
-    } else {
-      %g = regcopy.async_group
-      scf.yield %g : !regcopy.token
-    }
-    // 3. 2 k16 steps: ldmatrix.x4 fragments of stage k, then 32 mma.sync a warp each
-    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    // 2. 4 k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<4x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<4x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    // start stage k+2 into stage k-1's slot (past the end: zero-filled, unused),
+    // after 1 k16 step(s): their mma.sync run while these issue
+    %kn = arith.addi %k, %c128 : index
+    %atzero = arith.cmpi eq, %stage, %c0 : index
+    %prev = arith.subi %stage, %c1 : index
+    %sn = arith.select %atzero, %c2, %prev : index
+    %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+    %gn = regcopy.async_group %ta, %tb
+    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    scf.yield %gk1, %gk2, %gn : !regcopy.token, !regcopy.token, !regcopy.token
+    regcopy.copy warp %SA[%stage, %am, 32] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 32] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 48] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 48] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c3 : index
+    %snext = arith.select %wrap, %c0, %s1 : index
+    scf.yield %gk1, %gn, %snext : !regcopy.token, !regcopy.token, index
   }
+  // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
+  regcopy.async_wait %done#1 {pending = 0 : i64}
   // epilogue: round to bf16 (same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {

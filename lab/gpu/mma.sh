@@ -3,7 +3,7 @@
 #   bash lab/gpu/mma.sh        (outputs under $OUT, default /tmp/out; summary on stdout)
 # Most important first, each step under `timeout` and the time left (235 s in all):
 # 1. the benchmark against cuBLAS and Triton (regcopy_bench.bench_gemm: exact checks first,
-#    mma.sync's measured peak, the table, the ring-shape comparison);
+#    mma.sync's measured peak, the table, the comparison of cp.async kernel candidates);
 # 2. the SASS of examples/gemm.mlir (HMMA.16816.F32 per K tile, LDSM, LDGSTS, no LDL/STL);
 # 3. regcopy-run --check (GPU vs the CPU interpreter, bit for bit) of examples/gemm.mlir at a
 #    small ragged size;
@@ -33,7 +33,7 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
 }
 step bench_gemm 170 python3 -m regcopy_bench.bench_gemm --iters 10
 step sass 40 bash -c "regcopy-opt -p lower-reg-copy -t sass examples/gemm.mlir > '$out/gemm.sass' \
-    && echo \"HMMA.16816.F32 \$(grep -c 'HMMA.16816.F32' '$out/gemm.sass') (2 kernels x 64)\" \
+    && echo \"HMMA.16816.F32 \$(grep -c 'HMMA.16816.F32' '$out/gemm.sass') (2 kernels x 128: 4 k16 steps x 32 a 64-wide K tile)\" \
     && echo \"LDSM \$(grep -c LDSM '$out/gemm.sass') LDGSTS \$(grep -c LDGSTS '$out/gemm.sass')\" \
     && echo \"LDL/STL \$(grep -c -E '\\b(LDL|STL)\\b' '$out/gemm.sass')\""
 step check_gemm 90 regcopy-run --check examples/gemm.mlir --arg A=100x40 --arg B=200x40 --arg D=100x200 --grid 1,1

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from regcopy_backend.host_data import as_float64
 from regcopy_backend.runtime.runner import gpu_available
+from regcopy_bench.gemm_kernels import CANDIDATES
 
 REPO = Path(__file__).resolve().parents[2]
 HAS_GPU, WHY = gpu_available()
@@ -86,3 +87,22 @@ def test_narrow_cta_tile_exact() -> None:
                      grid=grid(m, n, 32)).arrays[2]
     assert np.array_equal(as_float64(out, prepared.kernels[0].buffers[2].type.element_type),
                           a.astype(np.float64) @ b.T)
+
+
+@pytest.mark.parametrize("name", [n for n, kw in CANDIDATES.items() if kw])
+def test_candidate_kernels_exact(name: str) -> None:
+    """Every cp.async kernel bench_gemm compares: exact at a size ragged in M and N whose K
+    (328) wraps every ring and ends in a partial K tile."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_bench.gemm_kernels import grid, kernel_text
+    from regcopy_tools.regcopy_run import prepare
+
+    kw = CANDIDATES[name]
+    m, n, k = 260, 300, 328
+    prepared = prepare(kernel_text("gemm", "f16", **kw), "candidate.mlir")  # type: ignore[arg-type]
+    rng = np.random.default_rng(k)
+    a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
+    out = run_kernel(prepared.source, prepared.kernels[0],
+                     [_bits(a, "f16"), _bits(b, "f16"), _bits(np.zeros((m, n)), "f16")],
+                     grid=grid(m, n, int(kw.get("wn", 64)))).arrays[2]
+    assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
