@@ -25,6 +25,7 @@ from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
 from regcopy_passes.lower_mma import lower_mma_ops
+from regcopy_passes.lower_wgmma import assign_wgmma_layouts, lower_wgmma_ops, wgmma_fences
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy
@@ -289,6 +290,8 @@ class LowerRegCopyPass(ModulePass):
 
     def _apply(self, op: builtin.ModuleOp) -> None:
         from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
+        assign_wgmma_layouts(op)  # before the others: wgmma's operands need its swizzles
+        fenced = wgmma_fences(op)
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
@@ -301,3 +304,4 @@ class LowerRegCopyPass(ModulePass):
             lower_tma_ops(op, self.strict, self.remarks)
         lower_async_ops(op, pattern.refuse_async, self.remarks)
         lower_mma_ops(op, self.remarks)
+        lower_wgmma_ops(op, fenced, self.remarks)

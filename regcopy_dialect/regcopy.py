@@ -67,6 +67,7 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.mma_ops import MMA_OPS
+from regcopy_dialect.wgmma_ops import WGMMA_OPS
 from regcopy_dialect.promises import (  # noqa: F401 (re-exported)
     DIVISIBILITY,
     MultipleOfOp,
@@ -443,5 +444,5 @@ class StorageOp(IRDLOperation):
 
 
 Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
-                              *MMA_OPS, *ASYNC_OPS, *TMA_OPS],
+                              *MMA_OPS, *WGMMA_OPS, *ASYNC_OPS, *TMA_OPS],
                   [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *ASYNC_TYPES, *TMA_TYPES])
