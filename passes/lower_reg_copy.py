@@ -25,7 +25,11 @@ from regcopy_passes.emit_async import async_label, lower_async_ops
 from regcopy_passes.emit_copy import emit_copy
 from regcopy_passes.emit_tma import lower_tma_ops
 from regcopy_passes.lower_mma import lower_mma_ops
-from regcopy_passes.lower_wgmma import assign_wgmma_layouts, lower_wgmma_ops, wgmma_fences
+from regcopy_passes.lower_wgmma import (
+    assign_wgmma_layouts,
+    lower_wgmma_ops,
+    wgmma_fences,
+)
 from regcopy_passes.options import PassOptionError, parse_options
 from regcopy_passes.plan_bounds import bounds_key, dynamic_side, plan_bounded
 from regcopy_passes.planning import plan_copy

@@ -50,7 +50,7 @@ def assign_wgmma_layouts(module: builtin.ModuleOp) -> None:
                 continue  # the verifier names what would do
             new = MemRefType(t.element_type, t.get_shape(), LayoutAttr.from_layout(layout),
                              t.memory_space)
-            v._type = new  # noqa: SLF001 - the uses read the type from the value
+            v._type = new
 
 
 def _written_by_stores(buf: SSAValue) -> bool:

@@ -267,7 +267,8 @@ def panel_layout(shape: Sequence[int], element_bytes: int = 2) -> Layout | None:
     for mode in (WgmmaSwizzle.B128, WgmmaSwizzle.B64, WgmmaSwizzle.B32):
         per = int(mode) // element_bytes
         if cols % per == 0 and rows % 8 == 0:
-            iters, stride = [], rows * cols
+            iters: list[Iter] = []
+            stride = rows * cols
             for e in reversed(lead):
                 iters.insert(0, Iter(e, stride))
                 stride *= e

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     UnitAttr,
     i64,
@@ -57,10 +58,10 @@ from regcopy_dialect.buffers import buffer_layout, memory_space, verify_buffer
 from regcopy_dialect.element_types import element_info
 from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.wgmma_layouts import (
-    K,
-    M,
     N_VALUES,
     Descriptor,
+    K,
+    M,
     WgmmaMismatch,
     a_cell,
     accumulator_cell,
@@ -238,8 +239,8 @@ class WgmmaOp(IRDLOperation):
             return None
         dyn = iter(getattr(self, f"{side}_offsets"))
         offsets: list[int | SSAValue] = [next(dyn) if v == DYNAMIC else v
-                                         for v in cast(Sequence[int], statics.get_values())]
-        return offsets, list(cast(Sequence[int], sizes.get_values()))
+                                         for v in statics.get_values()]  # type: ignore[misc]
+        return offsets, list(sizes.get_values())  # type: ignore[misc]
 
     @property
     def transpose_b(self) -> bool:
@@ -320,7 +321,7 @@ class WgmmaWaitOp(IRDLOperation):
     """``regcopy.wgmma_wait {pending = N : i64}``: ``wgmma.wait_group.sync.aligned N``."""
 
     name = "regcopy.wgmma_wait"
-    pending = prop_def(IntegerAttr[i64])
+    pending = prop_def(IntegerAttr[IntegerType])
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict"
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
@@ -347,11 +348,11 @@ class WgmmaAsyncOp(IRDLOperation):
     c = operand_def(MemRefType)
     a_base = opt_operand_def(IndexType)
     b_base = operand_def(IndexType)
-    n = prop_def(IntegerAttr[i64])
-    b_desc = prop_def(IntegerAttr[i64])
+    n = prop_def(IntegerAttr[IntegerType])
+    b_desc = prop_def(IntegerAttr[IntegerType])
     b_starts = prop_def(DenseArrayBase.constr(i64))
     c_regs = prop_def(DenseArrayBase.constr(i64))
-    a_desc = opt_prop_def(IntegerAttr[i64])
+    a_desc = opt_prop_def(IntegerAttr[IntegerType])
     a_starts = opt_prop_def(DenseArrayBase.constr(i64))
     a_regs = opt_prop_def(DenseArrayBase.constr(i64))
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
