@@ -377,6 +377,9 @@ class WgmmaAsyncOp(IRDLOperation):
                          properties=props)  # type: ignore[arg-type]
         if fence:
             self.attributes["fence_proxy"] = UnitAttr()
+        for side, shared in (("a", plan.a), ("b", plan.b)):
+            if shared is not None and not shared.descriptor.k_major:
+                self.attributes[f"{side}_mn_major"] = UnitAttr()
 
     def steps(self) -> int:
         return len(cast(Sequence[int], self.b_starts.get_values()))

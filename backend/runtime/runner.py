@@ -23,9 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, Param
-from regcopy_backend.runtime.tensor_map import TensorMapError, encode_tensor_map, launch_raw
+from regcopy_backend.runtime.tensor_map import (
+    TensorMapError,
+    encode_tensor_map,
+    launch_raw,
+)
 
 
 class NoGpuError(RuntimeError):
@@ -161,11 +164,11 @@ def check_shared_memory(info: KernelInfo, optin_limit: int, device: str) -> None
 
 def cuda_core() -> Any:
     """The ``cuda.core`` namespace holding ``Device`` (``cuda.core.experimental`` before 0.5)."""
-    import cuda.core as core
+    from cuda import core
 
     if hasattr(core, "Device"):
         return core
-    import cuda.core.experimental as experimental
+    from cuda.core import experimental
 
     return experimental
 
@@ -202,7 +205,9 @@ def compile_kernel(dev: Any, source: str, name: str) -> Any:
     """``cuda.core.Program`` -> cubin for the device's architecture -> the kernel whose C
     name is ``name`` (``KernelInfo.symbol``: MLIR names may have been mangled)."""
     core = cuda_core()
-    opts = core.ProgramOptions(arch=f"sm_{dev.arch}", std="c++17")
+    from regcopy_backend.runtime.nvrtc import module_arch
+
+    opts = core.ProgramOptions(arch=module_arch(source, f"sm_{dev.arch}"), std="c++17")
     try:
         module = core.Program(source, code_type="c++", options=opts).compile("cubin")
         return module.get_kernel(name)
