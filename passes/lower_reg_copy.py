@@ -295,7 +295,7 @@ class LowerRegCopyPass(ModulePass):
     def _apply(self, op: builtin.ModuleOp) -> None:
         from regcopy_passes.choose_shared_layouts import choose_layouts, has_auto_layout
         assign_wgmma_layouts(op)  # before the others: wgmma's operands need its swizzles
-        fenced = wgmma_fences(op)
+        fenced = wgmma_fences(op, self.transfer == "tma")
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies

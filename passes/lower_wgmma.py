@@ -8,8 +8,9 @@
   region's first element (index arithmetic on the dynamic offsets), and one
   ``regcopy.wgmma_async`` carrying the descriptors' constant fields, each k16 step's start,
   the register words, ``{async}`` when it must not wait, and ``{fence_proxy}`` when the shared
-  operands are written by ordinary stores (anything but ``copy_async``, whose TMA and cp.async
-  writes need no generic-to-async proxy fence).
+  operands are written by the generic proxy: anything but ``copy_async`` under
+  ``transfer=tma`` (the bulk tensor copy writes through the async proxy; cp.async and stores
+  do not).
 * Shared operands are aligned to their swizzle atom (1024 bytes for 128B).
 
 With ``remarks``: ``wgmma.mma_async.m64n<N>k16.f32.<t>.<t>: <s> instructions (k16 steps),
@@ -53,17 +54,18 @@ def assign_wgmma_layouts(module: builtin.ModuleOp) -> None:
             v._type = new
 
 
-def _written_by_stores(buf: SSAValue) -> bool:
-    """Whether anything but async copies, wgmmas and storage views touches ``buf``."""
-    return any(not isinstance(u.operation, CopyAsyncOp | WgmmaOp | StorageOp)
-               for u in buf.uses)
+def _written_by_stores(buf: SSAValue, tma: bool) -> bool:
+    """Whether anything but TMA copies (``copy_async`` under ``transfer=tma``), wgmmas and
+    storage views touches ``buf`` (cp.async writes through the generic proxy too)."""
+    allowed = (CopyAsyncOp, WgmmaOp, StorageOp) if tma else (WgmmaOp, StorageOp)
+    return any(not isinstance(u.operation, allowed) for u in buf.uses)
 
 
-def wgmma_fences(module: builtin.ModuleOp) -> set[WgmmaOp]:
+def wgmma_fences(module: builtin.ModuleOp, tma: bool = False) -> set[WgmmaOp]:
     """The wgmmas whose shared operands ordinary stores write (before any copy is lowered:
     afterwards every writer is a storage view)."""
     return {o for o in module.walk() if isinstance(o, WgmmaOp) and any(
-        _written_by_stores(v) for v in (o.a, o.b) if o.region("a") is not None or v is o.b)}
+        _written_by_stores(v, tma) for v in (o.a, o.b) if o.region("a") is not None or v is o.b)}
 
 
 def _align(buf: SSAValue, period: int) -> None:

@@ -77,8 +77,8 @@ def _k_major(op: WgmmaAsyncOp, side: str) -> bool:
 def wait_statements(op: WgmmaWaitOp, names: dict[WgmmaAsyncOp, str]) -> list[str]:
     """``wait_group N`` and a register fence over the function's asynchronous accumulators
     (``names``: the C array of each lowered wgmma)."""
-    out = [f'asm volatile("wgmma.wait_group.sync.aligned {op.pending.value.data};" ::: '
-           '"memory");']
+    wait = f'asm volatile("wgmma.wait_group.sync.aligned {op.pending.value.data};" ::: "memory");'
+    out = [wait]
     fn = op.parent_op()
     while fn is not None and not isinstance(fn, func.FuncOp):
         fn = fn.parent_op()
