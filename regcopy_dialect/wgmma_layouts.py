@@ -185,6 +185,14 @@ class Descriptor:
                 | ((self.sbo >> 4) & 0x3FFF) << 32 | (base_offset & 7) << 49
                 | self.swizzle.layout_type << 62)
 
+    @staticmethod
+    def decode(value: int, k_major: bool) -> Descriptor:
+        """The layout fields of an encoded descriptor (``encode``'s inverse but the address)."""
+        value &= (1 << 64) - 1
+        mode = {0: WgmmaSwizzle.NONE, 1: WgmmaSwizzle.B128, 2: WgmmaSwizzle.B64,
+                3: WgmmaSwizzle.B32}[value >> 62]
+        return Descriptor(mode, k_major, (value >> 16 & 0x3FFF) << 4, (value >> 32 & 0x3FFF) << 4)
+
     def fields(self) -> int:
         """``encode(0)``: the constant part the kernel ORs the address into."""
         return self.encode(0)

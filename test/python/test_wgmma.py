@@ -9,8 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
+from regcopy_tools.regcopy_run import parse_and_lower
+from wgmma_cases import Case, data, kernel
 
+from regcopy_dialect.builders import parse_module
 from regcopy_dialect.layout import Layout
 from regcopy_dialect.wgmma_layouts import (
     Descriptor,
@@ -153,3 +157,39 @@ def test_wgmma_gpu_equals_numpy() -> None:
     out = run_kernel(prepared.source, prepared.kernels[0], [x, y, z.copy()]).arrays[2]
     want = z + x.astype(np.float32) @ y.astype(np.float32).T
     assert np.array_equal(out, want)
+
+
+# ---- the interpreter against numpy -----------------------------------------------------
+
+CASES = {
+    "shared-A-K-major-128B": Case(),
+    "bf16": Case(t="bf16", n=16),
+    "registers-A": Case(a_regs=True, n=24),
+    "B-MN-major": Case(transpose_b=False),
+    "B-32B": Case(b_layout="(64,2,16):(16,1024,1), swizzle<3,1,3>"),
+    "B-no-swizzle": Case(b_layout="(8,8,4,8):(256,8,64,1)"),
+    "A-64B-k64": Case(k=64, n=8, a_layout="(64,2,32):(32,2048,1), swizzle<3,2,3>"),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_interpreter_equals_numpy(name: str) -> None:
+    case = CASES[name]
+    text = kernel(case)
+    args, want = data(case, seed=len(name))
+    for module in (parse_module(text), parse_and_lower(text, "w.mlir")):
+        out = run_on_cpu(module, "g", [a.copy() for a in args])
+        assert np.array_equal(out[2].astype(np.float64), want), name
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+@pytest.mark.parametrize("name", CASES)
+def test_wgmma_cases_gpu_equal_numpy(name: str) -> None:
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare
+    case = CASES[name]
+    args, want = data(case, seed=len(name))
+    prepared = prepare(kernel(case), "w.mlir")
+    out = run_kernel(prepared.source, prepared.kernels[0], args).arrays[2]
+    assert np.array_equal(out.astype(np.float64), want), name
