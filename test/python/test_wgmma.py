@@ -169,6 +169,11 @@ CASES = {
     "B-32B": Case(b_layout="(64,2,16):(16,1024,1), swizzle<3,1,3>"),
     "B-no-swizzle": Case(b_layout="(8,8,4,8):(256,8,64,1)"),
     "A-64B-k64": Case(k=64, n=8, a_layout="(64,2,32):(32,2048,1), swizzle<3,2,3>"),
+    # MN-major B without swizzle: LBO steps K (core matrices 8 k x 16 bytes), SBO steps N
+    "B-MN-major-no-swizzle": Case(transpose_b=False, b_layout="(4,8,8,8):(512,8,64,1)"),
+    # MN-major B in two 64B atoms along N: LBO steps N, SBO steps K
+    "B-MN-major-64B-two-atoms": Case(transpose_b=False,
+                                     b_layout="(32,2,32):(32,1024,1), swizzle<3,2,3>"),
 }
 
 
