@@ -20,9 +20,11 @@ to the shared operands before the ``wgmma_wait`` (a race on the GPU).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import product
 from typing import Any, cast
 
 import numpy as np
+from regcopy_backend.interpreter.async_copy import _in_flight, check_landed
 from regcopy_backend.interpreter.buffers import Buffer, layout_of
 from regcopy_backend.interpreter.mma import accumulate, decode
 from regcopy_backend.interpreter.regcopy import gpu_state
@@ -180,6 +182,22 @@ def run_wgmma_async(op: WgmmaAsyncOp, lanes: Sequence[Lane]) -> list[None]:
     return [None] * WARP
 
 
+def _check_landed(interp: Interpreter, op: WgmmaOp, args: PythonValues) -> None:
+    """Refuse to read a shared region whose async copies have not landed for this thread
+    (its own ``async_wait``, then a barrier for other threads' copies)."""
+    dyn = iter(args[3:])
+    for k, side in enumerate(("a", "b")):
+        region = op.region(side)
+        if region is None:
+            continue
+        offs = [int(next(dyn)) if not isinstance(o, int) else o for o in region[0]]
+        buf = args[k]
+        if not _in_flight(interp, buf):
+            continue
+        boxes = product(*(range(o, o + z) for o, z in zip(offs, region[1], strict=True)))
+        check_landed(interp, op, buf, [buf.offset(list(i)) for i in boxes])
+
+
 def _meet(interp: Interpreter, op: Operation, args: PythonValues, execute: Any) -> tuple[()]:
     state = gpu_state(interp)
     if state.warp is None:
@@ -196,6 +214,7 @@ class WgmmaFunctions(InterpreterFunctions):
 
     @impl(WgmmaOp)
     def run_wgmma(self, interp: Interpreter, op: WgmmaOp, args: PythonValues):
+        _check_landed(interp, op, args)
         return _meet(interp, op, args, lambda lanes: run_wgmma(op, lanes))
 
     @impl(WgmmaAsyncOp)
