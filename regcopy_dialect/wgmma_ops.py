@@ -143,9 +143,15 @@ def _shared_operand(name: str, t: MemRefType, region: Region, mn: int, k: int,
     return SharedOperand(desc, starts, (const, terms))
 
 
+def _is_auto(t: MemRefType) -> bool:
+    return isinstance(t.layout, LayoutAttr) and t.layout.is_auto
+
+
 def plan_wgmma(a: MemRefType, a_region: Region | None, b: MemRefType, b_region: Region,
-               c: MemRefType, transpose_b: bool) -> WgmmaPlan:
-    """Check the operands of a wgmma (``VerifyException`` with one line otherwise)."""
+               c: MemRefType, transpose_b: bool, allow_auto: bool = False) -> WgmmaPlan | None:
+    """Check the operands of a wgmma (``VerifyException`` with one line otherwise). With
+    ``allow_auto``, shared operands whose layout is still ``auto`` are not checked (their
+    layout is chosen by ``lower-reg-copy``) and the result is None when there is one."""
     verify_buffer(c)
     if memory_space(c) != MemSpace.LOCAL or not isinstance(c.layout, LayoutAttr):
         raise VerifyException(f"operand C must be a local register tile, got {c}")
@@ -186,9 +192,13 @@ def plan_wgmma(a: MemRefType, a_region: Region | None, b: MemRefType, b_region: 
         except WgmmaMismatch as e:
             raise VerifyException(f"operand A is not a tile of m64k16 A fragments: {e}; "
                                   f"expected {fragment_text(16)}, repeated along K") from None
-    else:
+    elif not (allow_auto and _is_auto(a)):
         a_shared = _shared_operand("A", a, a_region, M, k, False)
+    if allow_auto and _is_auto(b):
+        return None
     b_shared = _shared_operand("B", b, b_region, n, k, not transpose_b)
+    if allow_auto and a_region is not None and _is_auto(a):
+        return None
     for op in (a_shared, b_shared):
         if op is not None and not op.descriptor.k_major and names[0] not in ("f16", "bf16"):
             raise VerifyException("MN-major operands need 16-bit elements")
@@ -250,13 +260,19 @@ class WgmmaOp(IRDLOperation):
     def is_async(self) -> bool:
         return "async" in self.attributes
 
-    def plan(self) -> WgmmaPlan:
+    def plan(self, allow_auto: bool = False) -> WgmmaPlan:
+        """The checked plan (``lower-reg-copy`` has given ``auto`` operands their layout)."""
+        plan = self._plan(allow_auto)
+        assert plan is not None, "auto shared operands: run lower-reg-copy"
+        return plan
+
+    def _plan(self, allow_auto: bool) -> WgmmaPlan | None:
         b_region = self.region("b")
         if b_region is None:
             raise VerifyException("operand B must be a shared region %B[offsets] [sizes]")
         return plan_wgmma(cast(MemRefType, self.a.type), self.region("a"),
                           cast(MemRefType, self.b.type), b_region,
-                          cast(MemRefType, self.c.type), self.transpose_b)
+                          cast(MemRefType, self.c.type), self.transpose_b, allow_auto)
 
     @classmethod
     def parse(cls, parser: Parser) -> WgmmaOp:
@@ -298,12 +314,6 @@ class WgmmaOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_list((self.a.type, self.b.type, self.c.type), printer.print_attribute)
 
-    def has_auto_operand(self) -> bool:
-        """Whether a shared operand still has ``#regcopy.layout<auto>`` (checked once the
-        layout is chosen)."""
-        return any(isinstance(t.layout, LayoutAttr) and t.layout.is_auto for t in
-                   (cast(MemRefType, self.a.type), cast(MemRefType, self.b.type)))
-
     def verify_(self) -> None:
         if self.scope.data != ExecScope.WARPGROUP:
             raise VerifyException(f"wgmma is a warpgroup op: scope must be warpgroup, got "
@@ -312,8 +322,7 @@ class WgmmaOp(IRDLOperation):
         if extra:
             raise VerifyException(f"unknown attribute(s) {', '.join(sorted(extra))}; "
                                   "expected {transpose_b} and {async}")
-        if not self.has_auto_operand():
-            self.plan()
+        self._plan(allow_auto=True)
 
 
 @irdl_op_definition
