@@ -51,6 +51,9 @@ def test_sass() -> None:
                                                        TMA)))
     sass = disassemble(compiled.cubin)
     assert compiled.arch == "sm_90a"
+    # TMA writes through the async proxy: no generic-to-async proxy fence before a wgmma
+    source = print_cuda(parse_and_lower(kernel_text("gemm", "f16"), "g.mlir", TMA))
+    assert 'asm volatile("fence.proxy.async.shared::cta;"' not in source
     assert sass.count("HGMMA.64x256x16.F32") == 4
     assert "UTMALDG.2D" in sass
     assert "LDL" not in sass and "STL" not in sass

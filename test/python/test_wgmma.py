@@ -120,6 +120,10 @@ def _example(old: str = "", new: str = "") -> str:
      "(4,2,8,8,4,2):(1@wid_in_wg,2,1@laneid,4,8@laneid,1)", "not a m64n64k16 accumulator"),
     ("regcopy.wgmma warpgroup", "regcopy.wgmma warp", "scope must be warpgroup"),
     ("{transpose_b}", "{transpose_b, fast}", "unknown attribute"),
+    ("#regcopy.layout<auto>", "#regcopy.layout<(64,32):(32,1), swizzle<2,3,3>>",
+     "is none of wgmma's"),
+    ("xf32", "xf16", "no wgmma for f16, f16 -> f16"),
+    ("%Bs[0, 0] [64, 32]", "%Bs[0, 0] [64, 16]", "shapes do not multiply"),
 ])
 def test_refusals(old: str, new: str, message: str | None) -> None:
     from regcopy_tools.regcopy_run import parse_and_lower
