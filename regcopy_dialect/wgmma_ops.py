@@ -28,6 +28,7 @@ from typing import cast
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    IntAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -322,7 +323,19 @@ class WgmmaOp(IRDLOperation):
         if extra:
             raise VerifyException(f"unknown attribute(s) {', '.join(sorted(extra))}; "
                                   "expected {transpose_b} and {async}")
+        self._verify_block()
         self._plan(allow_auto=True)
+
+    def _verify_block(self) -> None:
+        """The kernel's threads must be whole warpgroups (``regcopy.launch``'s block)."""
+        fn = self.parent_op()
+        while fn is not None and "regcopy.launch" not in fn.attributes:
+            fn = fn.parent_op()
+        launch = fn.attributes.get("regcopy.launch") if fn is not None else None
+        block = getattr(launch, "block", None)
+        if isinstance(block, IntAttr) and block.data % 128:
+            raise VerifyException(f"wgmma runs on whole warpgroups: the kernel's block of "
+                                  f"{block.data} threads is not a multiple of 128")
 
 
 @irdl_op_definition

@@ -124,6 +124,7 @@ def _example(old: str = "", new: str = "") -> str:
      "is none of wgmma's"),
     ("xf32", "xf16", "no wgmma for f16, f16 -> f16"),
     ("%Bs[0, 0] [64, 32]", "%Bs[0, 0] [64, 16]", "shapes do not multiply"),
+    ("block = 128", "block = 96", "not a multiple of 128"),
 ])
 def test_refusals(old: str, new: str, message: str | None) -> None:
     from regcopy_tools.regcopy_run import parse_and_lower
