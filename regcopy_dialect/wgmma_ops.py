@@ -28,8 +28,8 @@ from typing import cast
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    IntAttr,
     IndexType,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
