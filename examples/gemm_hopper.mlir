@@ -3,7 +3,7 @@
 // ragged in all three (K promised a multiple of 8: TMA needs 16-byte row strides). Lower with
 // transfer=tma; launch ceil(N / 256) x ceil(M / 128) CTAs:
 //   regcopy-run -p 'lower-reg-copy{transfer=tma}' --check examples/gemm_hopper.mlir \
-//     --arg A=70x136 --arg B=100x136 --arg D=70x100 --grid 1,1
+//     --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
 //
 // One CTA (256 threads: two consumer warpgroups) computes a 128 x 256 tile; warpgroup wg the
 // rows 64 wg .., in %C: a 64 x 256 f32 accumulator in the m64n256k16 fragment layout (128

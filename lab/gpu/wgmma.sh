@@ -39,7 +39,7 @@ step sass 20 bash -c "regcopy-opt -p '$TMA' -t sass examples/gemm_hopper.mlir > 
     && echo \"HGMMA.64x256x16.F32 \$(grep -c 'HGMMA.64x256x16.F32' '$out/gemm_hopper.sass') (2 kernels x 4)\" \
     && echo \"UTMALDG \$(grep -c UTMALDG '$out/gemm_hopper.sass')\" \
     && echo \"LDL/STL \$(grep -c -E '\\b(LDL|STL)\\b' '$out/gemm_hopper.sass')\""
-step check 60 regcopy-run -p "$TMA" --check examples/gemm_hopper.mlir --arg A=70x136 --arg B=100x136 --arg D=70x100 --grid 1,1
+step check 60 regcopy-run -p "$TMA" --check examples/gemm_hopper.mlir --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     step memcheck 40 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
         --error-exitcode 9 regcopy-run -p "$TMA" examples/gemm_hopper.mlir \
