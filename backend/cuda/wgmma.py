@@ -18,6 +18,7 @@ from typing import cast
 from regcopy_backend.cuda.matrix import register_word
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation
 
 from regcopy_dialect.element_types import element_info
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaWaitOp
@@ -74,17 +75,22 @@ def _k_major(op: WgmmaAsyncOp, side: str) -> bool:
     return f"{side}_mn_major" not in op.attributes
 
 
-def wait_statements(op: WgmmaWaitOp, names: dict[WgmmaAsyncOp, str]) -> list[str]:
-    """``wait_group N`` and a register fence over the function's asynchronous accumulators
-    (``names``: the C array of each lowered wgmma)."""
-    wait = f'asm volatile("wgmma.wait_group.sync.aligned {op.pending.value.data};" ::: "memory");'
-    out = [wait]
+def _function(op: Operation) -> Operation | None:
     fn = op.parent_op()
     while fn is not None and not isinstance(fn, func.FuncOp):
         fn = fn.parent_op()
+    return fn
+
+
+def wait_statements(op: WgmmaWaitOp, names: dict[WgmmaAsyncOp, str]) -> list[str]:
+    """``wait_group N`` and a register fence over the accumulators of the asynchronous wgmmas
+    of ``op``'s function (``names``: the C array of each lowered wgmma printed so far)."""
+    wait = f'asm volatile("wgmma.wait_group.sync.aligned {op.pending.value.data};" ::: "memory");'
+    out = [wait]
+    fn = _function(op)
     seen: set[str] = set()
     for w, c in names.items():
-        if "async" not in w.attributes or c in seen:
+        if "async" not in w.attributes or c in seen or _function(w) is not fn:
             continue
         seen.add(c)
         for r in cast(Sequence[int], w.c_regs.get_values()):
