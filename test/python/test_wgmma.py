@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_tools.regcopy_run import parse_and_lower
@@ -69,6 +72,37 @@ def test_mn_major_descriptor(mode: WgmmaSwizzle) -> None:
                             mode)
     assert not isinstance(got, str)
     assert got[0].k_major is False and (got[0].lbo, got[0].sbo) == (lbo, sbo)
+
+
+@settings(max_examples=examples(40, 300), deadline=None)
+@given(mode=st.sampled_from(MODES), k_major=st.booleans(), mn=st.sampled_from([64, 128, 256]),
+       gap=st.integers(0, 4), order=st.booleans())
+def test_descriptor_recovered(mode: WgmmaSwizzle, k_major: bool, mn: int, gap: int,
+                              order: bool) -> None:
+    """Any canonical placement of core matrices / atoms (the two strides in either order,
+    with ``gap`` unused 16-byte units between them) is read back as that descriptor."""
+    atom = 128 if mode is WgmmaSwizzle.NONE else 8 * mode.value  # bytes of a core matrix/atom
+    if k_major:  # core matrices along K (k16: 2; swizzled, one row holds the k16) and M/N
+        inner, outer = (2 if mode is WgmmaSwizzle.NONE else 1), mn // 8
+    else:
+        per = 8 if mode is WgmmaSwizzle.NONE else mode.value // 2
+        inner, outer = max(1, mn // per), 2
+    first, second = (inner, outer) if order else (outer, inner)
+    s1 = atom + 16 * gap
+    s2 = first * s1 + 16 * gap
+    strides = {"inner": s1 if order else s2, "outer": s2 if order else s1}
+    if k_major:
+        lbo = strides["inner"] if mode is WgmmaSwizzle.NONE else 16
+        sbo = strides["outer"]
+        fn = isa_k_major
+    elif mode is WgmmaSwizzle.NONE:  # inner: along M/N (SBO), outer: along K (LBO)
+        lbo, sbo, fn = strides["outer"], strides["inner"], isa_mn_major
+    else:  # inner: along M/N (LBO), outer: along K (SBO)
+        lbo = strides["inner"] if inner > 1 else 16
+        sbo, fn = strides["outer"], isa_mn_major
+    got = derive_descriptor(lambda m, k: fn(mode, m, k, lbo, sbo) // 2, mn, 16, mode)
+    assert not isinstance(got, str), got
+    assert got[0] == Descriptor(mode, k_major, lbo, sbo)
 
 
 def test_descriptor_encoding() -> None:
