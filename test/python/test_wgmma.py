@@ -87,7 +87,7 @@ def test_descriptor_recovered(mode: WgmmaSwizzle, k_major: bool, mn: int, gap: i
     else:
         per = 8 if mode is WgmmaSwizzle.NONE else mode.value // 2
         inner, outer = max(1, mn // per), 2
-    first, second = (inner, outer) if order else (outer, inner)
+    first = inner if order else outer
     s1 = atom + 16 * gap
     s2 = first * s1 + 16 * gap
     strides = {"inner": s1 if order else s2, "outer": s2 if order else s1}
