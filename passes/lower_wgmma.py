@@ -13,7 +13,7 @@
   do not).
 * Shared operands are aligned to their swizzle atom (1024 bytes for 128B).
 
-With ``remarks``: ``wgmma.mma_async.m64n<N>k16.f32.<t>.<t>: <s> instructions (k16 steps),
+With ``remarks``: ``wgmma.mma_async.m64n<N>k<K>.f32.<a>.<b>: <s> instructions (k<K> steps),
 A <registers|descriptor>, B descriptor ...``.
 """
 
@@ -32,7 +32,7 @@ from regcopy_dialect.attrs import LayoutAttr
 from regcopy_dialect.diagnostics import Diagnostic, emit, op_location
 from regcopy_dialect.element_types import element_info
 from regcopy_dialect.regcopy import StorageOp
-from regcopy_dialect.wgmma_layouts import panel_layout
+from regcopy_dialect.wgmma_layouts import mnemonic, panel_layout
 from regcopy_dialect.wgmma_ops import SharedOperand, WgmmaAsyncOp, WgmmaOp
 
 __all__ = ["assign_wgmma_layouts", "lower_wgmma_ops", "wgmma_fences"]
@@ -106,8 +106,8 @@ def lower_wgmma(op: WgmmaOp, fence: bool, remarks: bool) -> None:
         return
     a_text = (f"A descriptor ({plan.a.descriptor})" if plan.a is not None
               else "A registers")
-    head = (f"wgmma.mma_async.m64n{plan.n}k16.f32.{plan.ptx_type}.{plan.ptx_type}: "
-            f"{plan.k // 16} instructions (k16 steps), {a_text}, B descriptor "
+    head = (f"{mnemonic(plan.n, plan.a_type, plan.b_type).replace('.sync.aligned', '')}: "
+            f"{plan.k // plan.k_step} instructions (k{plan.k_step} steps), {a_text}, B descriptor "
             f"({plan.b.descriptor})")
     notes = (f"B step starts (bytes): {list(plan.b.starts)}",
              "waits: none ({async})" if op.is_async else "fence, commit, wait_group 0",

@@ -37,11 +37,27 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from regcopy_dialect.layout import WARP, Iter, Layout, Swizzle
-from regcopy_dialect.mma_fragments import M16N8K16, Operand, fragment_cell
+from regcopy_dialect.mma_fragments import M16N8K16, M16N8K32, Operand, fragment_cell
 
 WARPGROUP = 128
 M = 64
 K = 16
+"""The K of one instruction for 16-bit inputs (``k_step``: 32 for 8-bit ones)."""
+
+
+PTX_TYPES = {"f16": "f16", "bf16": "bf16", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+"""regcopy element type -> the PTX type of a wgmma A/B operand."""
+
+
+def mnemonic(n: int, a: str, b: str) -> str:
+    """``wgmma.mma_async.sync.aligned.m64n<N>k<K>.f32.<a>.<b>`` for regcopy element types."""
+    ks = 16 if a in ("f16", "bf16") else 32
+    return f"wgmma.mma_async.sync.aligned.m64n{n}k{ks}.f32.{PTX_TYPES[a]}.{PTX_TYPES[b]}"
+
+
+def k_step(bits: int) -> int:
+    """The K of one ``wgmma`` for ``bits``-bit A/B elements: 32 bytes of K (k16, k32)."""
+    return 256 // bits
 N_VALUES = tuple(range(8, 257, 8))
 """The N of ``wgmma.m64nNk16`` for f16/bf16 inputs."""
 
@@ -60,11 +76,20 @@ def accumulator_cell(thread: int, i: int) -> tuple[int, int]:
     return 16 * w + r, 8 * (i // 4) + c
 
 
-def a_cell(thread: int, i: int) -> tuple[int, int]:
-    """``(row, column)`` in the ``64 x 16`` A tile of element ``i`` of ``thread``."""
+def a_cell(thread: int, i: int, bits: int = 16) -> tuple[int, int]:
+    """``(row, column)`` in the ``64 x k_step(bits)`` A tile of element ``i`` of ``thread``
+    (mma.sync's m16n8k16 A fragment for 16-bit elements, m16n8k32 for 8-bit ones)."""
     w, lane = divmod(thread, WARP)
-    r, c = fragment_cell(M16N8K16, Operand.A, lane, i)
+    r, c = fragment_cell(M16N8K16 if bits == 16 else M16N8K32, Operand.A, lane, i)
     return 16 * w + r, c
+
+
+def a_fragment_text(bits: int) -> str:
+    """The A fragment of one instruction as layout text."""
+    if bits == 16:
+        return fragment_text(16)
+    return ("#regcopy.layout<(4,2,8,2,4,4):(1@wid_in_wg,4,4@laneid,8,1@laneid,1)> "
+            "on 64x32")
 
 
 def fragment_text(cols: int) -> str:
@@ -228,16 +253,17 @@ def derive_descriptor(offset: Offset, mn_extent: int, k_extent: int, mode: Wgmma
     ``offset(0, 0)``; or why none does. Every cell of every step is checked against the
     canonical layout, K-major tried first."""
     e = element_bytes
-    starts = tuple((offset(0, s) - offset(0, 0)) * e for s in range(0, k_extent, K))
+    ks = k_step(8 * e)
+    starts = tuple((offset(0, s) - offset(0, 0)) * e for s in range(0, k_extent, ks))
 
     def fits(d: Descriptor) -> bool:
         if not (0 < d.lbo < 1 << 18 and 0 < d.sbo < 1 << 18 and d.lbo % 16 == 0
                 and d.sbo % 16 == 0):
             return False
-        for s, start in zip(range(0, k_extent, K), starts, strict=True):
+        for s, start in zip(range(0, k_extent, ks), starts, strict=True):
             base = offset(0, s) * e
             for mn in range(mn_extent):
-                for k in range(K):
+                for k in range(ks):
                     if offset(mn, s + k) * e - base != canonical_offset(d, mn, k, e):
                         return False
         return start_ok(starts)

@@ -11,7 +11,8 @@
 C is a ``64 x N`` f32 register tile (``N`` in 8..256, a multiple of 8) in the accumulator
 fragment layout, A ``64 x K`` (a register tile in the A fragment layout, or a region of a
 shared buffer), B a shared region (``K x N``, or ``N x K`` under ``transpose_b``); A and B are
-f16 or bf16 (the same), ``K`` a multiple of 16. A shared region's layout decides whether it is
+f16 or bf16 (the same; m64nNk16) or f8E4M3FN|f8E5M2 (m64nNk32, K-major only), ``K`` a
+multiple of the instruction's. A shared region's layout decides whether it is
 K- or MN-major and gives the descriptor (``wgmma_layouts.derive_descriptor``). Regions of rank
 above 2 have size 1 in every leading dim (a stage of a ring).
 
@@ -61,13 +62,14 @@ from regcopy_dialect.layout import LayoutError, slice_region
 from regcopy_dialect.wgmma_layouts import (
     N_VALUES,
     Descriptor,
-    K,
     M,
     WgmmaMismatch,
     a_cell,
+    a_fragment_text,
     accumulator_cell,
     derive_descriptor,
     fragment_text,
+    k_step,
     match_warpgroup,
     mode_of,
     suggested_layout,
@@ -97,7 +99,13 @@ class WgmmaPlan:
     a_words: tuple[tuple[int, ...], ...] | None  # per k16 step, A in registers
     a: SharedOperand | None
     b: SharedOperand
-    ptx_type: str
+    a_type: str
+    b_type: str
+    k_step: int
+
+    @property
+    def shape(self) -> str:
+        return f"m64n{self.n}k{self.k_step}"
 
 
 def _shared_operand(name: str, t: MemRefType, region: Region, mn: int, k: int,
@@ -158,9 +166,14 @@ def plan_wgmma(a: MemRefType, a_region: Region | None, b: MemRefType, b_region: 
         raise VerifyException(f"operand C must be a local register tile, got {c}")
     names = [str(element_info(t.element_type).name)  # type: ignore[union-attr]
              for t in (a, b, c)]
-    if names[2] != "f32" or names[0] != names[1] or names[0] not in ("f16", "bf16"):
+    fp8 = ("f8E4M3FN", "f8E5M2")
+    if names[2] != "f32" or not ((names[0] == names[1] and names[0] in ("f16", "bf16"))
+                                 or (names[0] in fp8 and names[1] in fp8)):
         raise VerifyException(f"no wgmma for {names[0]}, {names[1]} -> {names[2]}; supported: "
-                              "f16,f16->f32 and bf16,bf16->f32 (m64nNk16)")
+                              "f16,f16->f32 and bf16,bf16->f32 (m64nNk16), f8E4M3FN|f8E5M2 "
+                              "-> f32 (m64nNk32)")
+    bits = 8 if names[0] in fp8 else 16
+    ks = k_step(bits)
     cm, n = c.get_shape() if len(c.get_shape()) == 2 else (0, 0)
     if cm != M or n not in N_VALUES:
         raise VerifyException(f"C must be 64 x N with N a multiple of 8 in 8..256, got "
@@ -181,18 +194,19 @@ def plan_wgmma(a: MemRefType, a_region: Region | None, b: MemRefType, b_region: 
         am, k = a.get_shape() if len(a.get_shape()) == 2 else (0, 0)
     else:
         am, k = (a_region[1][-2:] + [0, 0])[:2]
-    if (am, nb) != (M, n) or k != kb or k % K or k == 0:
+    if (am, nb) != (M, n) or k != kb or k % ks or k == 0:
         raise VerifyException(f"shapes do not multiply: A {am}x{k}, B "
                               f"({'N x K' if transpose_b else 'K x N'}) "
-                              f"{'x'.join(map(str, bsizes))}, C 64x{n} (K a multiple of 16)")
+                              f"{'x'.join(map(str, bsizes))}, C 64x{n} (K a multiple of {ks})")
     a_words = None
     a_shared = None
     if a_region is None:
         try:
-            a_words = match_warpgroup(buffer_layout(a), (M, k), (M, K), a_cell, 8, 16)
+            a_words = match_warpgroup(buffer_layout(a), (M, k), (M, ks),
+                                      lambda t, i: a_cell(t, i, bits), 8 * 16 // bits, bits)
         except WgmmaMismatch as e:
-            raise VerifyException(f"operand A is not a tile of m64k16 A fragments: {e}; "
-                                  f"expected {fragment_text(16)}, repeated along K") from None
+            raise VerifyException(f"operand A is not a tile of m64k{ks} A fragments: {e}; "
+                                  f"expected {a_fragment_text(bits)}, repeated along K") from None
     elif not (allow_auto and _is_auto(a)):
         a_shared = _shared_operand("A", a, a_region, M, k, False)
     if allow_auto and _is_auto(b):
@@ -201,9 +215,10 @@ def plan_wgmma(a: MemRefType, a_region: Region | None, b: MemRefType, b_region: 
     if allow_auto and a_region is not None and _is_auto(a):
         return None
     for op in (a_shared, b_shared):
-        if op is not None and not op.descriptor.k_major and names[0] not in ("f16", "bf16"):
-            raise VerifyException("MN-major operands need 16-bit elements")
-    return WgmmaPlan(n, k, c_tiles[0], a_words, a_shared, b_shared, names[0])
+        if op is not None and not op.descriptor.k_major and bits != 16:
+            raise VerifyException("MN-major shared operands need 16-bit elements; 8-bit "
+                                  "ones are read K-major only")
+    return WgmmaPlan(n, k, c_tiles[0], a_words, a_shared, b_shared, names[0], names[1], ks)
 
 
 def _region_props(side: str, region: Region | None) -> dict[str, DenseArrayBase]:

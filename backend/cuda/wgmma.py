@@ -2,7 +2,7 @@
 
 A shared operand's descriptor is built in the kernel: the constant fields (LBO, SBO, swizzle
 mode in bits 62-63) ORed with ``(address & 0x3FFFF) >> 4`` of the step's start, the address
-from ``__cvta_generic_to_shared``. Per k16 step one ``wgmma.mma_async.sync.aligned`` with the
+from ``__cvta_generic_to_shared``. Per k16 (8-bit: k32) step one ``wgmma.mma_async.sync.aligned`` with the
 accumulator as ``"+f"`` operands (scale-d 1: accumulate); around them ``wgmma.fence``,
 ``commit_group`` and ``wait_group 0`` (no wait under ``{async}``), preceded by
 ``fence.proxy.async.shared::cta`` when the shared operands were written by ordinary stores.
@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from regcopy_dialect.element_types import element_info
+from regcopy_dialect.wgmma_layouts import mnemonic
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaWaitOp
 
 
@@ -34,8 +35,11 @@ def _desc(storage: str, base: str, start: int, fields: int) -> str:
 def wgmma_statements(op: WgmmaAsyncOp, a: str, a_base: str | None, b: str, b_base: str,
                      c: str) -> list[str]:
     """The statements of one lowered wgmma (module doc)."""
-    t = element_info(cast(MemRefType, op.b.type).element_type).name  # type: ignore[union-attr]
+    ta, tb = (element_info(cast(MemRefType, v.type).element_type).name  # type: ignore[union-attr]
+              for v in (op.a, op.b))
     n = op.n.value.data
+    head = mnemonic(n, ta, tb)
+    fp8 = ta not in ("f16", "bf16")  # no transpose operands: K-major only
     c_regs = cast(Sequence[int], op.c_regs.get_values())
     b_starts = cast(Sequence[int], op.b_starts.get_values())
     b_fields = op.b_desc.value.data
@@ -53,14 +57,14 @@ def wgmma_statements(op: WgmmaAsyncOp, a: str, a_base: str | None, b: str, b_bas
             a_starts = cast(Sequence[int], op.a_starts.get_values())  # type: ignore[union-attr]
             da = _desc(a, a_base, a_starts[s], op.a_desc.value.data)
             trans_a = 0 if _k_major(op, "a") else 1
-            text = (f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{ds}}}, %{nc}, "
-                    f"%{nc + 1}, p, 1, 1, {trans_a}, {trans_b};")
+            trans = "" if fp8 else f", {trans_a}, {trans_b}"
+            text = f"{head} {{{ds}}}, %{nc}, %{nc + 1}, p, 1, 1{trans};"
             ins = f'"l"({da}), "l"({db})'
         else:
             words = cast(Sequence[int], op.a_regs.get_values())[4 * s:4 * s + 4]  # type: ignore[union-attr]
             regs = ", ".join(f"%{nc + k}" for k in range(4))
-            text = (f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{ds}}}, {{{regs}}}, "
-                    f"%{nc + 4}, p, 1, 1, {trans_b};")
+            trans = "" if fp8 else f", {trans_b}"
+            text = f"{head} {{{ds}}}, {{{regs}}}, %{nc + 4}, p, 1, 1{trans};"
             ins = ", ".join([f'"r"({register_word(a, w)})' for w in words] + [f'"l"({db})'])
         out.append(f'asm volatile("{{ .reg .pred p; setp.ne.b32 p, 1, 0; {text} }}" : {outs} : '
                    f'{ins} : "memory");')

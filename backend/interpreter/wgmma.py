@@ -43,10 +43,10 @@ from regcopy_dialect.element_types import element_info
 from regcopy_dialect.layout import WARP
 from regcopy_dialect.wgmma_layouts import (
     Descriptor,
-    K,
     a_cell,
     accumulator_cell,
     canonical_offset,
+    k_step,
 )
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
 
@@ -66,22 +66,28 @@ def _finish(w: int, n: int, a: np.ndarray, b: np.ndarray, c_of: Callable[[int, i
     cur = np.zeros((16, n))
     for r, c, lane, i in cells:
         cur[r, c] = c_of(lane, i)
-    new = accumulate(a, b, cur, "f32", K)
+    new = accumulate(a, b, cur, "f32", 16)  # the K step matters for f16 accumulators only
     for r, c, lane, i in cells:
         put(lane, i, float(np.float32(new[r, c])))
+
+
+def _bits(t: Any) -> int:
+    return element_info(t).bits  # type: ignore[union-attr, no-any-return]
 
 
 def _registers_a(w: int, k: int, t: Any, slot: Callable[[int, int, int], int],
                  lanes: Sequence[Buffer]) -> np.ndarray:
     """Warp ``w``'s 16 x K slice of A from its lanes; ``slot(step, lane, i)``."""
+    bits = _bits(t)
+    ks = k_step(bits)
     a = np.zeros((16, k))
-    for s in range(k // K):
+    for s in range(k // ks):
         values, places = [], []
         for lane in range(WARP):
-            for i in range(8):
-                r, c = a_cell(32 * w + lane, i)
+            for i in range(128 // bits):
+                r, c = a_cell(32 * w + lane, i, bits)
                 values.append(lanes[lane].storage[slot(s, lane, i)])
-                places.append((r - 16 * w, s * K + c))
+                places.append((r - 16 * w, s * ks + c))
         for v, (r, c) in zip(decode(values, t), places, strict=True):
             a[r, c] = v
     return a
@@ -115,9 +121,11 @@ def run_wgmma(op: WgmmaOp, lanes: Sequence[Lane]) -> list[None]:
     else:
         layout = layout_of(ta)
 
+        bits = _bits(ta.element_type)
+
         def a_slot(s: int, lane: int, i: int) -> int:
-            r, c = a_cell(32 * w + lane, i)
-            return layout.apply(r * k + s * K + c)[1]
+            r, c = a_cell(32 * w + lane, i, bits)
+            return layout.apply(r * k + s * k_step(bits) + c)[1]
         a = _registers_a(w, k, ta.element_type, a_slot, [x[1][0] for x in lanes])
     raw = [shared(args[1], "b", j, kk) if op.transpose_b else shared(args[1], "b", kk, j)
            for kk in range(k) for j in range(n)]
@@ -139,10 +147,11 @@ def _descriptor_read(buf: Buffer, base: int, starts: Sequence[int], d: Descripto
                      mn_extent: int, k: int, e: int) -> np.ndarray:
     """``mn_extent x k`` values read through descriptor ``d`` as the hardware does."""
     swz = d.swizzle.swizzle(e)
+    ks = k_step(8 * e)
     out = []
     for mn in range(mn_extent):
         for kk in range(k):
-            byte = base * e + starts[kk // K] + canonical_offset(d, mn, kk % K, e)
+            byte = base * e + starts[kk // ks] + canonical_offset(d, mn, kk % ks, e)
             if byte % e:
                 raise InterpretationError(f"descriptor address {byte} is not element-aligned")
             elem = byte // e
@@ -157,7 +166,7 @@ def run_wgmma_async(op: WgmmaAsyncOp, lanes: Sequence[Lane]) -> list[None]:
     ta, tb = (cast(MemRefType, v.type).element_type for v in (op.a, op.b))
     e = element_info(tb).bits // 8  # type: ignore[union-attr]
     n, steps = op.n.value.data, op.steps()
-    k = steps * K
+    k = steps * k_step(8 * e)
     b_base = int(args[-1])
     b_starts = cast(Sequence[int], op.b_starts.get_values())
     d_b = Descriptor.decode(op.b_desc.value.data, "b_mn_major" not in op.attributes)
@@ -171,7 +180,8 @@ def run_wgmma_async(op: WgmmaAsyncOp, lanes: Sequence[Lane]) -> list[None]:
         a = decode(list(araw[16 * w:16 * w + 16].ravel()), ta).reshape(16, k)
     else:
         words = cast(Sequence[int], op.a_regs.get_values())  # type: ignore[union-attr]
-        a = _registers_a(w, k, ta, lambda s, lane, i: words[4 * s + i // 2] + i % 2,
+        per = 32 // _bits(ta)  # elements a word
+        a = _registers_a(w, k, ta, lambda s, lane, i: words[4 * s + i // per] + i % per,
                          [x[1][0] for x in lanes])
     c_regs = cast(Sequence[int], op.c_regs.get_values())
 

@@ -158,6 +158,7 @@ def _example(old: str = "", new: str = "") -> str:
      "is none of wgmma's"),
     ("xf32", "xf16", "no wgmma for f16, f16 -> f16"),
     ("%Bs[0, 0] [64, 32]", "%Bs[0, 0] [64, 16]", "shapes do not multiply"),
+    ("xf16", "xi8", "no wgmma for i8, i8 -> f32"),
     ("block = 128", "block = 96", "not a multiple of 128"),
 ])
 def test_refusals(old: str, new: str, message: str | None) -> None:
@@ -180,6 +181,22 @@ def test_sass_hgmma() -> None:
     assert compiled.arch == "sm_90a"
     listing = disassemble(compiled.cubin)
     assert listing.count("HGMMA.64x64x16.F32") == 2
+    assert "LDL" not in listing and "STL" not in listing
+
+
+def test_fp8_mn_major_refused() -> None:
+    with pytest.raises(Exception, match="8-bit ones are read K-major only"):
+        parse_and_lower(kernel(Case(t="f8E4M3FN", k=64, transpose_b=False)), "w.mlir")
+
+
+def test_sass_fp8() -> None:
+    """8-bit inputs: m64nNk32 (QGMMA), e5m2 A from registers (four words a k32 step)."""
+    from regcopy_backend.cuda.printer import print_cuda
+    from regcopy_backend.runtime.nvrtc import compile_cuda, disassemble
+    source = print_cuda(parse_and_lower(kernel(CASES["e5m2-registers-A"]), "w.mlir"))
+    assert "wgmma.mma_async.sync.aligned.m64n16k32.f32.e5m2.e5m2" in source
+    listing = disassemble(compile_cuda(source).cubin)
+    assert listing.count("QGMMA.64x16x32.F32.E5M2.E5M2") == 2
     assert "LDL" not in listing and "STL" not in listing
 
 
@@ -213,6 +230,8 @@ CASES = {
     # MN-major B in two 64B atoms along N: LBO steps N, SBO steps K
     "B-MN-major-64B-two-atoms": Case(transpose_b=False,
                                      b_layout="(32,2,32):(32,1024,1), swizzle<3,2,3>"),
+    "e4m3-k64": Case(t="f8E4M3FN", k=64),  # 64-byte rows: 64B swizzle, two k32 steps
+    "e5m2-registers-A": Case(t="f8E5M2", k=64, a_regs=True, n=16),
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from mma_cases import encode
 
 C_LAYOUT = "(4,2,8,{t},4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)"
 
@@ -31,8 +32,11 @@ def _mem(shape: tuple[int, int], t: str, layout: str | None, space: str) -> str:
     return f"memref<{shape[0]}x{shape[1]}x{t}, {lay}#regcopy.mem<{space}>>"
 
 
-def a_register_layout(k: int) -> str:
-    """The A tile ``64 x k`` in fragment layout, k16 steps outermost in the registers."""
+def a_register_layout(k: int, t: str = "f16") -> str:
+    """The A tile ``64 x k`` in fragment layout, K steps outermost in the registers (k16 of
+    mma.sync's m16n8k16 A fragment, or k32 of its m16n8k32 one for 8-bit elements)."""
+    if t.startswith("f8"):
+        return f"(4,2,8,{k // 32},2,4,4):(1@wid_in_wg,4,4@laneid,16,8,1@laneid,1)"
     return f"(4,2,8,{k // 16},2,4,2):(1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)"
 
 
@@ -49,7 +53,7 @@ def kernel(case: Case) -> str:
              f"  regcopy.copy warpgroup %Z -> %C : {gz} -> {c}",
              f"  %t2 = regcopy.copy_async cta %Y -> %Bs : {gy} -> {bs}"]
     if case.a_regs:
-        a = _mem((64, k), t, a_register_layout(k), "local")
+        a = _mem((64, k), t, a_register_layout(k, t), "local")
         lines += [f"  %A = memref.alloca() : {a}",
                   f"  regcopy.copy warpgroup %X -> %A : {gx} -> {a}",
                   "  %g = regcopy.async_group %t2"]
@@ -71,9 +75,8 @@ def kernel(case: Case) -> str:
 
 
 def host(values: np.ndarray, t: str) -> np.ndarray:
-    if t == "f16":
-        return values.astype(np.float16)
-    return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    """Small integers as host data of element type ``t`` (raw bits for bf16 and fp8)."""
+    return encode(values, t)
 
 
 def data(case: Case, seed: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
