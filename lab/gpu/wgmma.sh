@@ -32,21 +32,21 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
 TMA='lower-reg-copy{transfer=tma}'
-step gpu_tests 60 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py test/python/test_gemm_hopper.py
-step bench 110 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
+step gpu_tests 50 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py test/python/test_gemm_hopper.py
+step bench 130 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
-step sass 20 bash -c "regcopy-opt -p '$TMA' -t sass examples/gemm_hopper.mlir > '$out/gemm_hopper.sass' \
+step sass 15 bash -c "regcopy-opt -p '$TMA' -t sass examples/gemm_hopper.mlir > '$out/gemm_hopper.sass' \
     && echo \"HGMMA.64x256x16.F32 \$(grep -c 'HGMMA.64x256x16.F32' '$out/gemm_hopper.sass') (2 kernels x 4)\" \
     && echo \"UTMALDG \$(grep -c UTMALDG '$out/gemm_hopper.sass')\" \
     && echo \"LDL/STL \$(grep -c -E '\\b(LDL|STL)\\b' '$out/gemm_hopper.sass')\""
-step check 60 regcopy-run -p "$TMA" --check examples/gemm_hopper.mlir --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
+step check 45 regcopy-run -p "$TMA" --check examples/gemm_hopper.mlir --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-    step memcheck 40 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
+    step memcheck 30 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
         --error-exitcode 9 regcopy-run -p "$TMA" examples/gemm_hopper.mlir \
         --arg A=300x264 --arg B=520x264 --arg D=300x520 --grid 3,3
 fi
 if [ -x /usr/local/cuda/bin/ncu ]; then
-    step ncu 40 /usr/local/cuda/bin/ncu -k regex:gemm_hopper --launch-skip 3 --launch-count 1 \
+    step ncu 30 /usr/local/cuda/bin/ncu -k regex:gemm_hopper --launch-skip 3 --launch-count 1 \
         --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
         python3 -m regcopy_bench.bench_gemm_hopper --iters 1 --dtypes f16 --sizes 4096x4096x4096
 fi
