@@ -26,6 +26,11 @@ from regcopy_passes.reg_copy.emit import emit_copy
 from regcopy_passes.tma.emit import lower_tma_ops
 from regcopy_passes.convert.lower import is_conversion, lower_conversions
 from regcopy_passes.mma.lower import lower_mma_ops
+from regcopy_passes.mma.wgmma import (
+    assign_wgmma_layouts,
+    lower_wgmma_ops,
+    wgmma_fences,
+)
 from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer
 from regcopy_passes.core.options import OptionSpec, PassOptionError, option_specs, parse_options
 from regcopy_passes.reg_copy.plan_bounds import bounds_key, dynamic_side, plan_bounded
@@ -315,6 +320,8 @@ class LowerRegCopyPass(ModulePass):
 
     def _apply(self, op: builtin.ModuleOp) -> None:
         from regcopy_passes.shared_layouts.choose import choose_layouts, has_auto_layout
+        assign_wgmma_layouts(op)  # before the others: wgmma's operands need its swizzles
+        fenced = wgmma_fences(op, self.transfer == "tma")
         self._lower_conversions(op)
         if has_auto_layout(op):  # #regcopy.layout<auto> buffers get their layout first
             choose_layouts(op, self.remarks)
@@ -325,6 +332,7 @@ class LowerRegCopyPass(ModulePass):
             lower_tma_ops(op, self.strict, self.remarks)
         lower_async_ops(op, pattern.refuse, self.remarks)
         lower_mma_ops(op, self.remarks)
+        lower_wgmma_ops(op, fenced, self.remarks)
 
     def _lower_conversions(self, module: builtin.ModuleOp) -> None:
         """Register ↔ register copies first (``lower_convert``): in place, or into two shared

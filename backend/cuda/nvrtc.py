@@ -112,10 +112,25 @@ def _nvrtc_version() -> bytes:
     return repr(nvrtc.nvrtcVersion()).encode()
 
 
+SM90A_MARKER = "// regcopy: needs sm_90a (wgmma)"
+"""First line of a CUDA source whose kernels use sm_90a-only instructions."""
+
+
+def module_arch(source: str, arch: str) -> str:
+    """``arch`` with the ``a`` suffix when ``source`` starts with ``SM90A_MARKER`` and
+    ``arch`` is ``sm_90``: the per-module choice of the architecture."""
+    if arch == "sm_90" and source.startswith(SM90A_MARKER):
+        return "sm_90a"
+    return arch
+
+
 def compile_cuda(source: str, arch: str = DEFAULT_ARCH, name: str = "regcopy.cu",
                  options: tuple[str, ...] = ()) -> Compiled:
     """Compile ``source`` for ``arch`` (``sm_90``); ``NvrtcError`` with the log on failure.
-    Cached under ``REGCOPY_CACHE_DIR`` when set (a failed compile is not cached)."""
+    Cached under ``REGCOPY_CACHE_DIR`` when set (a failed compile is not cached). A source
+    whose kernels need the architecture-specific ``sm_90a`` (wgmma) says so in its first
+    line, and ``sm_90`` becomes ``sm_90a`` (``module_arch``)."""
+    arch = module_arch(source, arch)
     path = _cache_path("nvrtc", _nvrtc_version(), arch.encode(), name.encode(),
                        *(o.encode() for o in options), source.encode())
     if isinstance(hit := _cache_load(path), Compiled):

@@ -94,6 +94,8 @@ from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.mma import mma_statements
 from regcopy_backend.cuda.shared_memory import alloca_alignment
 from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
+from regcopy_backend.cuda.wgmma import wait_statements, wgmma_statements
+from regcopy_backend.cuda.nvrtc import SM90A_MARKER
 from regcopy_passes.lower_layout_access import (
     access_operands,
     layout_access_refusal,
@@ -145,6 +147,7 @@ from regcopy_dialect.tma_ops import (
     TensorMapOp,
     TmaLoadOp,
 )
+from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
            "UnsupportedOpError", "live_ops", "print_cuda"]
@@ -166,6 +169,9 @@ class CudaPrinter(CudaFunctionPrinter):
     checked_promises: bool = False
     """Checked mode: every ``regcopy.multiple_of`` tests its promise at run time and traps
     (``printf`` of the op's ``file:line:col``, then ``__trap()``) when it is broken."""
+    wgmma_c: dict[WgmmaAsyncOp, str] = field(default_factory=dict[WgmmaAsyncOp, str],
+                                              init=False)
+    """The accumulator array of each lowered wgmma printed so far (for its waits)."""
 
     # ---- ops ----------------------------------------------------------------------------
     @singledispatchmethod
@@ -580,7 +586,21 @@ class CudaPrinter(CudaFunctionPrinter):
             self.line(text)
 
     @print_op.register
-    def _(self, op: MmaOp) -> None:
+    def _(self, op: WgmmaAsyncOp) -> None:
+        a_base = self.val(op.a_base) if op.a_base is not None else None
+        c = self.val(op.c)
+        self.wgmma_c[op] = c
+        for text in wgmma_statements(op, self.val(op.a), a_base, self.val(op.b),
+                                     self.val(op.b_base), c):
+            self.line(text)
+
+    @print_op.register
+    def _(self, op: WgmmaWaitOp) -> None:
+        for text in wait_statements(op, self.wgmma_c):
+            self.line(text)
+
+    @print_op.register
+    def _(self, op: MmaOp | WgmmaOp) -> None:
         raise UnsupportedOpError(op_error(
             op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass"))
 
@@ -672,6 +692,8 @@ def print_cuda(module: ModuleOp, checked_promises: bool = False) -> str:
     ``module`` is left as it is: ``lower-layout-access`` runs on a clone (op locations are
     kept, so diagnostics still point into the source)."""
     out = StringIO()
+    if any(isinstance(o, WgmmaAsyncOp) for o in module.walk()):
+        out.write(SM90A_MARKER + "\n")
     CudaPrinter(stream=out, checked_promises=checked_promises).print_module(
         lower_layout_access(module.clone()))
     return out.getvalue()

@@ -113,6 +113,7 @@ from regcopy_backend.interpreter.regcopy import (
 from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.vector import VectorFunctions
 from regcopy_backend.interpreter.warp_sync import attach_warps
+from regcopy_backend.interpreter.wgmma import WgmmaFunctions
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.arith import ArithFunctions
@@ -152,7 +153,7 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
         interp.register_implementations(fns)
     for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
                 ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ComputeFunctions(),
-                MmaFunctions()):
+                MmaFunctions(), WgmmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 

@@ -32,6 +32,7 @@ from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.promises import argument_promise
 from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
 from regcopy_dialect.strided import argument_stride_divisors, is_strided
+from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp
 
 Dim3 = tuple[int, int, int]
 
@@ -143,7 +144,8 @@ def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
         raise InterpretationError(f"{where} of shape {'x'.join(map(str, shape))} {problem}")
 
 
-COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp, ShuffleOp, MmaOp, MmaSyncOp)
+COLLECTIVE_OPS: tuple[type[Operation], ...] = (LdMatrixOp, StMatrixOp, ShuffleOp, MmaOp,
+                                                MmaSyncOp, WgmmaOp, WgmmaAsyncOp)
 """Warp-collective ops: their warp's 32 lanes execute them together (``warp_sync``)."""
 
 

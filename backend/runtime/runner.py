@@ -219,7 +219,9 @@ def compile_kernel(dev: Any, source: str, name: str) -> Any:
     """``cuda.core.Program`` -> cubin for the device's architecture -> the kernel whose C
     name is ``name`` (``KernelInfo.symbol``: MLIR names may have been mangled)."""
     core = cuda_core()
-    opts = core.ProgramOptions(arch=f"sm_{dev.arch}", std="c++17")
+    from regcopy_backend.cuda.nvrtc import module_arch
+
+    opts = core.ProgramOptions(arch=module_arch(source, f"sm_{dev.arch}"), std="c++17")
     try:
         module = core.Program(source, code_type="c++", options=opts).compile("cubin")
         return module.get_kernel(name)

@@ -34,7 +34,7 @@ ASYNC_COPY = {"lower_async": "plan", "emit_async": "emit", "async_bounds": "boun
 TMA = {"tma_plan": "plan", "emit_tma": "emit", "tma_ring": "ring"}
 CONVERT = {"convert_plan": "plan", "convert_butterfly": "butterfly", "emit_convert": "emit",
            "lower_convert": "lower"}
-MMA = {"lower_mma": "lower"}
+MMA = {"lower_mma": "lower", "lower_wgmma": "wgmma"}
 SHARED_LAYOUTS = {"choose_shared_layouts": "choose", "layout_search": "search"}
 
 MOVES: dict[str, str] = {
@@ -70,7 +70,8 @@ SUBPACKAGES = {
     "convert": "``regcopy.copy`` between two register tiles: the plan (renaming, warp shuffles "
                "or a shared round trip), the shuffle schedule's selects, the emitter and the "
                "lowering that picks the kind.",
-    "mma": "``regcopy.mma`` as warp ``mma.sync``: the fragment check and the lowering.",
+    "mma": "Tensor-core ops: ``regcopy.mma`` as warp ``mma.sync`` and ``regcopy.wgmma`` as "
+           "warpgroup ``wgmma.mma_async`` (descriptors, fences, waits).",
     "shared_layouts": "``choose-shared-layouts``: the layouts of ``#regcopy.layout<auto>`` "
                       "buffers (the search over XOR bases and pitches, and the pass).",
 }

@@ -1,1 +1,2 @@
-"""``regcopy.mma`` as warp ``mma.sync``: the fragment check and the lowering."""
+"""Tensor-core ops: ``regcopy.mma`` as warp ``mma.sync`` and ``regcopy.wgmma`` as warpgroup
+``wgmma.mma_async`` (descriptors, fences, waits)."""
