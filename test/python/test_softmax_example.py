@@ -40,14 +40,15 @@ def example_kernel(name: str) -> str:
 
 
 def test_check_at_a_ragged_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """N = 300, not a multiple of 8: softmax_1k (a warp a row; row 3 of the CTA is off the
+    """N = 300, not a multiple of 8, grid = M (softmax_4k runs a CTA a row; softmax_1k a warp
+    a row, CTAs 1 and 2 wholly off the matrix): softmax_1k (row 3 of CTA 0 is off the
     matrix) and softmax_4k (a CTA a row, shared memory and a barrier). The whole file is
     checked on the GPU machine (lab/gpu/compute.sh): its 512-thread kernel takes the CPU
     interpreter a while."""
     src = tmp_path / "two.mlir"
     src.write_text(example_kernel("softmax_1k") + example_kernel("softmax_4k"))
     with pytest.raises(SystemExit) as done:
-        main([str(src), "--check", "--arg", "X=3x300", "--arg", "Y=3x300", "--grid", "1"])
+        main([str(src), "--check", "--arg", "X=3x300", "--arg", "Y=3x300", "--grid", "3"])
     out, _ = capsys.readouterr()
     assert done.value.code in (0, None)
     assert out.splitlines() == [f"{k}.{b} bf16[3x300] equal (900 elements)"
