@@ -40,8 +40,14 @@ SELECT_COST = 0.25
 """A 32-bit select, in shuffles (the integer pipe's weight the bank model measured)."""
 
 BARRIER_COST = 4.0
-"""A ``__syncthreads()`` of the round trip, in wavefronts (a conservative guess: a barrier
-waits for the slowest warp)."""
+"""A ``__syncthreads()`` of the round trip, in shuffles (a barrier waits for the slowest warp)."""
+
+ACCESS_COST = 4.0
+"""One 16-byte shared store or load of the round trip, in shuffles. Calibrated on the H200
+(``bench_convert``, one process): an m16n8 f32 accumulator -> rows conversion by 16 shuffles
+and 64 selects ran at 1.27x the round trip's speed (bf16: 8 and 32, 1.44x), a 32 x 32 f32
+transpose within a warp by 31 shuffles and 320 selects at 0.43x; a cost of 1 an access (a
+wavefront) sent all three through shared memory, 4 an access sends each to the faster form."""
 
 
 class ConvertError(ValueError):
@@ -309,10 +315,10 @@ def ideal_shuffles(deliveries: list[Delivery]) -> int:
 
 
 def shared_cost(bytes_per_thread: int) -> float:
-    """The round trip, per thread: a store and a load of 16-byte chunks (one wavefront each
-    where conflict-free) and the barrier."""
+    """The round trip, per thread, in shuffles: a store and a load of each 16-byte chunk
+    (``ACCESS_COST`` each) and the barrier."""
     chunks = -(-bytes_per_thread // 16)
-    return 2 * chunks + BARRIER_COST
+    return 2 * chunks * ACCESS_COST + BARRIER_COST
 
 
 def classify(src: Sliced, dst: Sliced, scope_threads: int, element_bits: int,

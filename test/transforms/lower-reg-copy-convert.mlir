@@ -45,10 +45,9 @@ func.func @acc_to_rows() attributes {regcopy.launch = #regcopy.launch<block = 32
 
 // -----
 
-// bf16 accumulator (two m16n8 tiles) to rows of 8 bf16. Shuffles would take 4 rounds but 16
-// selects (lanes sharing a sender need different words of it), so the pass takes the round trip,
-// which is one stmatrix.x4 and one 128-bit load, conflict-free in the layout it chose; the warp
-// touches only its own scratch, so the barrier between the two is __syncwarp() (regcopy.warp).
+// bf16 accumulator (two m16n8 tiles) to rows of 8 bf16: 4 shuffle rounds of packed 32-bit words
+// and 16 selects (lanes sharing a sender need different words of it), cheaper than the round trip
+// (one stmatrix.x4 and one 128-bit load: lower-reg-copy-convert-shared.mlir forces that form).
 !ACC16 = memref<16x16xbf16, #regcopy.layout<(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
 !ROWS16 = memref<16x16xbf16, #regcopy.layout<(16,2,8):(2@laneid,1@laneid,1)>, #regcopy.mem<local>>
 func.func @acc_to_rows_bf16() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
@@ -58,15 +57,11 @@ func.func @acc_to_rows_bf16() attributes {regcopy.launch = #regcopy.launch<block
   func.return
 }
 // CHECK-LABEL: func.func @acc_to_rows_bf16
-// CHECK:         %scratch = memref.alloca() {regcopy.scratch} : memref<16x16xbf16, #regcopy.layout<(16,16):(16,1), swizzle<3,1,3>>, #regcopy.mem<shared.dyn>>
-// CHECK:         regcopy.stmatrix
-// CHECK:         "gpu.barrier"() {regcopy.warp} : () -> ()
-// CHECK:         vector.load %{{.*}} : memref<256xbf16, #regcopy.mem<shared.dyn>>, vector<8xbf16>
-// CHECK-NOT:     gpu.shuffle
+// CHECK-COUNT-4: gpu.shuffle idx
+// CHECK-NOT:     gpu.barrier
+// CHECK-NOT:     regcopy.copy
 // CHECK:         func.return
-// REMARK: remark: conversion by shared round trip through a 512-byte shared.dyn scratch tile, 1 barrier (warp) [copy %acc -> %rows in @acc_to_rows_bf16]
-// REMARK: not shuffled: shuffles would cost 8 (4 shfl.sync + 16 selects x 0.25), the round trip 6
-// REMARK: copy %acc -> %scratch in @acc_to_rows_bf16: stmatrix.x4: no bank conflict: 4 wavefronts, ideal 4
+// REMARK: remark: conversion by warp shuffles: 4 shfl.sync per thread (ideal 4), 16 selects (8 to send, 8 to receive), 0 register moves, no shared memory [copy %acc -> %rows in @acc_to_rows_bf16]
 
 // -----
 
