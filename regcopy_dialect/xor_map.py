@@ -116,8 +116,3 @@ class XorSwizzle(XorMap):
 
     def __str__(self) -> str:
         return "xor<" + ", ".join(f"{i}:{b}" for i, b in self.xor_bases) + ">"
-
-
-def as_matrix(sw: XorMap | None) -> dict[int, int]:
-    """``{offset bit: base}`` of a swizzle (empty for none)."""
-    return {} if sw is None else dict(sw.bases)
