@@ -1,7 +1,7 @@
 """``lower-reg-copy``: the register-copy dispatch as an xDSL pass.
 
-Every ``regcopy.copy`` that ``dispatch.accept`` takes is planned (``plan_for``: per-thread
-plan, shared-memory bank model and lane rotation, transfer kind) and becomes, in place
+Every ``regcopy.copy`` that ``dispatch.accept`` takes is planned (``reg_copy.plan.plan_for``:
+per-thread plan, shared-memory bank model and lane rotation, transfer kind) and becomes, in place
 (``emit_copy``): hoisted thread-index and base-offset math, ``regcopy.storage`` views of both
 buffers, an optional ``scf.if`` guarding out threads that own nothing, then the transfer's
 own ops: one ``scf.for`` over the rounds (omitted for one round, unrolled when lane-rotated)
@@ -19,10 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from regcopy_passes.core.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
-from regcopy_passes.core.dispatch import Rejected, accept, check_all_threads_active
-from regcopy_passes.core.divisibility import describe_value, divisibility
+from regcopy_passes.core.dispatch import Rejected, check_all_threads_active
 from regcopy_passes.async_copy.emit import async_label, lower_async_ops
 from regcopy_passes.reg_copy.emit import emit_copy
+from regcopy_passes.shared_layouts.choose import choose_layouts, has_auto_layout
 from regcopy_passes.tma.emit import lower_tma_ops
 from regcopy_passes.convert.lower import is_conversion, lower_conversions
 from regcopy_passes.mma.lower import lower_mma_ops
@@ -33,13 +33,12 @@ from regcopy_passes.mma.wgmma import (
 )
 from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer
 from regcopy_passes.core.options import OptionSpec, PassOptionError, option_specs, parse_options
-from regcopy_passes.reg_copy.plan_bounds import bounds_key, dynamic_side, plan_bounded
-from regcopy_passes.core.planning import plan_copy
-from regcopy_passes.reg_copy.shared_plan import plan_shared
-from regcopy_passes.reg_copy.transfer import LoweringPlan, VectorTransfer, choose_transfer
+from regcopy_passes.reg_copy.plan import plan_for
+from regcopy_passes.reg_copy.plan_bounds import bounds_key
+from regcopy_passes.reg_copy.transfer import LoweringPlan, VectorTransfer
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -63,7 +62,7 @@ from regcopy_dialect.diagnostics import (
     op_location,
     split_clauses,
 )
-from regcopy_dialect.regcopy import CopyOp, MemSpace, memory_space
+from regcopy_dialect.regcopy import CopyOp
 from regcopy_dialect.swizzle_syntax import cute_order_note
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
@@ -75,32 +74,6 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "misaligned_stores": ("auto", "realigned", "predicated"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
-
-
-def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
-             transfer: str = "auto", select_weight: float = SELECT_WEIGHT,
-             fma_share: float = FMA_SWAP_SHARE, misaligned_stores: str = "auto"
-             ) -> LoweringPlan:
-    """Accept and plan ``op`` exactly as the pass does: the dispatch's checks (whose
-    partition planning reuses), the per-thread plan (with the divisibility of dynamic
-    offsets), the shared side's bank model and rotation, and the transfer kind
-    (``transfer.choose_transfer``); on a runtime-shaped buffer, the bounded paths (a write's
-    misaligned form: ``misaligned_stores``). Raises ``Rejected`` with the dispatch's reason.
-    ``regcopy-viz`` draws what this returns."""
-    acc = accept(op)
-    if dynamic_side(op) is not None:  # runtime extents: bounds, edge widths, versioning
-        return plan_bounded(op, acc, max_vector_bits, misaligned_stores)
-    syms: list[Hashable] = [s for side in (acc.r, acc.s) for s, _ in side.base.terms]
-    divisors = {s: divisibility(s) for s in syms if isinstance(s, SSAValue)}
-    names = {s: describe_value(s) for s in syms if isinstance(s, SSAValue)}
-    plan = plan_copy(acc.partition, acc.r.base, acc.s.base, acc.element_bits,
-                     max_vector_bits, divisors, names)
-    s_type = op.src_type if acc.r_is_dst else op.dst_type
-    s_shared = memory_space(s_type) in (MemSpace.SHARED, MemSpace.SHARED_DYN)
-    shared = plan_shared(acc, plan, rotate=rotate, shared=s_shared,
-                         select_weight=select_weight, fma_share=fma_share)
-    return choose_transfer(acc, plan, shared, str(op.src_type.element_type), s_shared,
-                           transfer)
 
 
 @contextmanager
@@ -319,7 +292,6 @@ class LowerRegCopyPass(ModulePass):
             self._apply(op)
 
     def _apply(self, op: builtin.ModuleOp) -> None:
-        from regcopy_passes.shared_layouts.choose import choose_layouts, has_auto_layout
         assign_wgmma_layouts(op)  # before the others: wgmma's operands need its swizzles
         fenced = wgmma_fences(op, self.transfer == "tma")
         self._lower_conversions(op)

@@ -18,12 +18,30 @@ The names follow CUTLASS's pycute (``idx2crd``, ``crd2idx``; ``suffix_product`` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 from regcopy_dialect.index_math import IndexMath
 
-if TYPE_CHECKING:
-    from regcopy_dialect.xor_map import XorMap
+
+class XorField(Protocol):
+    """One field of an XOR map: bits ``[src, src+width)`` XORed into ``[dst, dst+width)``."""
+
+    @property
+    def src(self) -> int: ...
+
+    @property
+    def width(self) -> int: ...
+
+    @property
+    def dst(self) -> int: ...
+
+
+class XorFields(Protocol):
+    """What ``swizzle`` reads of an XOR map (``xor_map.XorMap``, which imports this module)."""
+
+    @property
+    def fields(self) -> Sequence[XorField]: ...
+
 
 V = TypeVar("V")
 
@@ -97,7 +115,7 @@ def crd2idx(math: IndexMath[V], coords: Sequence[V | int], strides: Sequence[int
     return math.add(total, const)
 
 
-def swizzle(math: IndexMath[V], m: V | int, sw: XorMap) -> V | int:
+def swizzle(math: IndexMath[V], m: V | int, sw: XorFields) -> V | int:
     """The XOR swizzle ``sw`` of the offset ``m``: ``m ^ XOR_f (((m >> src) & (2^w - 1)) << dst)``
     over its fields (``xor_map.fields_of``). ``swizzle<M,B,S>`` is its one field
     ``(M+S, B, M)``: ``m ^ (((m >> (M + S)) & (2^B - 1)) << M)``, bits ``[M, M+B)`` XORed

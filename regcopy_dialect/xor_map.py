@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from regcopy_dialect.index_math import INT_MATH
+from regcopy_dialect.radix import swizzle
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,6 @@ class XorMap:
 
     def apply(self, m: int) -> int:
         """``phys(m)`` on integers (``radix.swizzle``, the one definition of the map)."""
-        from regcopy_dialect.radix import swizzle
         return int(swizzle(cast(Any, INT_MATH), m, self))  # IntMath: IndexMath on ints
 
     @property
@@ -116,8 +116,3 @@ class XorSwizzle(XorMap):
 
     def __str__(self) -> str:
         return "xor<" + ", ".join(f"{i}:{b}" for i, b in self.xor_bases) + ">"
-
-
-def as_matrix(sw: XorMap | None) -> dict[int, int]:
-    """``{offset bit: base}`` of a swizzle (empty for none)."""
-    return {} if sw is None else dict(sw.bases)

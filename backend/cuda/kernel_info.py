@@ -96,9 +96,6 @@ class KernelParam:
         return buffer_layout(self.type).span()
 
 
-BufferParam = KernelParam
-
-
 @dataclass(frozen=True)
 class ScalarParam:
     """An integer/``index`` (or f32/f64) parameter passed by value.

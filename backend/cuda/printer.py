@@ -29,8 +29,9 @@ names other modules import from here (``CudaEmitError``, ``UnsupportedOpError``,
   ``memref.load/store`` and ``vector.load/store`` print as ``name[offset]`` on 1-D storage,
   ``regcopy.storage`` aliases its buffer, and a ``vector.load/store`` of 16/8/4/2/1 bytes is
   one ``uint4/uint2/uint32_t/uint16_t/uint8_t`` access; ``vector.bitcast`` between vectors
-  of one size is a plain copy, and arith on vectors is ``cuda_arith``'s (bitwise, select,
-  add/sub/mul on i32 and f32 lanes);
+  of one size is a plain copy, ``vector.extract`` of one 32-bit lane of a 4-, 8- or 16-byte
+  vector (a register ↔ register conversion's) is that lane reinterpreted as its type, and
+  arith on vectors is ``cuda_arith``'s (bitwise, select, add/sub/mul on i32 and f32 lanes);
 * ``scf.for`` with constant bounds gets ``#pragma unroll`` (register arrays stay in registers);
   its loop-carried values are variables declared before it (``yield_carried``);
 * ``math`` ops, ``arith.maximumf``/``minimumf``, ``vector.broadcast`` of any lanes and
@@ -93,7 +94,7 @@ from regcopy_backend.cuda.literals import int_literal
 from regcopy_backend.cuda.matrix import print_matrix
 from regcopy_backend.cuda.mma import mma_statements
 from regcopy_backend.cuda.shared_memory import alloca_alignment
-from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype
+from regcopy_backend.cuda.types import INDEX_64, CudaTypeError, ctype, vector_bytes
 from regcopy_backend.cuda.wgmma import wait_statements, wgmma_statements
 from regcopy_backend.cuda.nvrtc import SM90A_MARKER
 from regcopy_passes.lower_layout_access import (
@@ -154,6 +155,8 @@ __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
 
 PTX_STORES: dict[str, tuple[str, ...]] = {"uint4": (".x", ".y", ".z", ".w"), "uint2": (".x", ".y")}
 """The vector stores into dynamic global buffers printed as inline PTX (``ptx_store``)."""
+EXTRACT_LANES = {8: ".x .y", 16: ".x .y .z .w"}
+"""The lanes of an 8- and 16-byte vector (``uint2``, ``uint4``) that ``vector.extract`` reads."""
 
 GPU_SPECIAL = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx",
                gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
@@ -558,6 +561,24 @@ class CudaPrinter(CudaFunctionPrinter):
             raise self.fail(op, str(e)) from None
         self.assign(op, rhs)
 
+    @print_op.register
+    def _(self, op: vector.ExtractOp) -> None:
+        """One i32 or f32 lane of a 4-, 8- or 16-byte vector at a constant position, as its
+        type: ``(int)v.y``, ``__int_as_float((int)v.y)`` (register ↔ register conversions)."""
+        source = cast(VectorType, op.vector.type)
+        positions = list(op.static_position.get_values())
+        size = vector_bytes(source)
+        lane_bits = source.element_type
+        t = self.ctype(op.result.type, op)
+        if op.dynamic_position or len(positions) != 1 or t not in ("int", "float") or \
+                size not in (4, 8, 16) or lane_bits != op.result.type:
+            raise self.fail(op, "is supported by the CUDA target for one i32 or f32 lane of a "
+                            "4-, 8- or 16-byte vector, at a constant position")
+        value = self.val(op.vector)
+        lane = value if size == 4 else f"{value}{EXTRACT_LANES[size].split()[positions[0]]}"
+        rhs = f"__int_as_float((int){lane})" if t == "float" else f"(int){lane}"
+        self.assign(op, rhs)
+
     # ---- asynchronous copies (cuda_async_copy) -----------------------------------------
     @print_op.register
     def _(self, op: CpAsyncOp) -> None:
@@ -698,6 +719,3 @@ def print_cuda(module: ModuleOp, checked_promises: bool = False) -> str:
         lower_layout_access(module.clone()))
     return out.getvalue()
 
-
-# gpu.shuffle and vector.extract (register ↔ register conversions) register themselves here.
-from regcopy_backend.cuda import convert_print as _convert_print  # noqa: E402, F401

@@ -11,7 +11,7 @@
   group, and the CTA meets again (so that no snapshot is replaced while read).
 
 A kernel holding either op runs in barrier phases with its warps in lockstep
-(``uses_lockstep``, which ``launch.has_collectives`` asks). ``RegcopyFunctions`` registers
+(``launch.uses_lockstep``, which ``launch.has_collectives`` asks). ``RegcopyFunctions`` registers
 ``run_shuffle`` and ``run_extract`` (a later registration of ``gpu.shuffle``, as the compute
 ops' own, takes its place).
 """
@@ -23,32 +23,18 @@ from functools import lru_cache
 from typing import Any, cast
 
 from regcopy_backend.interpreter.buffers import Buffer, runtime_region, check_region
-from regcopy_backend.interpreter.regcopy import gpu_state
+from regcopy_backend.interpreter.state import GpuState
 from regcopy_passes.convert.plan import ConvertError, places
-from xdsl.dialects import gpu, vector
+from xdsl.dialects import vector
 from xdsl.dialects.builtin import MemRefType
-from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import Operation
+from xdsl.interpreter import PythonValues
 from xdsl.utils.exceptions import InterpretationError
 
 from regcopy_dialect.gpu_shuffle import ShuffleOp, shuffle_source
 from regcopy_dialect.layout import WARP, slice_region
-from regcopy_dialect.regcopy import CopyOp, MemSpace, buffer_layout, memory_space
+from regcopy_dialect.regcopy import CopyOp, buffer_layout
 
 Region = tuple[tuple[int, ...], tuple[int, ...]]
-
-
-def is_local_pair(op: Operation) -> bool:
-    """A ``regcopy.copy`` between two ``local`` buffers."""
-    return isinstance(op, CopyOp) and memory_space(op.src_type) == MemSpace.LOCAL and \
-        memory_space(op.dst_type) == MemSpace.LOCAL
-
-
-def uses_lockstep(op: Operation) -> bool:
-    """Whether ``op`` needs the threads of its CTA as Python threads (module doc), its warps
-    in lockstep: a shuffle, a conversion, a warp-level ``gpu.barrier`` (``regcopy.warp``)."""
-    return isinstance(op, ShuffleOp) or is_local_pair(op) or \
-        (isinstance(op, gpu.BarrierOp) and "regcopy.warp" in op.attributes)
 
 
 @lru_cache(maxsize=128)
@@ -72,10 +58,10 @@ def conversion_table(src_t: MemRefType, src_region: Region, dst_t: MemRefType,
     return {t: tuple(v) for t, v in table.items()}
 
 
-def run_reference_conversion(interp: Interpreter, op: CopyOp, src: Buffer, dst: Buffer,
+def run_reference_conversion(state: GpuState, op: CopyOp, src: Buffer, dst: Buffer,
                              dyn: Sequence[int]) -> None:
-    """This thread's part of a local → local ``regcopy.copy`` (module doc)."""
-    state = gpu_state(interp)
+    """This thread's part of a local → local ``regcopy.copy`` (module doc), ``state`` the
+    thread's ``GpuState``."""
     if state.barrier is None:
         raise InterpretationError("regcopy.copy between local tiles runs only in a launch() "
                                   "of its kernel (its CTA's threads together)")
@@ -107,14 +93,14 @@ def run_reference_conversion(interp: Interpreter, op: CopyOp, src: Buffer, dst: 
     state.barrier.wait(state.slot)
 
 
-def run_shuffle(interp: Interpreter, op: ShuffleOp, args: PythonValues) -> Any:
-    """This lane's part of a ``gpu.shuffle``: deposit ``(value, offset)`` at the warp barrier;
-    each lane gets its source lane's value and whether that lane was in range."""
+def run_shuffle(state: GpuState, op: ShuffleOp, args: PythonValues) -> Any:
+    """This lane's part of a ``gpu.shuffle`` (``state``: the lane's ``GpuState``): deposit
+    ``(value, offset)`` at the warp barrier; each lane gets its source lane's value and
+    whether that lane was in range."""
     value, offset, width = args
     if width != WARP:
         raise InterpretationError(f"gpu.shuffle of width {width}: the regcopy targets "
                                   f"shuffle whole warps (width {WARP})")
-    state = gpu_state(interp)
     if state.warp is None:
         raise InterpretationError("gpu.shuffle is warp-collective: it runs only in a "
                                   "launch() of the kernel (its warps in lockstep)")

@@ -105,11 +105,11 @@ from regcopy_backend.interpreter.launch import (
 )
 from regcopy_backend.interpreter.mma import MmaFunctions
 from regcopy_backend.interpreter.regcopy import (
-    GpuState,
     RegcopyFunctions,
     gpu_state,
     set_thread,
 )
+from regcopy_backend.interpreter.state import GpuState
 from regcopy_backend.interpreter.tma_ops import TmaFunctions
 from regcopy_backend.interpreter.vector import VectorFunctions
 from regcopy_backend.interpreter.warp_sync import attach_warps

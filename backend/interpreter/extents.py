@@ -44,11 +44,15 @@ from regcopy_backend.interpreter.buffers import (
     runtime_region,
     src_offset_count,
 )
+from regcopy_backend.interpreter.launch import (  # noqa: F401 - re-exported
+    buffer_strides,
+    divisor_problem,
+    shape_problem,
+)
 from regcopy_backend.interpreter.regcopy import RegcopyFunctions, gpu_state
 from regcopy_dialect.attrs import LayoutAttr
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.layout import Iter, Layout
-from regcopy_dialect.radix import suffix_product
 from regcopy_dialect.regcopy import CopyOp, StorageOp
 
 PADDING = "padding"
@@ -67,41 +71,6 @@ def concrete_type(t: MemRefType, shape: Sequence[int],
     layout = Layout(tuple(Iter(e, s) for e, s in zip(shape, strides, strict=True)))
     return MemRefType(t.element_type, list(shape), LayoutAttr.from_layout(layout),
                       t.memory_space)
-
-
-def buffer_strides(t: MemRefType) -> tuple[int, ...]:
-    """The element strides of a concrete (static) buffer type: its layout's, one iter per
-    dim (``concrete_type``), else row-major."""
-    if isinstance(t.layout, LayoutAttr) and len(t.layout.layout.iters) == len(t.get_shape()):
-        return tuple(it.stride for it in t.layout.layout.iters)
-    return suffix_product(tuple(t.get_shape()))
-
-
-def shape_problem(t: MemRefType, shape: Sequence[int], allow_empty: bool = False
-                  ) -> str | None:
-    """Why an array of ``shape`` cannot be the buffer ``t`` (rank, a static size, an extent
-    below 1 — below 0 with ``allow_empty``: a launch with an empty buffer does nothing),
-    None when it can."""
-    want = t.get_shape()
-    spelled = "x".join("?" if d < 0 else str(d) for d in want)
-    if len(shape) != len(want):
-        return f"has rank {len(shape)}, the buffer {spelled} has rank {len(want)}"
-    for i, (n, d) in enumerate(zip(shape, want, strict=True)):
-        if n < (0 if allow_empty else 1):
-            return f"has extent {n} in dim {i}; extents must be >= {0 if allow_empty else 1}"
-        if d >= 0 and n != d:
-            return f"has size {n} in dim {i}, the buffer's static size there is {d}"
-    return None
-
-
-def divisor_problem(shape: Sequence[int], divisors: Sequence[int] | None) -> str | None:
-    """Why ``shape`` breaks the promise ``regcopy.divisibility = array<i64: divisors>``."""
-    for i, (n, d) in enumerate(zip(shape, divisors or (), strict=False)):
-        if n % d:
-            return (f"extent {n} of dim {i} breaks its promise regcopy.divisibility = "
-                    f"array<i64: {', '.join(str(x) for x in divisors or ())}> (not a "
-                    f"multiple of {d})")
-    return None
 
 
 def padding_value(op: CopyOp, element: Attribute) -> Any:

@@ -3,8 +3,11 @@ its threads must run.
 
 ``ThreadState`` holds the ids of one GPU thread (``THREAD_AXES`` of the layout algebra derives a layout's thread
 axes, ``laneid`` .. ``wgid``, from its linear index); ``launch_config``/``threads_of``
-enumerate a launch; ``check_arguments`` checks the host arguments; ``has_barrier``/``has_collectives`` tell
-whether a kernel's threads must run as Python threads (barrier phases, warp lockstep).
+enumerate a launch; ``check_arguments`` checks the host arguments (``check_extents`` a
+dynamic buffer's: ``shape_problem``, ``divisor_problem``, and on a strided one
+``buffer_strides`` and ``strided.stride_problem``; ``extents`` re-exports the first three);
+``has_barrier``/``has_collectives`` (with ``uses_lockstep``) tell whether a kernel's threads
+must run as Python threads (barrier phases, warp lockstep).
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
+from regcopy_dialect.attrs import LayoutAttr
 from regcopy_dialect.buffers import is_dynamic
 from regcopy_dialect.gpu_shuffle import ShuffleOp
 from regcopy_dialect.layout import THREAD_AXES, WARP
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.mma_ops import MmaOp, MmaSyncOp
 from regcopy_dialect.promises import argument_promise
-from regcopy_dialect.regcopy import DIVISIBILITY, LaunchAttr
-from regcopy_dialect.strided import argument_stride_divisors, is_strided
+from regcopy_dialect.radix import suffix_product
+from regcopy_dialect.regcopy import DIVISIBILITY, CopyOp, LaunchAttr, MemSpace, memory_space
+from regcopy_dialect.strided import argument_stride_divisors, is_strided, stride_problem
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp
 
 Dim3 = tuple[int, int, int]
@@ -117,13 +122,47 @@ def check_arguments(fn: func.FuncOp, args: Sequence[Any]) -> None:
                     f"{{{DIVISIBILITY} = {n}}} (not a multiple of {n})")
 
 
+def buffer_strides(t: MemRefType) -> tuple[int, ...]:
+    """The element strides of a concrete (static) buffer type: its layout's, one iter per
+    dim (``concrete_type``), else row-major."""
+    if isinstance(t.layout, LayoutAttr) and len(t.layout.layout.iters) == len(t.get_shape()):
+        return tuple(it.stride for it in t.layout.layout.iters)
+    return suffix_product(tuple(t.get_shape()))
+
+
+def shape_problem(t: MemRefType, shape: Sequence[int], allow_empty: bool = False
+                  ) -> str | None:
+    """Why an array of ``shape`` cannot be the buffer ``t`` (rank, a static size, an extent
+    below 1 — below 0 with ``allow_empty``: a launch with an empty buffer does nothing),
+    None when it can."""
+    want = t.get_shape()
+    spelled = "x".join("?" if d < 0 else str(d) for d in want)
+    if len(shape) != len(want):
+        return f"has rank {len(shape)}, the buffer {spelled} has rank {len(want)}"
+    for i, (n, d) in enumerate(zip(shape, want, strict=True)):
+        if n < (0 if allow_empty else 1):
+            return f"has extent {n} in dim {i}; extents must be >= {0 if allow_empty else 1}"
+        if d >= 0 and n != d:
+            return f"has size {n} in dim {i}, the buffer's static size there is {d}"
+    return None
+
+
+def divisor_problem(shape: Sequence[int], divisors: Sequence[int] | None) -> str | None:
+    """Why ``shape`` breaks the promise ``regcopy.divisibility = array<i64: divisors>``."""
+    for i, (n, d) in enumerate(zip(shape, divisors or (), strict=False)):
+        if n % d:
+            return (f"extent {n} of dim {i} breaks its promise regcopy.divisibility = "
+                    f"array<i64: {', '.join(str(x) for x in divisors or ())}> (not a "
+                    f"multiple of {d})")
+    return None
+
+
 def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
     """The buffer passed for the dynamic memref parameter ``k``: its runtime shape fits the
     type and keeps the ``regcopy.divisibility`` promise (``extents``), a strided one's
     strides the type and the ``regcopy.stride_divisibility`` promise (``strided_host``), else
     one ``InterpretationError`` naming the parameter."""
     from regcopy_backend.cuda.kernel_info import extent_divisors
-    from regcopy_backend.interpreter.extents import divisor_problem, shape_problem
 
     arg = fn.args[k].name_hint or f"arg{k}"
     where = f"kernel @{fn.sym_name.data}: argument %{arg}"
@@ -135,9 +174,6 @@ def check_extents(fn: func.FuncOp, k: int, buffer: Any) -> None:
     assert isinstance(t, MemRefType)
     problem = shape_problem(t, shape) or divisor_problem(shape, extent_divisors(fn, k))
     if problem is None and is_strided(t):
-        from regcopy_backend.interpreter.extents import buffer_strides
-        from regcopy_backend.runtime.strided_host import stride_problem
-
         problem = stride_problem(t, shape, buffer_strides(buffer.type),
                                  argument_stride_divisors(fn, k))
     if problem is not None:
@@ -159,10 +195,23 @@ def has_barrier(fn: func.FuncOp, interp: Interpreter) -> bool:
     return any(isinstance(op, gpu.BarrierOp) for op in _scope(fn, interp).walk())
 
 
+def is_local_pair(op: Operation) -> bool:
+    """A ``regcopy.copy`` between two ``local`` buffers."""
+    return isinstance(op, CopyOp) and memory_space(op.src_type) == MemSpace.LOCAL and \
+        memory_space(op.dst_type) == MemSpace.LOCAL
+
+
+def uses_lockstep(op: Operation) -> bool:
+    """Whether ``op`` needs the threads of its CTA as Python threads (``convert_ops``' module
+    doc), its warps in lockstep: a shuffle, a conversion, a warp-level ``gpu.barrier``
+    (``regcopy.warp``)."""
+    return isinstance(op, ShuffleOp) or is_local_pair(op) or \
+        (isinstance(op, gpu.BarrierOp) and "regcopy.warp" in op.attributes)
+
+
 def has_collectives(fn: func.FuncOp, interp: Interpreter) -> bool:
     """Whether ``fn`` (or, when it calls functions, the module) holds a warp-collective op
-    (or a register ↔ register copy: ``convert_ops.uses_lockstep``)."""
-    from regcopy_backend.interpreter.convert_ops import uses_lockstep
+    (or a register ↔ register copy: ``uses_lockstep``)."""
     return any(isinstance(op, COLLECTIVE_OPS) or uses_lockstep(op)
                for op in _scope(fn, interp).walk())
 

@@ -1,29 +1,31 @@
 """The regcopy side of the CPU interpreter (``driver`` drives it): the per-thread GPU
-state (``GpuState``: the current thread, the allocations, the CTA's and warp's barriers) and
-``RegcopyFunctions``, the implementations of the ``gpu`` ops, ``memref.alloca``/``load``/
-``store`` through layouts, ``vector.load``/``store``, ``regcopy.storage``/``multiple_of``, the
-reference semantics of an un-lowered ``regcopy.copy`` and the warp-collective
-``regcopy.ldmatrix``/``stmatrix``. The module docstring of ``driver`` says what each
-means."""
+state (``state.GpuState``: the current thread, the allocations, the CTA's and warp's
+barriers; ``gpu_state`` reads it) and ``RegcopyFunctions``, the implementations of the
+``gpu`` ops, ``memref.alloca``/``load``/``store`` through layouts, ``vector.load``/``store``,
+``regcopy.storage``/``multiple_of``, the reference semantics of an un-lowered
+``regcopy.copy`` and the warp-collective ``regcopy.ldmatrix``/``stmatrix`` (``gpu.shuffle``,
+``vector.extract`` and local → local copies: ``convert_ops``'s, registered here). The module
+docstring of ``driver`` says what each means."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from regcopy_backend.interpreter.buffers import (
     Buffer,
-    is_local,
     run_reference_copy,
     src_offset_count,
     storage_size,
 )
-from regcopy_backend.interpreter.cta_barrier import CtaBarrier
-from regcopy_backend.interpreter.launch import Dim3, ThreadState
+from regcopy_backend.interpreter.convert_ops import (
+    run_extract,
+    run_reference_conversion,
+    run_shuffle,
+)
+from regcopy_backend.interpreter.launch import ThreadState
 from regcopy_backend.interpreter.ldmatrix import MatrixLane, run_matrix
-from regcopy_backend.interpreter.warp_sync import WarpSync
+from regcopy_backend.interpreter.state import GpuState
 from xdsl.dialects import gpu, memref, vector
 from xdsl.dialects.builtin import MemRefType, VectorType
 from xdsl.interpreter import (
@@ -57,57 +59,6 @@ the barrier is the CTA's (dropping the attribute is always safe)."""
 # --------------------------------------------------------------------------------------------
 # Interpreter-side state: the current thread and the allocations
 # --------------------------------------------------------------------------------------------
-
-AllocKey = tuple[Operation, Dim3, int | None]
-
-
-@dataclass
-class GpuState:
-    """Everything the regcopy functions keep between ops, stored as interpreter data.
-
-    ``allocations`` maps ``(alloca op, block id, thread)`` to its buffer; ``thread`` is None
-    for shared buffers (one per CTA). ``check_alignment`` makes a ``vector.load/store`` whose
-    physical offset is not a multiple of its element count an error (buffers are 16-byte
-    aligned on the GPU, so that is exactly a misaligned vector access). ``check_ownership``
-    makes a ``memref.load/store`` of a local element the thread does not own an error (it is
-    undefined behaviour in CUDA terms). ``barrier`` is the CTA's barrier while the kernel runs
-    in barrier phases (None: ``gpu.barrier`` is a no-op, the threads run one after another),
-    ``slot`` the thread's index in it, ``warp`` its warp's barrier when the kernel has
-    warp-collective ops. The per-thread states of a phased CTA share ``allocations`` and
-    ``lock`` with the launching interpreter's state (``for_thread``)."""
-
-    thread: ThreadState = field(default_factory=ThreadState)
-    allocations: dict[AllocKey, Buffer] = field(default_factory=dict[AllocKey, Buffer])
-    fill: Any = 0
-    check_alignment: bool = True
-    check_ownership: bool = True
-    barrier: CtaBarrier | None = None
-    slot: int = 0
-    warp: WarpSync | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    extra: dict[str, Any] = field(default_factory=dict[str, Any])
-    """State other op families keep for the whole launch (shared by a phased CTA's threads,
-    like ``allocations``): ``async_copy``'s copies in flight."""
-
-    def for_thread(self, thread: ThreadState, barrier: CtaBarrier, slot: int,
-                   warp: WarpSync | None = None) -> GpuState:
-        """A state for thread ``slot`` of a phased CTA sharing this state's memory and
-        checks."""
-        return replace(self, thread=thread, barrier=barrier, slot=slot, warp=warp)
-
-    def buffer_for(self, op: Operation, block_id: Dim3 = (0, 0, 0),
-                   tid: int | None = None) -> Buffer:
-        """The buffer of alloca ``op`` in CTA ``block_id`` (and thread ``tid`` for local
-        buffers), created filled with ``fill`` on first use. Use it to preset or inspect."""
-        t = cast(MemRefType, op.results[0].type)
-        key = (op, block_id, tid if is_local(t) else None)
-        if (buf := self.allocations.get(key)) is not None:
-            return buf  # the common case, without the lock
-        with self.lock:  # the threads of a phased CTA allocate the same shared buffer
-            if key not in self.allocations:
-                self.allocations[key] = Buffer.new(t, self.fill)
-            return self.allocations[key]
-
 
 def gpu_state(interp: Interpreter) -> GpuState:
     """The ``GpuState`` of ``interp`` (created on first use)."""
@@ -297,8 +248,7 @@ class RegcopyFunctions(InterpreterFunctions):
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):
         src, dst, *dyn = args
         if src.local and dst.local:  # a conversion: the CTA's threads together
-            from regcopy_backend.interpreter.convert_ops import run_reference_conversion
-            run_reference_conversion(interp, op, src, dst, dyn)
+            run_reference_conversion(gpu_state(interp), op, src, dst, dyn)
             return ()
         n_src = src_offset_count(op)
         state = gpu_state(interp)
@@ -307,13 +257,11 @@ class RegcopyFunctions(InterpreterFunctions):
 
     @impl(ShuffleOp)
     def run_gpu_shuffle(self, interp: Interpreter, op: ShuffleOp, args: PythonValues):
-        from regcopy_backend.interpreter.convert_ops import run_shuffle
-        return run_shuffle(interp, op, args)
+        return run_shuffle(gpu_state(interp), op, args)
 
     @impl(vector.ExtractOp)
     def run_vector_extract(self, interp: Interpreter, op: vector.ExtractOp,
                            args: PythonValues):
-        from regcopy_backend.interpreter.convert_ops import run_extract
         return run_extract(op, args)
 
     @impl(LdMatrixOp)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 
-from regcopy_dialect.strided import STRIDE_DIVISIBILITY, layout_strides, overlap_problem
+from regcopy_dialect.strided import layout_strides, stride_problem  # noqa: F401 - re-exported
 
 __all__ = ["from_span", "span_of", "stride_problem", "view_strides"]
 
@@ -41,29 +41,6 @@ def view_strides(t: MemRefType, a: np.ndarray) -> tuple[int, ...]:
                              f"multiple of its {a.itemsize}-byte elements")
         out[d] = byte // a.itemsize
     return tuple(out)
-
-
-def stride_problem(t: MemRefType, shape: Sequence[int], strides: Sequence[int],
-                   divisors: Sequence[int] | None) -> str | None:
-    """Why element ``strides`` cannot be those of the strided buffer ``t`` of runtime
-    ``shape`` (None: they can): the innermost stride 1, a static stride matched, rows that do
-    not overlap, and every stride a multiple of its ``regcopy.stride_divisibility`` entry."""
-    want = layout_strides(t) or ()
-    text = ", ".join(map(str, strides))
-    if strides and strides[-1] != 1 and shape[-1] > 1:
-        return (f"has element strides [{text}]: the innermost stride must be 1 (rows are "
-                "contiguous)")
-    for d, (s, w) in enumerate(zip(strides, want, strict=False)):
-        if w != DYNAMIC_INDEX and s != w and shape[d] > 1:
-            return f"has stride {s} in dim {d}, the buffer's static stride there is {w}"
-    if (problem := overlap_problem(shape, strides)) is not None:
-        return f"has element strides [{text}]: {problem}"
-    for d, (s, q) in enumerate(zip(strides, divisors or (), strict=False)):
-        if s % q and shape[d] > 1:
-            listed = ", ".join(str(x) for x in divisors or ())
-            return (f"has stride {s} in dim {d}, which breaks its promise "
-                    f"{STRIDE_DIVISIBILITY} = array<i64: {listed}> (not a multiple of {q})")
-    return None
 
 
 def span_size(shape: Sequence[int], strides: Sequence[int]) -> int:

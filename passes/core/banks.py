@@ -295,12 +295,6 @@ def butterfly_integer_ops(chunk_bytes: int, rounds: int, bits: int,
     return words * (bits * rounds - fma_swap_count(bits, rounds, chunk_bytes, fma_share))
 
 
-def candidate_rotations(rounds: int, max_bits: int = 2) -> list[Rotation]:
-    """Rotations by one to ``max_bits`` distinct lane bits, each flipping a distinct round bit
-    below ``xor_span`` (in order: fewer bits first, then lane bits, then flips)."""
-    return [rot for bits in range(1, max_bits + 1) for rot in rotations_of(rounds, bits)]
-
-
 def rotations_of(rounds: int, bits: int) -> list[Rotation]:
     """The rotations by exactly ``bits`` pairs ``(lane bit, 2^i)``, lane bits increasing and
     both the lane bits and the flips distinct (``2^i < xor_span(rounds)``)."""

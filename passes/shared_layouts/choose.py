@@ -39,6 +39,7 @@ from regcopy_passes.shared_layouts.search import (
 )
 from regcopy_passes.reg_copy.matrix_plan import ROW_BYTES, MatrixTransfer, plan_matrix
 from regcopy_passes.core.options import parse_options
+from regcopy_passes.reg_copy.plan import plan_for
 from regcopy_passes.reg_copy.transfer import LoweringPlan
 from xdsl.context import Context
 from xdsl.dialects import builtin, memref
@@ -87,8 +88,6 @@ def _set_type(value: SSAValue, t: MemRefType) -> None:
 
 
 def _plan(op: CopyOp) -> LoweringPlan | None:
-    # local import: lower_reg_copy runs this pass, so it imports this module
-    from regcopy_passes.lower_reg_copy import plan_for
     try:
         return plan_for(op, rotate=False)
     except Rejected:

@@ -31,7 +31,6 @@ the copy that refills it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import cast
 
 from xdsl.builder import Builder
@@ -81,12 +80,6 @@ Report = Callable[[Operation, str, bool], None]
 """``report(op, message, lowered)``: a remark (or, for a refusal under strict, an error)."""
 
 INDEX = IndexType()
-
-
-@dataclass(frozen=True)
-class PlannedCopy:
-    op: CopyAsyncOp
-    plan: TmaPlan
 
 
 def _global_divisibility(t: MemRefType, source: SSAValue) -> tuple[int, ...]:
