@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, MemRefLayoutAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr, MemRefLayoutAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -296,3 +296,13 @@ def _replica_iter(r: ArrayAttr[Attribute]) -> Iter:
     e, st, ax = r.data
     assert isinstance(e, IntAttr) and isinstance(st, IntAttr) and isinstance(ax, StringAttr)
     return Iter(e.data, st.data, ax.data or None)
+
+
+def argument_attribute(kernel: Operation, index: int, name: str) -> Attribute | None:
+    """The raw attribute ``name`` on argument ``index`` of the ``func.func`` ``kernel``
+    (``{regcopy.divisibility = ...}``, ``{regcopy.stride_divisibility = ...}``), if any."""
+    arg_attrs = kernel.properties.get("arg_attrs") or kernel.attributes.get("arg_attrs")
+    if not isinstance(arg_attrs, ArrayAttr) or index >= len(arg_attrs.data):
+        return None
+    attrs = arg_attrs.data[index]
+    return attrs.data.get(name) if isinstance(attrs, DictionaryAttr) else None

@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     DenseArrayBase,
-    DictionaryAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -40,6 +39,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from regcopy_dialect.attrs import argument_attribute
 from regcopy_dialect.strided import verify_stride_attrs
 
 DIVISIBILITY = "regcopy.divisibility"
@@ -98,14 +98,6 @@ class MultipleOfOp(IRDLOperation):
             raise VerifyException(f"divisor must be >= 1, got {self.divisor_value}")
 
 
-def _argument_attr(kernel: Operation, index: int) -> Attribute | None:
-    """The raw ``regcopy.divisibility`` attribute of argument ``index`` of ``kernel``, if any."""
-    arg_attrs = kernel.properties.get("arg_attrs") or kernel.attributes.get("arg_attrs")
-    if not isinstance(arg_attrs, ArrayAttr) or index >= len(arg_attrs.data):
-        return None
-    attrs = arg_attrs.data[index]
-    return attrs.data.get(DIVISIBILITY) if isinstance(attrs, DictionaryAttr) else None
-
 
 def _array_problem(attr: Attribute, t: MemRefType, name: str) -> str | None:
     """Why ``attr`` is not a valid extent promise for a memref argument of type ``t``: one
@@ -159,7 +151,7 @@ def _kernel_args(kernel: Operation) -> Sequence[BlockArgument]:
 def argument_promise(kernel: Operation, index: int) -> int | None:
     """``N`` of argument ``index``'s valid ``{regcopy.divisibility = N : i64}``; None without
     one or when it is invalid (the verifier reports that; it promises nothing)."""
-    attr = _argument_attr(kernel, index)
+    attr = argument_attribute(kernel, index, DIVISIBILITY)
     args = _kernel_args(kernel)
     if attr is None or divisibility_problem(attr, args[index] if index < len(args) else None):
         return None
@@ -170,7 +162,7 @@ def argument_extent_promise(kernel: Operation, index: int) -> tuple[int, ...] | 
     """The divisors of argument ``index``'s valid ``{regcopy.divisibility = array<i64:
     ...>}`` (one per dimension of the memref argument); None without one or when it is
     invalid (the verifier reports that)."""
-    attr = _argument_attr(kernel, index)
+    attr = argument_attribute(kernel, index, DIVISIBILITY)
     args = _kernel_args(kernel)
     if attr is None or index >= len(args) or not isinstance(args[index].type, MemRefType):
         return None
@@ -193,7 +185,7 @@ def extent_divisibility(buffer: SSAValue, dim: int) -> int:
     if kernel is None:
         return 1
     assert isinstance(buffer, BlockArgument)
-    attr = _argument_attr(kernel, buffer.index)
+    attr = argument_attribute(kernel, buffer.index, DIVISIBILITY)
     if attr is None or _array_problem(attr, t, "the argument") is not None:
         return 1
     assert isinstance(attr, DenseArrayBase)
@@ -250,7 +242,7 @@ def verify_divisibility_attrs(kernel: Operation) -> None:
         return
     args = _kernel_args(kernel)
     for i in range(len(arg_attrs.data)):
-        if (attr := _argument_attr(kernel, i)) is None:
+        if (attr := argument_attribute(kernel, i, DIVISIBILITY)) is None:
             continue
         arg = args[i] if i < len(args) else None
         name = f"argument #{i}" + (f" (%{arg.name_hint})" if arg and arg.name_hint else "")

@@ -24,14 +24,14 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     DenseArrayBase,
-    DictionaryAttr,
     MemRefType,
     StridedLayoutAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+from regcopy_dialect.attrs import argument_attribute
 
 STRIDE_DIVISIBILITY = "regcopy.stride_divisibility"
 """The kernel-argument attribute promising a strided memref's strides multiples of its
@@ -129,13 +129,6 @@ def stride_problem(t: MemRefType, shape: Sequence[int], strides: Sequence[int],
     return None
 
 
-def _arg_attr(kernel: Operation, index: int) -> Attribute | None:
-    arg_attrs = kernel.properties.get("arg_attrs") or kernel.attributes.get("arg_attrs")
-    if not isinstance(arg_attrs, ArrayAttr) or index >= len(arg_attrs.data):
-        return None
-    attrs = arg_attrs.data[index]
-    return attrs.data.get(STRIDE_DIVISIBILITY) if isinstance(attrs, DictionaryAttr) else None
-
 
 def stride_promise_problem(attr: Attribute, t: Attribute, name: str) -> str | None:
     """Why ``attr``, found as ``regcopy.stride_divisibility`` on an argument of type ``t``
@@ -167,7 +160,7 @@ def stride_promise_problem(attr: Attribute, t: Attribute, name: str) -> str | No
 def argument_stride_divisors(kernel: Operation, index: int) -> tuple[int, ...] | None:
     """The entries of argument ``index``'s valid ``regcopy.stride_divisibility``; None
     without one or when it is invalid (the verifier reports that)."""
-    attr = _arg_attr(kernel, index)
+    attr = argument_attribute(kernel, index, STRIDE_DIVISIBILITY)
     args = _kernel_args(kernel)
     if attr is None or index >= len(args):
         return None
@@ -200,7 +193,7 @@ def verify_stride_attrs(kernel: Operation) -> str | None:
     message naming the argument; None when all are valid."""
     args = _kernel_args(kernel)
     for i, arg in enumerate(args):
-        if (attr := _arg_attr(kernel, i)) is None:
+        if (attr := argument_attribute(kernel, i, STRIDE_DIVISIBILITY)) is None:
             continue
         name = f"argument #{i}" + (f" (%{arg.name_hint})" if arg.name_hint else "")
         if (problem := stride_promise_problem(attr, arg.type, name)) is not None:

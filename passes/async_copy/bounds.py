@@ -78,15 +78,6 @@ def version_tests(ext: Extents, w: int) -> tuple[int, ...]:
     return stride_tests(ext, w)
 
 
-def stride_name(ext: Extents, i: int) -> str:
-    """``%X extent 1`` (the row pitch of a 2-D buffer), ``%X extents 1 * 2``; ``%X stride
-    0`` for a strided buffer."""
-    if ext.strided:
-        return f"{ext.name} stride {i}"
-    dims = list(range(i + 1, ext.rank))
-    word = "extent" if len(dims) == 1 else "extents"
-    return f"{ext.name} {word} {' * '.join(map(str, dims))}"
-
 
 def may_straddle(ext: Extents, w: int, tests: tuple[int, ...] = ()) -> bool:
     """Whether a chunk of ``w`` elements may straddle the innermost extent ``E``: it cannot

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from regcopy_passes.async_copy.bounds import bounds_notes, may_straddle, stride_name
+from regcopy_passes.async_copy.bounds import bounds_notes, may_straddle
+from regcopy_passes.core.bounds import stride_name
 from regcopy_passes.async_copy.tokens import drop_tokens, token_placeholder
 from regcopy_passes.core.dispatch import Rejected
 from regcopy_passes.async_copy.emit_bounds import DynamicSource

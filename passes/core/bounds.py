@@ -163,7 +163,7 @@ def narrowing(ext: Extents, n: int, element_bits: int) -> str | None:
         promise = name.promise(need) if hasattr(name, "promise") else \
             f"promise it is a multiple of {need} (regcopy.multiple_of)"
         where = "column offset" if i == last else \
-            f"row offset (dim {i}, row stride {_stride_name(ext, i)} provably a multiple of " \
+            f"row offset (dim {i}, row stride {stride_name(ext, i)} provably a multiple of " \
             f"{sd})"
         return (f"{n}-wide refused: {where} {name} (provably a multiple of {d}) is not a "
                 f"multiple of {need}; for {n * element_bits}-bit transfers, {promise}")
@@ -323,7 +323,7 @@ def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
     if len(t.paths) == 2:
         wide, other = t.paths
         n, g = wide.plan.n, other.plan.n if not other.realign else other.realign
-        test = " and ".join(f"{_stride_name(ext, i)} % {n} == 0" for i in wide.tests)
+        test = " and ".join(f"{stride_name(ext, i)} % {n} == 0" for i in wide.tests)
         proves = f"extent divisors {list(ext.divisors)} prove {g}" if not ext.strided else \
             f"stride divisors {list(ext.stride_divisors or ())} prove {g}"
         if other.realign:
@@ -346,7 +346,7 @@ def _an(number: int) -> str:
     return f"{'an' if str(number).startswith('8') or number in (11, 18) else 'a'} {number}"
 
 
-def _stride_name(ext: Extents, i: int) -> str:
+def stride_name(ext: Extents, i: int) -> str:
     """``%A extent 1`` (the row stride of a 2-D buffer), ``%A extents 1 * 2``; ``%A stride
     0`` for a strided buffer."""
     if ext.strided:
