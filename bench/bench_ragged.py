@@ -43,11 +43,11 @@ from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import (
     NoGpuError,
-    compile_kernel,
     cuda_core,
     extent_values,
     get_device,
 )
+from regcopy_backend.runtime.variants import KernelVariants
 from regcopy_bench.bench_copy import time_launches
 from regcopy_bench.ragged_tables import (
     Row,
@@ -174,6 +174,10 @@ def lowered(tile: Tile, promised: bool) -> tuple[str, KernelInfo]:
     return lower_text(kernel_text(tile, promised))
 
 
+INDEX = ["auto"]
+"""The index width of the launches (``--index``): ``auto``, the runner's choice per launch
+(32-bit where every offset fits), or ``64``, the 64-bit compile always."""
+
 MISALIGNED_STORES = ["auto"]
 """The pass's ``misaligned-stores`` option for the benchmark kernels (``--misaligned-stores``)."""
 
@@ -252,7 +256,9 @@ class Bench:
 
     def launcher(self, tile: Tile, promised: bool, m: int, n: int) -> Callable[[], None]:
         """A call that launches the M x N copy once on the bench's stream (not waiting)."""
-        kernel, info = self.kernels[(tile, promised)]
+        variants, info = self.kernels[(tile, promised)]
+        kernel = variants.for_launch([(m, n), (m, n)], self.grid(tile, promised, m, n)) \
+            if INDEX[0] == "auto" else variants.kernel(False)
         x_dims = extent_values(info, info.buffers[0], (m, n))
         y_dims = extent_values(info, info.buffers[1], (m, n))
         args = [int(self.x.handle), *x_dims, int(self.y.handle), *y_dims]
@@ -285,7 +291,7 @@ def setup(tiles: Sequence[Tile], max_bytes: int, min_bytes: int = MIN_MIB << 20,
     for tile in tiles:
         for promised in (False, True):
             source, info = lowered(tile, promised)
-            compiled[(tile, promised)] = (compile_kernel(dev, source, info.symbol), info)
+            compiled[(tile, promised)] = (KernelVariants(dev, source, info), info)
     if peer is not None:
         x, y = Pointer(peer.x.data_ptr()), Pointer(peer.y.data_ptr())
     else:
@@ -390,6 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     choices=("auto", "realigned", "predicated"),
                     help="the pass option: the form of misaligned stores (default: the cost "
                          "model's)")
+    ap.add_argument("--index", default="auto", choices=("auto", "64"),
+                    help="index math of the kernels: auto (32-bit where the launch's offsets "
+                         "fit, the runner's choice; default) or 64 (always 64-bit)")
     ap.add_argument("--sass", action="store_true", help="SASS check only (no GPU)")
     ap.add_argument("--mib", type=int, default=MIN_MIB,
                     help=f"MiB a launch moves, read + written (default {MIN_MIB})")
@@ -398,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "grid, columns first)")
     args = ap.parse_args(argv)
     MISALIGNED_STORES[0] = args.misaligned_stores
+    INDEX[0] = args.index
     wide, narrow, rows = (replace(t, columns_first=not args.rows_on_x)
                           for t in (WIDE, NARROW, ROWS))
     if args.sass:

@@ -45,6 +45,8 @@ from regcopy_backend.cuda.lanes import (
 from regcopy_backend.cuda.literals import int_literal
 from regcopy_backend.cuda.types import (
     INDEX_64,
+    INDEX_SWITCH,
+    UINDEX_SWITCH,
     TRANSFER_TYPES,
     element_bytes,
     is_bit_pattern,
@@ -101,6 +103,8 @@ def unsigned_of(t: Attribute, ctype_of: CType) -> str:
         return "bool"
     if name.startswith("unsigned"):
         return name
+    if name == INDEX_SWITCH:
+        return UINDEX_SWITCH
     return {"signed char": "unsigned char"}.get(name, f"unsigned {name}")
 
 

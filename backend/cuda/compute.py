@@ -25,7 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from regcopy_backend.cuda.lanes import CONVERSIONS, helper_of, lane, pack
-from regcopy_backend.cuda.types import element_bytes, is_bit_pattern
+from regcopy_backend.cuda.types import (
+    INDEX_SWITCH,
+    UINDEX_SWITCH,
+    element_bytes,
+    is_bit_pattern,
+)
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -180,7 +185,8 @@ def broadcast_lanes(source: Attribute, result: VectorType, text: str, rt: str) -
 
 SHUFFLE_CALLS = {ShuffleMode.XOR: "__shfl_xor_sync", ShuffleMode.UP: "__shfl_up_sync",
                  ShuffleMode.DOWN: "__shfl_down_sync", ShuffleMode.IDX: "__shfl_sync"}
-NATIVE_SHUFFLE = ("int", "unsigned int", "long long", "unsigned long long", "float", "double")
+NATIVE_SHUFFLE = ("int", "unsigned int", "long long", "unsigned long long", "float", "double",
+                  INDEX_SWITCH, UINDEX_SWITCH)
 """C types with a ``__shfl_*_sync`` overload; narrower values travel as ``int``."""
 
 

@@ -19,7 +19,10 @@ which ``cuda.CudaPrinter`` (its subclass) prints through ``print_op``:
   offsets into the module's one ``extern __shared__ unsigned char rc_smem[]``, declared at file
   scope with the largest alignment any kernel's buffers need (``shared_memory``);
 * ``index`` is ``int``, or ``long long`` in a function touching a buffer of 2^31 elements or
-  more, or a dynamic buffer (its runtime size may reach that) (``literals.index_ctype``);
+  more, or ``rc_index`` in a function touching runtime-shaped buffers (``literals.index_ctype``:
+  a typedef printed once after the prelude, ``long long`` unless the source is compiled with
+  ``-DREGCOPY_INDEX32``); there the extent, stride and ``index`` parameters stay ``long long``
+  (one signature for both widths) and are read as ``(rc_index)X_dim0``;
 * names: values keep their MLIR names when those are plain, unreserved C identifiers and are
   mangled otherwise (``cuda_names``); constants print as literals at their uses;
 * liveness: a pure op (``PURE_OPS``) prints only when a printed op uses its result (NVRTC
@@ -38,6 +41,7 @@ from regcopy_backend.cuda.kernel_info import (
     LAUNCH,
     is_kernel,
     scalar_param,
+    switchable_index,
     tensor_map_ops,
 )
 from regcopy_backend.cuda.literals import index_ctype
@@ -50,9 +54,17 @@ from regcopy_backend.cuda.shared_memory import (
     shared_usage,
 )
 from regcopy_backend.cuda.tma import TENSOR_MAP_DECL, tensor_map_param
-from regcopy_backend.cuda.types import INDEX_32, PRELUDE, CudaTypeError, ctype
+from regcopy_backend.cuda.types import (
+    INDEX_32,
+    INDEX_64,
+    INDEX_SWITCH,
+    INDEX_TYPEDEFS,
+    PRELUDE,
+    CudaTypeError,
+    ctype,
+)
 from xdsl.dialects import arith, func, gpu, memref, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 from xdsl.utils.exceptions import DiagnosticException
@@ -218,6 +230,8 @@ class CudaFunctionPrinter(BasePrinter):
     def print_module(self, module: ModuleOp) -> None:
         self.print_string(PRELUDE)
         self.print_string(module_helpers(module.walk()))
+        if any(isinstance(op, func.FuncOp) and switchable_index(op) for op in module.ops):
+            self.print_string(INDEX_TYPEDEFS)
         if any(isinstance(op, TensorMapOp) for op in module.walk()):
             self.print_string(TENSOR_MAP_DECL)
         self.function_names = function_c_names(module)
@@ -306,11 +320,26 @@ class CudaFunctionPrinter(BasePrinter):
             return ", ".join([pointer, *self.extent_params(arg)])
         if kernel:
             try:
-                scalar = scalar_param(f, k, self.index_type)
+                scalar = scalar_param(f, k, self.param_index_type)
             except ValueError as e:
                 raise self.fail(f, str(e)) from None
-            return f"{scalar.ctype} {self.define(arg, 'arg')}"
+            name = self.define(arg, "arg")
+            if isinstance(t, IndexType):
+                self.names[arg] = self.index_read(name)
+            return f"{scalar.ctype} {name}"
         return f"{self.ctype(t, f)} {self.define(arg, 'arg')}"
+
+    @property
+    def param_index_type(self) -> str:
+        """The C type of a kernel's ``index`` parameters (scalars, extents, strides): the
+        function's index type, but ``long long`` for ``rc_index`` (one signature for both
+        widths of the source)."""
+        return INDEX_64 if self.index_type == INDEX_SWITCH else self.index_type
+
+    def index_read(self, name: str) -> str:
+        """How the body reads the ``index`` parameter ``name``: ``(rc_index)name`` in an
+        ``rc_index`` function, else the name."""
+        return f"({INDEX_SWITCH}){name}" if self.index_type == INDEX_SWITCH else name
 
     def extent_params(self, arg: SSAValue) -> list[str]:
         """``index X_dim0, index X_dim1, ...``: one parameter per ``?`` dimension of the
@@ -322,12 +351,12 @@ class CudaFunctionPrinter(BasePrinter):
         t = cast(MemRefType, arg.type)
         for i in (i for i, d in enumerate(t.get_shape()) if d < 0):
             name = unique_name(f"{self.names[arg]}_dim{i}", self.taken)
-            self.extents[(arg, i)] = name
-            out.append(f"{self.index_type} {name}")
+            self.extents[(arg, i)] = self.index_read(name)
+            out.append(f"{self.param_index_type} {name}")
         for i in dynamic_stride_dims(t):
             name = unique_name(f"{self.names[arg]}_stride{i}", self.taken)
-            self.strides[(arg, i)] = name
-            out.append(f"{self.index_type} {name}")
+            self.strides[(arg, i)] = self.index_read(name)
+            out.append(f"{self.param_index_type} {name}")
         return out
 
     def print_block(self, block: Block) -> None:

@@ -17,7 +17,7 @@ from regcopy_backend.cuda.types import (
     element_bytes,
     vector_bytes,
 )
-from xdsl.dialects import func, vector
+from xdsl.dialects import func, memref, vector
 from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
@@ -171,6 +171,15 @@ class KernelInfo:
     dynamic_shared_bytes: int = 0  # the launch's shmem_size (shared.dyn buffers)
     min_blocks: int | None = None  # the launch's min_blocks (CTAs per SM), if given
     tensor_maps: tuple[TensorMapParam, ...] = ()  # extra parameters after ``params``
+    index_switch: bool = False
+    """Whether the printed source indexes in ``rc_index`` (a kernel with runtime-shaped
+    buffers): 64-bit as printed (``index64``), 32-bit when compiled with
+    ``-DREGCOPY_INDEX32``; its parameters are the same in both (extents, strides and
+    ``index`` scalars are ``long long``), so either compile takes the same arguments."""
+    index_overhang: int = 0
+    """How far past a buffer's extents, per dimension, the kernel may form offsets (for
+    masked-off elements of its edge tiles): twice its largest tile dimension
+    (``index_overhang``). The runner's choice of the index width counts it."""
 
     @property
     def grid3(self) -> tuple[int, int, int]:
@@ -225,6 +234,37 @@ def needs_index64(f: func.FuncOp) -> bool:
     runtime size may be (then index math is 64-bit)."""
     return any(buffer_elements(cast(MemRefType, v.type)) >= INDEX64_THRESHOLD
                for v in _memref_values(f))
+
+
+def switchable_index(f: func.FuncOp) -> bool:
+    """Whether ``f``'s index width is chosen at compile time of its source (``rc_index``):
+    it touches runtime-shaped buffers, each of them an argument of ``f`` or an alias of one
+    (``regcopy.storage``), so that a launch knows their sizes, and no static buffer of 2^31
+    elements or more (that one needs 64-bit whatever the launch)."""
+    values = _memref_values(f)
+    dynamic = [v for v in values if is_dynamic(cast(MemRefType, v.type))]
+    if not dynamic:
+        return False
+    if any(buffer_elements(cast(MemRefType, v.type)) >= INDEX64_THRESHOLD
+           for v in values if v not in dynamic):
+        return False
+    return all(isinstance(r := root_buffer(v), BlockArgument) and r.owner is f.body.block
+               for v in dynamic)
+
+
+MIN_OVERHANG = 64
+"""The least overhang (elements per dimension) counted for a kernel."""
+
+
+def index_overhang(f: func.FuncOp) -> int:
+    """How far past a buffer's extents (elements, in any dimension) ``f`` may form offsets:
+    twice the largest dimension of its tiles (``memref.alloca`` buffers, registers and
+    shared memory), at least ``MIN_OVERHANG``. An edge tile starts inside the buffer and
+    reaches at most one tile past its extent; a prefetch of the next tiles (the GEMM's ring
+    of stages) a tile or two more, which the factor 2 and the ring's own dimension cover."""
+    dims = [d for op in f.walk() if isinstance(op, memref.AllocaOp)
+            for d in cast(MemRefType, op.memref.type).get_shape() if d > 0]
+    return 2 * max([MIN_OVERHANG, *dims])
 
 
 def root_buffer(v: SSAValue) -> SSAValue:
@@ -325,4 +365,6 @@ def kernel_info(f: func.FuncOp) -> KernelInfo:
         dynamic_shared_bytes=usage.dynamic_bytes,
         min_blocks=launch.min_blocks_per_sm,
         tensor_maps=tensor_map_params(f),
+        index_switch=switchable_index(f),
+        index_overhang=index_overhang(f),
     )

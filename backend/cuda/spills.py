@@ -101,23 +101,25 @@ def ptxas_resources(log: str) -> dict[str, Resources]:
     return out
 
 
-def ptxas_usage(source: str, arch: str) -> dict[str, tuple[int, int]]:
+def ptxas_usage(source: str, arch: str, options: tuple[str, ...] = ()
+                ) -> dict[str, tuple[int, int]]:
     """Per kernel symbol, ``(registers, spill bytes stored + loaded)`` as ptxas reports them
-    (``--ptxas-options=-v``)."""
-    log = compile_cuda(source, arch=arch, options=("--ptxas-options=-v",)).log
+    (``--ptxas-options=-v``; ``options``: the compile's own, such as ``-DREGCOPY_INDEX32``)."""
+    log = compile_cuda(source, arch=arch, options=("--ptxas-options=-v", *options)).log
     return {name: (r.registers, r.spill_stores + r.spill_loads)
             for name, r in ptxas_resources(log).items()}
 
 
 def local_traffic(sass: str, infos: Sequence[KernelInfo], source: str,
-                  arch: str) -> list[LocalTraffic]:
+                  arch: str, options: tuple[str, ...] = ()) -> list[LocalTraffic]:
     """The kernels of ``infos`` whose SASS has ``LDL``/``STL``, with their registers (one
-    more NVRTC compile of ``source``, verbose, only when some kernel has such traffic)."""
+    more NVRTC compile of ``source`` with ``options``, verbose, only when some kernel has
+    such traffic)."""
     counts = [(info, local_ops(kernel_sass(sass, info.symbol))) for info in infos]
     counts = [(info, c) for info, c in counts if sum(c)]
     if not counts:
         return []
-    usage = ptxas_usage(source, arch)
+    usage = ptxas_usage(source, arch, options)
     unknown: tuple[int | None, int | None] = (None, None)
     return [LocalTraffic(info.name, loads, stores, *usage.get(info.symbol, unknown),
                          info.block, info.min_blocks) for info, (loads, stores) in counts]

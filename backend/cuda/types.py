@@ -52,6 +52,25 @@ TRANSFER_TYPES: dict[int, str] = {16: "uint4", 8: "uint2", 4: "uint32_t", 2: "ui
 
 INDEX_32 = "int"
 INDEX_64 = "long long"
+INDEX_SWITCH = "rc_index"
+"""The index type of a function with runtime-shaped buffers: a typedef, ``int`` when the
+source is compiled with ``-DREGCOPY_INDEX32`` (``INDEX32_MACRO``), else ``long long``."""
+UINDEX_SWITCH = "rc_uindex"
+"""The unsigned type of the width of ``INDEX_SWITCH``."""
+INDEX32_MACRO = "REGCOPY_INDEX32"
+INDEX32_OPTION = f"-D{INDEX32_MACRO}"
+"""The NVRTC option that compiles a source's ``rc_index`` as ``int``."""
+INDEX_TYPEDEFS = (
+    "// index math of runtime-shaped kernels: 64-bit, or 32-bit when compiled with\n"
+    f"// -D{INDEX32_MACRO} (the runner does when every offset of the launch fits in int)\n"
+    f"#ifdef {INDEX32_MACRO}\n"
+    f"typedef int {INDEX_SWITCH};\n"
+    f"typedef unsigned int {UINDEX_SWITCH};\n"
+    "#else\n"
+    f"typedef long long {INDEX_SWITCH};\n"
+    f"typedef unsigned long long {UINDEX_SWITCH};\n"
+    "#endif\n")
+"""Printed after the prelude when some function of the module indexes in ``INDEX_SWITCH``."""
 
 class CudaTypeError(ValueError):
     """A type the CUDA target cannot represent."""

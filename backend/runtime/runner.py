@@ -23,13 +23,16 @@ function of the extents) and copies every host buffer back. Without a GPU or dri
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, Param
+from regcopy_backend.cuda.types import INDEX32_MACRO
 from regcopy_backend.runtime.arguments import (
     ArgumentError,
     ArrayArg,
@@ -39,6 +42,7 @@ from regcopy_backend.runtime.arguments import (
     empty_launch,
     signature,
 )
+from regcopy_backend.runtime.index_width import index32_problem, index_scalar_values
 from regcopy_backend.runtime.strided_host import from_span, span_of, view_strides
 from regcopy_backend.runtime.tensor_map import (
     TensorMapError,
@@ -213,20 +217,55 @@ class RunResult:
     arrays: list[Any]
     seconds: float
     skipped: str | None = None  # why nothing was launched (an empty buffer)
+    index32: bool = False  # whether the launch ran the 32-bit compile (``index_width``)
 
 
-def compile_kernel(dev: Any, source: str, name: str) -> Any:
+KERNEL_CACHE_SIZE = 64
+"""Compiled kernels ``compile_kernel`` keeps (least recently used dropped first)."""
+_kernels: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+
+def compile_kernel(dev: Any, source: str, name: str, index32: bool = False) -> Any:
     """``cuda.core.Program`` -> cubin for the device's architecture -> the kernel whose C
-    name is ``name`` (``KernelInfo.symbol``: MLIR names may have been mangled)."""
+    name is ``name`` (``KernelInfo.symbol``: MLIR names may have been mangled); ``index32``:
+    compiled with ``-DREGCOPY_INDEX32`` (``rc_index`` is ``int``: ``index_width``). Cached
+    per process by (device, source, name, width): the kernels of a source are compiled once
+    per width however often they are launched."""
+    key = (dev.device_id, hashlib.sha256(source.encode()).digest(), name, index32)
+    if (hit := _kernels.get(key)) is not None:
+        _kernels.move_to_end(key)
+        return hit
     core = cuda_core()
     from regcopy_backend.cuda.nvrtc import module_arch
 
-    opts = core.ProgramOptions(arch=module_arch(source, f"sm_{dev.arch}"), std="c++17")
+    opts = core.ProgramOptions(arch=module_arch(source, f"sm_{dev.arch}"), std="c++17",
+                               define_macro=INDEX32_MACRO if index32 else None)
     try:
         module = core.Program(source, code_type="c++", options=opts).compile("cubin")
-        return module.get_kernel(name)
+        kernel = module.get_kernel(name)
     except Exception as e:  # noqa: BLE001 - surface the NVRTC/driver log as one error
         raise LaunchError(f"could not compile kernel {name}: {e}") from None
+    _kernels[key] = kernel
+    if len(_kernels) > KERNEL_CACHE_SIZE:
+        _kernels.popitem(last=False)
+    return kernel
+
+
+def launch_index32(info: KernelInfo, args: Sequence[Any], arrays: Sequence[ArrayArg | None],
+                   grid3: Sequence[int]) -> bool:
+    """Whether this launch of ``info``'s kernel takes the 32-bit compile: a kernel with a
+    switchable index width (``KernelInfo.index_switch``) whose every offset fits
+    (``index_width.index32_problem``, on the arrays' shapes and strides, the ``index``
+    scalars and the grid)."""
+    if not info.index_switch:
+        return False
+    shapes, strides = [], []
+    for p, a, arr in zip(info.params, args, arrays, strict=True):
+        if isinstance(p, KernelParam) and arr is not None:
+            shapes.append(arr.shape)
+            strides.append(element_strides(p, a) if p.strided else None)
+    return index32_problem(info, shapes, strides, index_scalar_values(info, args),
+                           grid3) is None
 
 
 def set_dynamic_shared_memory(dev: Any, kernel: Any, size: int) -> None:
@@ -332,8 +371,10 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
                         str(dev.name))
     stream = dev.create_stream()
     pinned = core.LegacyPinnedMemoryResource()
+    index32 = False
     if kernel is None:
-        kernel = compile_kernel(dev, source, info.symbol)
+        index32 = launch_index32(info, args, facts, grid3)
+        kernel = compile_kernel(dev, source, info.symbol, index32)
     if info.dynamic_shared_bytes:
         set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
     bufs = [None if f.pointer is not None
@@ -371,7 +412,7 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
                     b.close(stream)
                 except Exception:  # noqa: BLE001, S110 - after a trap the context is gone;
                     pass  # the launch's own error is the one to report
-    return RunResult(outs, seconds)
+    return RunResult(outs, seconds, index32=index32)
 
 
 def _staged(p: KernelParam, a: Any) -> np.ndarray:

@@ -1,6 +1,7 @@
 """The CUDA target on runtime extents, without a GPU: a dynamic buffer is a pointer followed by
 one ``index`` parameter per ``?`` dimension (``X_dim0``, ``X_dim1``, in dimension order),
-``memref.dim`` reads them (a static size is a literal), index math is 64-bit, ``scf.if`` with
+``memref.dim`` reads them (a static size is a literal), index math is ``rc_index`` (64-bit as
+printed; the 32-bit compile: test_index_width.py), ``scf.if`` with
 results prints as variables assigned in both branches; NVRTC compiles it with no warning, and
 the SASS of the hand-lowered ragged copy has its 128-bit interior vector, no local memory."""
 
@@ -31,8 +32,8 @@ def test_parameters_follow_their_pointer(lowered_source: str) -> None:
 
 
 def test_memref_dim_and_if_results(lowered_source: str) -> None:
-    assert "const long long base = row * X_dim1;" in lowered_source
-    assert "const bool rin = (unsigned long long)row < (unsigned long long)X_dim0;" \
+    assert "const rc_index base = row * (rc_index)X_dim1;" in lowered_source
+    assert "const bool rin = (rc_uindex)row < (rc_uindex)(rc_index)X_dim0;" \
         in lowered_source
     assert re.search(r"uint4 v;\n\s+if \(p\) \{\n.*\n\s+v = x;\n\s+\} else \{\n\s+v = uint4"
                      r"\{0x3f000000u, 0x3f000000u, 0x3f000000u, 0x3f000000u\};",
@@ -83,8 +84,8 @@ func.func @k(%X: {HALF}, %n: index) attributes {{regcopy.launch = #regcopy.launc
     module = parse_unverified(text)
     source = print_cuda(module)
     assert "k(float* __restrict__ X, long long X_dim0, long long n)" in source
-    assert "const long long t = X_dim0 * 64LL;" in source
-    assert "const long long u = t + (X_dim0 * 64LL);" in source
+    assert "const rc_index t = (rc_index)X_dim0 * 64;" in source
+    assert "const rc_index u = t + ((rc_index)X_dim0 * 64);" in source
     assert compile_cuda(source, name="k.cu").warnings == []
     (param, _) = kernel_info(kernels(module)[0]).params
     assert param.dynamic_dims == (0,) and kernel_info(kernels(module)[0]).index64

@@ -162,7 +162,7 @@ def fake_gpu(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
                           sync=lambda: seen.update(device_sync=True))
     monkeypatch.setattr(runner, "get_device", lambda: dev)
     monkeypatch.setattr(runner, "cuda_core", lambda: Core)
-    monkeypatch.setattr(runner, "compile_kernel", lambda d, src, name: name)
+    monkeypatch.setattr(runner, "compile_kernel", lambda d, src, name, index32=False: name)
     monkeypatch.setattr(runner, "_to_device", to_device)
     monkeypatch.setattr(runner, "_to_host", lambda st, mr, b, a, sh: a)
     return seen

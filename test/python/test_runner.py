@@ -297,7 +297,8 @@ def test_run_kernel_launch_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
                           name="fake", create_stream=lambda: stream)
     monkeypatch.setattr(runner, "get_device", lambda: dev)
     monkeypatch.setattr(runner, "cuda_core", lambda: Core)
-    monkeypatch.setattr(runner, "compile_kernel", lambda d, src, name: f"kernel:{name}")
+    monkeypatch.setattr(runner, "compile_kernel",
+                        lambda d, src, name, index32=False: f"kernel:{name}")
     monkeypatch.setattr(runner, "set_dynamic_shared_memory",
                         lambda d, k, n: seen.update(dyn=(k, n)))
     handles = iter([0x1000, 0x2000])

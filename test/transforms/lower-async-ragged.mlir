@@ -99,9 +99,9 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 // REMARK-NEXT:   a chunk straddling extent 0 keeps its width: the source size (elements inside × 2 bytes) zero-fills the rest
 
 // CUDA-LABEL: void __launch_bounds__(128) ragged(rc_f16* __restrict__ X, long long X_dim0, long long X_dim1, long long i, long long k) {
-// CUDA:         const long long src_bytes = inside ? 16LL : 0LL;
-// CUDA-NEXT:    const long long [[A:v[0-9]+]] = inside ? v{{[0-9]+}} : 0LL;
-// CUDA:         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
+// CUDA:         const rc_index src_bytes = inside ? 16 : 0;
+// CUDA-NEXT:    const rc_index [[A:v[0-9]+]] = inside ? v{{[0-9]+}} : 0;
+// CUDA:         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[(rc_uindex)[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
 
 // SASS (a source size of 0 or 16 is a predicated LDGSTS, P: zero-fill; a partial size ZFILL):
 // SASS-DAG: LDGSTS.E.BYPASS.128.ZFILL [{{.*}}], P{{[0-9]}} ;

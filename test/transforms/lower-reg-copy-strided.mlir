@@ -26,7 +26,7 @@ func.func @promised(%X: memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> {
 // REMARK-NOT:    versioned
 // REMARK:        bounds-checked
 // CUDA: extern "C" __global__ void __launch_bounds__(32) promised(float* __restrict__ X, long long X_dim0, long long X_dim1, long long X_stride0, long long i) {
-// CUDA:   const long long {{.*}} = {{.*}} * X_stride0;
+// CUDA:   const rc_index {{.*}} = {{.*}} * (rc_index)X_stride0;
 
 func.func @versioned(%X: memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 4>}, %Y: memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
@@ -50,7 +50,7 @@ func.func @versioned(%X: memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> 
 // REMARK:        versioned on %Y stride 0 % 4 == 0: vec 4 × f32 else vec 1 × f32, each under its own predicate, 8 rounds (stride divisors [1, 1] prove 1)
 // REMARK:        misaligned stores predicated by the cost model: 32 rows a warp, 4 × f32 a thread a row, proven 1;
 // CUDA: versioned(float* __restrict__ X, long long X_dim0, long long X_dim1, long long X_stride0, float* __restrict__ Y, long long Y_dim0, long long Y_dim1, long long Y_stride0) {
-// CUDA:   const long long {{.*}} = X_stride0 % 4LL;
+// CUDA:   const rc_index {{.*}} = (rc_index)X_stride0 % 4;
 
 func.func @static_stride(%X: memref<?x100xf32, strided<[4096, 1]>, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
@@ -64,7 +64,7 @@ func.func @static_stride(%X: memref<?x100xf32, strided<[4096, 1]>, #regcopy.mem<
 // REMARK: lower-reg-copy-strided.mlir:[[# @LINE - 7]]:3: remark: vec 4 × f32 (128 bits), 2 rounds, 8 registers/thread [copy %X -> %R in @static_stride]
 // REMARK:        bounds-checked: one predicate per vector (extent 0 of %X)
 // CUDA: static_stride(float* __restrict__ X, long long X_dim0) {
-// CUDA:   const long long {{.*}} = lane * 4096LL;
+// CUDA:   const rc_index {{.*}} = lane * 4096;
 
 func.func @async_rows(%X: memref<?x?xf16, strided<[?, 1]>, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>, regcopy.stride_divisibility = array<i64: 2, 1>}, %i: index {regcopy.divisibility = 32}) attributes {regcopy.launch = #regcopy.launch<block = 128, grid = [1]>} {
   %S = memref.alloca() : memref<32x64xf16, #regcopy.mem<shared>>
@@ -81,7 +81,7 @@ func.func @async_rows(%X: memref<?x?xf16, strided<[?, 1]>, #regcopy.mem<global>>
 // REMARK: lower-reg-copy-strided.mlir:[[# @LINE - 10]]:3: remark: cp.async.cg 16 bytes (8 × f16), 2 chunks/thread [copy_async %X -> %S]
 // REMARK:        versioned on %X stride 0 % 8 == 0: 16 bytes else cp.async.ca 4 bytes (2 × f16), 8 chunks/thread (stride divisors [2, 1] prove 2 × f16)
 // CUDA: async_rows(rc_f16* __restrict__ X, long long X_dim0, long long X_dim1, long long X_stride0, long long i) {
-// CUDA:   X_stride0 % 8LL
+// CUDA:   (rc_index)X_stride0 % 8;
 
 // ROUND: memref.extract_strided_metadata %X : memref<?x?xf32, strided<[?, 1]>, #regcopy.mem<global>> -> memref<f32, #regcopy.mem<global>>, index, index, index, index, index
 
