@@ -32,10 +32,14 @@ elements stay masked off and nothing is read or written there.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import IndexType
 
-from regcopy_backend.cuda.kernel_info import KernelInfo, ScalarParam
+from regcopy_backend.cuda.kernel_info import KernelInfo, KernelParam, ScalarParam
+from regcopy_backend.runtime.arguments import ArrayArg
+from regcopy_backend.runtime.strided_host import view_strides
 from regcopy_dialect.radix import suffix_product
 
 INT32_MAX = 2**31 - 1
@@ -115,3 +119,21 @@ def fits_index32(info: KernelInfo, shapes: Sequence[Sequence[int]],
     ``strides`` says otherwise) may use the 32-bit compile (``index32_problem`` is None)."""
     return index32_problem(info, shapes, strides, scalars, grid) is None
 
+
+def launch_index32(info: KernelInfo, args: Sequence[Any], arrays: Sequence[ArrayArg | None],
+                   grid3: Sequence[int]) -> bool:
+    """Whether this launch of ``info``'s kernel (``args``, one per parameter, and their
+    ``ArrayArg``s from ``check_arguments``) takes the 32-bit compile: a kernel with a
+    switchable index width whose every offset fits (``index32_problem``, on the arrays'
+    shapes, a numpy view's own strides, the ``index`` scalars and the grid)."""
+    if not info.index_switch:
+        return False
+    shapes: list[tuple[int, ...]] = []
+    strides: list[tuple[int, ...] | None] = []
+    for p, a, arr in zip(info.params, args, arrays, strict=True):
+        if isinstance(p, KernelParam) and arr is not None:
+            shapes.append(arr.shape)
+            strides.append(view_strides(p.type, a) if p.strided and isinstance(a, np.ndarray)
+                           else None)  # a device array is contiguous: row-major
+    return index32_problem(info, shapes, strides, index_scalar_values(info, args),
+                           grid3) is None

@@ -9,8 +9,10 @@ passes a dynamic buffer's extents after its pointer (a strided buffer takes a nu
 ``A[:, :100]`` of a larger array, or a contiguous device array: the view's span is copied and
 its strides passed after the extents, ``strided_host``), launches nothing when a dynamic
 buffer has an extent 0 (``RunResult.skipped``), compiles the CUDA source with
-``cuda.core.Program`` (NVRTC, the device's own ``sm_XX``) and looks the kernel up by its C
-name, copies every host array to device memory (``Device.allocate``, staged
+``cuda.core.Program`` (NVRTC, the device's own ``sm_XX``; a runtime-shaped kernel in its
+32-bit form when every offset of the launch fits in an ``int``: ``index_width``; each form
+compiled once per process) and looks the kernel up by its C name, copies every host array to
+device memory (``Device.allocate``, staged
 through pinned host memory), checks that every pointer is aligned for the widest vector the
 kernel uses (``check_alignment``, a pure function: a clear ``AlignmentError``, never a
 misaligned-address fault from a pointer; a broken ``regcopy.multiple_of`` promise inside the
@@ -42,7 +44,7 @@ from regcopy_backend.runtime.arguments import (
     empty_launch,
     signature,
 )
-from regcopy_backend.runtime.index_width import index32_problem, index_scalar_values
+from regcopy_backend.runtime.index_width import launch_index32
 from regcopy_backend.runtime.strided_host import from_span, span_of, view_strides
 from regcopy_backend.runtime.tensor_map import (
     TensorMapError,
@@ -217,7 +219,9 @@ class RunResult:
     arrays: list[Any]
     seconds: float
     skipped: str | None = None  # why nothing was launched (an empty buffer)
-    index32: bool = False  # whether the launch ran the 32-bit compile (``index_width``)
+    index32: bool = False
+    """Whether ``run_kernel`` chose and compiled the 32-bit form (``index_width``); False
+    when the caller passed its own compiled ``kernel``."""
 
 
 KERNEL_CACHE_SIZE = 64
@@ -249,23 +253,6 @@ def compile_kernel(dev: Any, source: str, name: str, index32: bool = False) -> A
     if len(_kernels) > KERNEL_CACHE_SIZE:
         _kernels.popitem(last=False)
     return kernel
-
-
-def launch_index32(info: KernelInfo, args: Sequence[Any], arrays: Sequence[ArrayArg | None],
-                   grid3: Sequence[int]) -> bool:
-    """Whether this launch of ``info``'s kernel takes the 32-bit compile: a kernel with a
-    switchable index width (``KernelInfo.index_switch``) whose every offset fits
-    (``index_width.index32_problem``, on the arrays' shapes and strides, the ``index``
-    scalars and the grid)."""
-    if not info.index_switch:
-        return False
-    shapes, strides = [], []
-    for p, a, arr in zip(info.params, args, arrays, strict=True):
-        if isinstance(p, KernelParam) and arr is not None:
-            shapes.append(arr.shape)
-            strides.append(element_strides(p, a) if p.strided else None)
-    return index32_problem(info, shapes, strides, index_scalar_values(info, args),
-                           grid3) is None
 
 
 def set_dynamic_shared_memory(dev: Any, kernel: Any, size: int) -> None:
@@ -351,7 +338,10 @@ def run_kernel(source: str, info: KernelInfo, args: Sequence[Any],
     buffer takes a numpy view (its span is copied, its strides passed after the extents, and
     ``RunResult.arrays`` holds the view's elements) or a contiguous device array; ``grid``
     (sizes, or a function of ``launch_facts``: ``lambda f: (cdiv(f["X"][0], 8),)``)
-    overrides the launch attribute's grid."""
+    overrides the launch attribute's grid. A kernel with runtime-shaped buffers is compiled
+    (once per process, ``compile_kernel``) in its 32-bit form when every offset the launch
+    can form fits in an ``int`` (``launch_index32``), else in its 64-bit form; a ``kernel``
+    given is launched as it is (both forms take the same arguments)."""
     facts = check_arguments(info, args)
     grid3 = grid_of(info, grid, args, facts)
     pairs = [(a, f) for p, a, f in zip(info.params, args, facts, strict=True)

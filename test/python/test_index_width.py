@@ -23,8 +23,13 @@ from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
 from regcopy_backend.cuda.targets import PtxTarget
 from regcopy_backend.cuda.types import INDEX32_OPTION, INDEX_TYPEDEFS
 from regcopy_backend.runtime.arguments import array_arg
-from regcopy_backend.runtime.index_width import INT32_MAX, fits_index32, index32_problem, reach
-from regcopy_backend.runtime.runner import launch_index32
+from regcopy_backend.runtime.index_width import (
+    INT32_MAX,
+    fits_index32,
+    index32_problem,
+    launch_index32,
+    reach,
+)
 from regcopy_tools.regcopy_run import parse_and_lower
 
 REPO = Path(__file__).resolve().parents[2]
