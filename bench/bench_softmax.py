@@ -47,6 +47,7 @@ from regcopy_backend.runtime.runner import (
     cuda_core,
     get_device,
 )
+from regcopy_backend.runtime.variants import KernelVariants
 from regcopy_bench.bench_copy import time_launches
 from regcopy_passes.lower_reg_copy import LowerRegCopyPass
 
@@ -138,9 +139,9 @@ class RegcopySoftmax:
         self.core, self.dev = cuda_core(), get_device()
         self.pick = pick
         source, self.infos = softmax_source()
-        opts = self.core.ProgramOptions(arch=f"sm_{self.dev.arch}", std="c++17")
-        cubin = self.core.Program(source, code_type="c++", options=opts).compile("cubin")
-        self.kernels = {name: cubin.get_kernel(info.symbol) for name, info in self.infos.items()}
+        # each kernel in the index width of each launch (32-bit where its offsets fit)
+        self.kernels = {name: KernelVariants(self.dev, source, info)
+                        for name, info in self.infos.items()}
         self.stream = self.dev.create_stream()
 
     def picking(self, pick: Callable[[int], tuple[str, int]]) -> RegcopySoftmax:
@@ -167,8 +168,10 @@ class RegcopySoftmax:
         info = self.infos[name]
         index = np.int64 if info.index64 else np.int32
         args = [x.data_ptr(), index(m), index(n), y.data_ptr(), index(m), index(n)]
-        config = self.core.LaunchConfig(grid=(-(-m // rows), 1, 1), block=(info.block, 1, 1))
-        self.core.launch(self.stream, config, self.kernels[name], *args)
+        grid = (-(-m // rows), 1, 1)
+        config = self.core.LaunchConfig(grid=grid, block=(info.block, 1, 1))
+        kernel = self.kernels[name].for_launch([(m, n), (m, n)], grid)
+        self.core.launch(self.stream, config, kernel, *args)
 
 
 def torch_ms(torch: Any, fn: Callable[[], Any], iters: int) -> float:

@@ -224,35 +224,34 @@ class RunResult:
     when the caller passed its own compiled ``kernel``."""
 
 
-KERNEL_CACHE_SIZE = 64
-"""Compiled kernels ``compile_kernel`` keeps (least recently used dropped first)."""
-_kernels: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+MODULE_CACHE_SIZE = 32
+"""Compiled sources ``compile_kernel`` keeps per process (least recently used dropped first)."""
+_modules: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 
 
 def compile_kernel(dev: Any, source: str, name: str, index32: bool = False) -> Any:
     """``cuda.core.Program`` -> cubin for the device's architecture -> the kernel whose C
     name is ``name`` (``KernelInfo.symbol``: MLIR names may have been mangled); ``index32``:
-    compiled with ``-DREGCOPY_INDEX32`` (``rc_index`` is ``int``: ``index_width``). Cached
-    per process by (device, source, name, width): the kernels of a source are compiled once
-    per width however often they are launched."""
-    key = (dev.device_id, hashlib.sha256(source.encode()).digest(), name, index32)
-    if (hit := _kernels.get(key)) is not None:
-        _kernels.move_to_end(key)
-        return hit
-    core = cuda_core()
-    from regcopy_backend.cuda.nvrtc import module_arch
-
-    opts = core.ProgramOptions(arch=module_arch(source, f"sm_{dev.arch}"), std="c++17",
-                               define_macro=INDEX32_MACRO if index32 else None)
+    compiled with ``-DREGCOPY_INDEX32`` (``rc_index`` is ``int``: ``index_width``). The
+    compiled source is cached per process by (device, source, width): every kernel of a
+    source, in each width, costs one NVRTC compile however often it is launched."""
+    key = (dev.device_id, hashlib.sha256(source.encode()).digest(), index32)
     try:
-        module = core.Program(source, code_type="c++", options=opts).compile("cubin")
-        kernel = module.get_kernel(name)
+        if (module := _modules.get(key)) is None:
+            core = cuda_core()
+            from regcopy_backend.cuda.nvrtc import module_arch
+
+            opts = core.ProgramOptions(arch=module_arch(source, f"sm_{dev.arch}"),
+                                       std="c++17",
+                                       define_macro=INDEX32_MACRO if index32 else None)
+            module = core.Program(source, code_type="c++", options=opts).compile("cubin")
+            _modules[key] = module
+            if len(_modules) > MODULE_CACHE_SIZE:
+                _modules.popitem(last=False)
+        _modules.move_to_end(key)
+        return module.get_kernel(name)
     except Exception as e:  # noqa: BLE001 - surface the NVRTC/driver log as one error
         raise LaunchError(f"could not compile kernel {name}: {e}") from None
-    _kernels[key] = kernel
-    if len(_kernels) > KERNEL_CACHE_SIZE:
-        _kernels.popitem(last=False)
-    return kernel
 
 
 def set_dynamic_shared_memory(dev: Any, kernel: Any, size: int) -> None:

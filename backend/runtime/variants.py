@@ -13,7 +13,7 @@ shared memory allowed on each.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from regcopy_backend.cuda.kernel_info import KernelInfo
@@ -28,14 +28,19 @@ class KernelVariants:
     dev: Any
     source: str
     info: KernelInfo
+    compiled: dict[bool, Any] = field(default_factory=dict[bool, Any], init=False)
+    """The kernels compiled so far, by ``index32`` (a launch loop asks once per launch)."""
 
     def kernel(self, index32: bool) -> Any:
         """The kernel compiled with 32-bit (``index32``) or 64-bit index math (one compile
         for a kernel without ``index_switch``)."""
-        kernel = compile_kernel(self.dev, self.source, self.info.symbol,
-                                index32 and self.info.index_switch)
+        index32 = index32 and self.info.index_switch
+        if (kernel := self.compiled.get(index32)) is not None:
+            return kernel
+        kernel = compile_kernel(self.dev, self.source, self.info.symbol, index32)
         if self.info.dynamic_shared_bytes:
             set_dynamic_shared_memory(self.dev, kernel, self.info.dynamic_shared_bytes)
+        self.compiled[index32] = kernel
         return kernel
 
     def index32(self, shapes: Sequence[Sequence[int]], grid: Sequence[int] = (1, 1, 1),

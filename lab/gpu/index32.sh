@@ -3,12 +3,13 @@
 # (backend/runtime/index_width.py). Steps:
 # 1. the GPU tests of the runner and printer touched (test_gpu_index_width.py: a copy of more
 #    than 2^31 int8 elements through the 64-bit compile, one just under the limit and a small
-#    one through the 32-bit compile, bit for bit; the ragged/strided/launch GPU tests);
+#    one through the 32-bit compile, bit for bit; the ragged/strided/launch GPU tests, which
+#    now run the 32-bit form; test_compute_gpu.py, whose bench_softmax run picks the form);
 # 2. bench_ragged over N = 1..64 on the fitted tiles and 17..64 on 64x64 with the Triton
 #    column, as the runner chooses (--index auto: 32-bit here), then the same with --index 64
 #    (the 64-bit compile, what every runtime-shaped kernel ran before): same GPU, same session;
-# 3. bench_gemm at 4096^3 and 4095x4097x4093 (f16) with cuBLAS and Triton, auto then 64-bit;
-# 4. the SASS counts of both forms (lab/index32_sass.py; no GPU needed).
+# 3. bench_gemm at 4096^3 and 4095x4097x4093 (f16) with cuBLAS and Triton, auto then 64-bit.
+# (The SASS counts of both forms need no GPU: python3 lab/index32_sass.py.)
 # Run from the repository root after `pip install --no-deps --no-build-isolation -e .`:
 #   OUT=/tmp/out bash lab/gpu/index32.sh        (at most 4 minutes: every step has a timeout).
 # What it should show: pytest exit 0 (3 tests of test_gpu_index_width.py pass, none skipped);
@@ -28,16 +29,16 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
   summary+=("$name: exit $rc ($((SECONDS - t0)) s)")
   echo "== $name: exit $rc ($((SECONDS - t0)) s)"
 }
-step pytest_gpu 50 python3 -m pytest -o addopts="" -q -rs -m gpu \
+step pytest_gpu 60 python3 -m pytest -o addopts="" -q -rs -m gpu \
   test/python/test_gpu_index_width.py test/python/test_gpu_ragged.py \
-  test/python/test_gpu_strided.py test/python/test_gpu_launch.py
-B="python3 -m regcopy_bench.bench_ragged --wide= --rows= --bf16= --i8= --pair-iters 0"
+  test/python/test_gpu_strided.py test/python/test_gpu_launch.py \
+  test/python/test_compute_gpu.py
+B="python3 -m regcopy_bench.bench_ragged --wide= --rows= --bf16= --i8= --pair-iters 0 --iters 5"
 step bench_auto 50 $B --fitted 1:65 --narrow 17:65
-step bench_64 40 $B --fitted 1:65 --narrow 17:65 --index 64
+step bench_64 30 $B --fitted 1:65 --narrow 17:65 --index 64
 G="python3 -m regcopy_bench.bench_gemm --dtypes f16 --sizes 4096x4096x4096,4095x4097x4093 --no-rings --iters 10"
-step gemm_auto 40 $G
-step gemm_64 35 $G --index 64
-step sass 25 python3 lab/index32_sass.py
+step gemm_auto 55 $G
+step gemm_64 40 $G --index 64
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
@@ -49,4 +50,3 @@ for f in gemm_auto gemm_64; do
   echo "== $f"; grep -E "^\| f16|check|MISMATCH|Error|error" "$OUT/$f.txt" | head -8
 done
 grep -h MISMATCH "$OUT"/bench_*.txt || echo "no MISMATCH line"
-echo "== sass"; cat "$OUT/sass.txt"
