@@ -18,7 +18,7 @@ from ragged_cases import tile_copy
 from xdsl.context import Context
 
 from regcopy_backend.cuda.kernel_info import KernelInfo, kernel_info, kernels
-from regcopy_backend.cuda.nvrtc import compile_cuda
+from regcopy_backend.cuda.nvrtc import NvdisasmError, compile_cuda, disassemble
 from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
 from regcopy_backend.cuda.targets import PtxTarget
 from regcopy_backend.cuda.types import INDEX32_OPTION, INDEX_TYPEDEFS
@@ -109,6 +109,26 @@ def test_both_forms_compile_without_warnings(tile: tuple[str, KernelInfo]) -> No
     wide, narrow = compile_cuda(source), compile_cuda(source, options=(INDEX32_OPTION,))
     assert wide.warnings == [] and narrow.warnings == []
     assert narrow.ptx.count(".s64") < wide.ptx.count(".s64") / 2
+
+
+def test_32_bit_form_keeps_the_transfers_and_drops_64_bit_math() -> None:
+    """``bench_ragged``'s 64 x 64 versioned copy: both forms have the same memory instructions
+    (128-bit where aligned, no local memory); the 32-bit one is a fifth shorter or more."""
+    from regcopy_bench.bench_ragged import NARROW, lowered
+    from regcopy_bench.sass_loops import sass_ops
+    from regcopy_tools.run_report import sass_memory_ops
+
+    source, _ = lowered(NARROW, promised=False)
+    try:
+        wide, narrow = (disassemble(compile_cuda(source, options=o).cubin)
+                        for o in ((), (INDEX32_OPTION,)))
+    except NvdisasmError:
+        pytest.skip("nvdisasm is not installed")
+    assert sass_memory_ops(wide) == sass_memory_ops(narrow)
+    assert sass_memory_ops(narrow)["STG.E.128"] >= 4
+    assert not any(op.startswith(("LDL", "STL")) for op in sass_memory_ops(narrow))
+    count = [sum(1 for _, o, _ in sass_ops(s) if o != ":") for s in (wide, narrow)]
+    assert count[1] < 0.8 * count[0], count
 
 
 # ---- the runner's choice -------------------------------------------------------------------
