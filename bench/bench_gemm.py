@@ -119,25 +119,15 @@ def peak_note() -> str:
             "4 for B, per k16 step)")
 
 
-INDEX = ["auto"]
-"""The index width of regcopy's launches (``--index``): ``auto``, the runner's choice per
-launch (32-bit where every offset fits), or ``64``, the 64-bit compile always."""
-
-
-def variant_for(variants: Any, shapes: list[tuple[int, ...]], grid3: Any) -> Any:
-    """The compile of ``variants`` (``KernelVariants``) to launch on buffers of ``shapes``
-    over ``grid3``, as ``INDEX`` says."""
-    if INDEX[0] == "64":
-        return variants.kernel(False)
-    return variants.for_launch(shapes, tuple(grid3))
-
-
 class RegcopyGemm:
     """regcopy's two GEMM kernels for one dtype, compiled once, launched on torch tensors."""
 
     def __init__(self, t: str) -> None:
-        from regcopy_backend.runtime.runner import cuda_core, get_device
-        from regcopy_backend.runtime.variants import KernelVariants
+        from regcopy_backend.runtime.runner import (
+            compile_kernel,
+            cuda_core,
+            get_device,
+        )
 
         self.core, self.dev = cuda_core(), get_device()
         self.dev.set_current()
@@ -148,22 +138,24 @@ class RegcopyGemm:
                     else kernel_text(f"gemm_{t}", t, variant != "async", variant))
             self.add(variant, text, int(NARROW["wn"]) if variant == "narrow" else WARP_N)
         source, info = lowered(f"pad_{t}", t, False, text=pad_kernel_text(f"pad_{t}", t))
-        self.kernels["pad_rows"] = (KernelVariants(self.dev, source, info), info)
+        self.kernels["pad_rows"] = (compile_kernel(self.dev, source, info.symbol), info)
 
     def add(self, variant: str, text: str, wn: int) -> None:
         """Compile the GEMM kernel ``text`` (warp tiles 64 x ``wn``) as ``variant``."""
-        from regcopy_backend.runtime.variants import KernelVariants
+        from regcopy_backend.runtime.runner import (
+            compile_kernel,
+            set_dynamic_shared_memory,
+        )
 
         source, info = lowered("gemm", "f16", False, text=text)
-        self.kernels[variant] = (KernelVariants(self.dev, source, info), info)
-        self.wn[variant] = wn
+        kernel = compile_kernel(self.dev, source, info.symbol)
+        set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
+        self.kernels[variant], self.wn[variant] = (kernel, info), wn
 
     def pad_launcher(self, x: Any, y: Any, stream: Any) -> Callable[[], None]:
         """One launch of the row-padding kernel: ``y`` (R x K8) = ``x`` (R x K), zeros after."""
         from regcopy_backend.runtime.runner import extent_values
-        variants, info = self.kernels["pad_rows"]
-        kernel = variant_for(variants, [tuple(x.shape), tuple(y.shape)],
-                             pad_grid(y.shape[0], y.shape[1]))
+        kernel, info = self.kernels["pad_rows"]
         args: list[Any] = []
         for p, v in zip(info.params, (x, y), strict=True):
             args += [v.data_ptr(), *extent_values(info, p, tuple(v.shape))]
@@ -202,9 +194,7 @@ class RegcopyGemm:
             return self.padded_launcher(a, b, d, stream)
         if variant == "pad-narrow":
             return self.padded_launcher(a, b, d, stream, "narrow")
-        variants, info = self.kernels[variant]
-        kernel = variant_for(variants, [tuple(x.shape) for x in (a, b, d)],
-                             grid(m, n, self.wn[variant]))
+        kernel, info = self.kernels[variant]
         args: list[Any] = []
         for p, x in zip(info.params, (a, b, d), strict=True):
             args += [x.data_ptr(), *extent_values(info, p, tuple(x.shape))]
@@ -298,13 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--sass-only", action="store_true")
-    ap.add_argument("--index", default="auto", choices=("auto", "64"),
-                    help="index math of regcopy's kernels: auto (32-bit where the launch's "
-                         "offsets fit, the runner's choice; default) or 64 (always 64-bit)")
     ap.add_argument("--no-rings", action="store_true",
                     help="skip the comparison of the cp.async kernel candidates")
     args = ap.parse_args(argv)
-    INDEX[0] = args.index
     if not args.sass_only:
         # torch first: imported after NVRTC has compiled in this process, its schema parser
         # fails ("expected ident but found ')'"), as seen on the H200 (torch 2.11)
