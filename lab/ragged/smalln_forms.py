@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable
 
 from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.cuda.spills import ptxas_usage
@@ -243,6 +242,11 @@ def exact(bench: br.Bench, key: object, tile: br.Tile, m: int, n: int) -> bool:
     return bool(np.array_equal(x, y[:nbytes]) and (y[nbytes:] == 0xA5).all())
 
 
+def mean_ratio(bw: dict[tuple[str, int], float], form: str, ns: list[int]) -> float:
+    """The mean over ``ns`` of ``form``'s GB/s over its GB/s at the nearest aligned N."""
+    return sum(bw[(form, n)] / bw[(form, br.aligned_of(n))] for n in ns) / len(ns)
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--sass"]:
         sass_report()
@@ -258,7 +262,7 @@ def main(argv: list[str]) -> int:
     stream = dev.create_stream()
     info = br.lowered(br.NARROW, False)[1]
     kernels = {}
-    for tname, tile in TILES.items():
+    for tile in TILES.values():
         for form, src in forms(tile).items():
             if form in names:
                 kernels[(tile, form)] = (compile_kernel(dev, src, "ragged"), info)
@@ -290,9 +294,8 @@ def main(argv: list[str]) -> int:
             a = br.aligned_of(n)
             print(f"| {n} | " + " | ".join(f"{bw[(f, n)]:.0f} ({bw[(f, n)] / bw[(f, a)]:.3f})"
                                           for f in names) + " |", flush=True)
-        mean: Callable[[str], float] = lambda f: sum(
-            bw[(f, n)] / bw[(f, br.aligned_of(n))] for n in NS[tname]) / len(NS[tname])
-        print("mean ratio: " + ", ".join(f"{f} {mean(f):.3f}" for f in names))
+        print("mean ratio: " + ", ".join(f"{f} {mean_ratio(bw, f, NS[tname]):.3f}"
+                                         for f in names))
     for b in (x, y):
         b.close(stream)
     print("MISMATCH: " + "; ".join(bad) if bad else "every output bit-exact")
