@@ -2,14 +2,16 @@
 # Issue 34 at small N, on the H200: where the misaligned fallback loses to Triton's plain masked
 # copy, and whether the tree's forms now keep up. Steps (each under a timeout; the script goes
 # on when one fails and prints every exit status):
-#   sass          bench_ragged --sass, and lab/ragged/smalln_forms.py --sass: SASS instructions
-#                 per element by class of the emitted misaligned path, the same in 32-bit
-#                 integers, Triton's kernel by hand (64- and 32-bit offsets) and the staged form
-#   forms         lab/ragged/smalln_forms.py: the A/B of those forms on the fitted tiles, one
+#   forms         lab/ragged/smalln_forms.py: the A/B on the fitted tiles of the tree's kernel
+#                 (auto, forced predicated, forced staged; each also in 32-bit integers),
+#                 Triton's kernel by hand (64- and 32-bit offsets) and a hand-staged one, one
 #                 process, every output bit-exact first (GB/s, ratio to the form's aligned N)
+#   sass          bench_ragged --sass (128-bit transfers, no local memory)
 #   bench_auto    bench_ragged over the issue's ranges with the Triton column (the issue's table)
 #   bench_FORM    bench_ragged with the misaligned form forced (every form the pass offers), on a
 #                 sample of the same N: the cost model's choice should be the fastest
+#   bench_softmax the softmax example's copies (bf16 rows at N = 1001, 4093 now store staged):
+#                 compare with lab/results/h200_2026-12-03/final_b/bench_softmax.txt
 #   pytest_gpu    the gpu-marked tests of the misaligned path
 #   memcheck_*    compute-sanitizer memcheck of the fitted 512x8 and the 32x256 kernels,
 #                 under every form
@@ -33,14 +35,15 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 }
 B="python3 -m regcopy_bench.bench_ragged"
 FORMS=$(python3 -c "from regcopy_passes.lower_reg_copy import CHOICES as c; print(' '.join(x for x in c['misaligned_stores'] if x != 'auto'))" 2>/dev/null || echo "realigned predicated")
-step forms 60 python3 lab/ragged/smalln_forms.py
-step sass 30 bash -c "$B --sass; python3 lab/ragged/smalln_forms.py --sass"
+step forms 90 python3 lab/ragged/smalln_forms.py
+step sass 25 $B --sass
 RANGES="--fitted 1:64 --narrow 17:65 --rows 65:257 --wide 4000:4161 --pair-iters 0"
 step bench_auto 50 $B $RANGES
 SAMPLE="--fitted 1:64 --narrow 17:21 --rows 65:101 --wide 4000:4013 --bf16 1000:1004 --i8 8192:8196 --iters 5 --pair-iters 0"
 for f in $FORMS; do
   step "bench_$f" 20 $B --misaligned-stores "$f" $SAMPLE
 done
+step bench_softmax 40 python3 -m regcopy_bench.bench_softmax --n 1024,1001,4096,4093
 step pytest_gpu 25 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
   test/python/test_misaligned_cost.py test/python/test_bounds_sass.py test/python/test_cuda_ragged.py
 K=$(mktemp -d)

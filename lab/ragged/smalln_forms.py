@@ -9,9 +9,14 @@ Forms of the tile-copy kernel ``bench_ragged`` compiles (same signature: X, its 
 its two extents; 256 threads, one CTA a tile, 1-D grid, columns first):
 
 * ``emitted``: the versioned kernel the tree emits (128-bit at N % 4 == 0, else the fallback
-  the cost model picks).
+  the cost model picks: staged, where the tree has that form).
 * ``emitted32``: the same source with every index in 32-bit integers (the extents read once
   into ``int``): what the ``index32`` work will make of it.
+* ``predicated``, ``predicated32``: the tree's kernel with ``misaligned-stores=predicated``
+  (32-bit loads and stores, one predicate each, lanes 16 bytes apart: the fitted tiles'
+  form of 2026-12-03), in 64- and 32-bit integers.
+* ``stagedp``, ``stagedp32``: the tree's kernel with ``misaligned-stores=staged`` (loads and
+  stores staged through shared memory), in 64- and 32-bit integers.
 * ``triton``: Triton's kernel by hand: its blocked layout for a misaligned N (one f32 a thread
   an access, ``min(C, 32)`` lanes along a row, warps stacked on rows), one predicate an
   element, the row offset in 64 bits (``rows.to(tl.int64) * N``), as ``ragged_peer`` writes it.
@@ -185,10 +190,24 @@ def staged(rows: int, cols: int, wide: bool = True) -> str:
 """
 
 
+def lowered_as(tile: br.Tile, form: str) -> str:
+    """The benchmark kernel as the tree lowers it with ``misaligned-stores=form``."""
+    was = br.MISALIGNED_STORES[0]
+    br.MISALIGNED_STORES[0] = form
+    try:
+        return br.lowered(tile, False)[0]
+    finally:
+        br.MISALIGNED_STORES[0] = was
+
+
 def forms(tile: br.Tile) -> dict[str, str]:
     """Every form's CUDA source for ``tile``."""
     emitted = br.lowered(tile, False)[0]
+    predicated = lowered_as(tile, "predicated")
+    staged_pass = lowered_as(tile, "staged")
     return {"emitted": emitted, "emitted32": to_i32(emitted),
+            "predicated": predicated, "predicated32": to_i32(predicated),
+            "stagedp": staged_pass, "stagedp32": to_i32(staged_pass),
             "triton": triton(tile.rows, tile.cols), "triton32": triton(tile.rows, tile.cols, False),
             "staged": staged(tile.rows, tile.cols), "staged32": staged(tile.rows, tile.cols, False)}
 
@@ -257,7 +276,8 @@ def main(argv: list[str]) -> int:
     from cuda.bindings import driver
     from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
 
-    names = argv or ["emitted", "emitted32", "triton", "triton32", "staged", "staged32"]
+    names = argv or ["emitted", "emitted32", "predicated", "predicated32", "stagedp",
+                     "stagedp32", "triton", "triton32", "staged32"]
     core, dev = cuda_core(), get_device()
     stream = dev.create_stream()
     info = br.lowered(br.NARROW, False)[1]
