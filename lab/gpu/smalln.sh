@@ -17,9 +17,11 @@
 #                 under every form
 # Run from the repository root after `pip install --no-deps --no-build-isolation -e .`:
 #   OUT=/tmp/out bash lab/gpu/smalln.sh        (at most 4 minutes; outputs under $OUT)
-# What it should show: forms.txt, staged/staged32 at >= 0.95x of their aligned N on the fitted
-# tiles and within 2% of triton/triton32 where emitted is 0.6-0.9x; bench_auto.txt's issue
-# table with regcopy / Triton >= 0.98x; no MISMATCH line; pytest and memcheck exit 0.
+# What it should show: forms.txt, the staged forms (emitted: stores staged; stagedp: both;
+# staged32: by hand) at >= 0.95x of their aligned N on the fitted tiles and within 2% of
+# triton/triton32, where predicated is 0.6-0.9x; bench_auto.txt's issue table with regcopy /
+# Triton >= 0.98x; bench_staged/bench_predicated the same N forced each way; no MISMATCH line;
+# pytest and memcheck exit 0.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -45,7 +47,8 @@ for f in $FORMS; do
 done
 step bench_softmax 40 python3 -m regcopy_bench.bench_softmax --n 1024,1001,4096,4093
 step pytest_gpu 25 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
-  test/python/test_misaligned_cost.py test/python/test_bounds_sass.py test/python/test_cuda_ragged.py
+  test/python/test_misaligned_cost.py test/python/test_staged.py test/python/test_bounds_sass.py \
+  test/python/test_cuda_ragged.py
 K=$(mktemp -d)
 for f in $FORMS; do
   python3 - "$K" "$f" <<'PY'

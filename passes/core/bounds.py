@@ -298,10 +298,11 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     notes = [f"bounds-checked: one predicate per vector (extent{plural_dims} {dims} of {ext.name})"]
     if t.narrowed_by:
         notes.insert(0, f"narrowed: {t.narrowed_by}")
-    if fixed := fixed_dims(t, ext.sizes):
+    if (fixed := fixed_dims(t, ext.sizes)) and not t.paths[0].staged:
         plural = len(fixed) > 1
+        where = " of the wide path" if t.paths[-1].staged else ""
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "
-                     f"{', '.join(map(str, fixed))} of {ext.name} skips its rounds (no round "
+                     f"{', '.join(map(str, fixed))} of {ext.name} skips its rounds{where} (no round "
                      "moves it along "
                      f"{'those dims' if plural else f'dim {fixed[0]}'})")
     last = ext.rank - 1
