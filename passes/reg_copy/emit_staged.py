@@ -82,8 +82,8 @@ def _lt(b: IndexBuilder, a: Value, e: Value) -> SSAValue:
 
 @dataclass
 class _Unit:
-    """Transfer ``j``'s unit: its coordinates (rows, first column) and global start, made
-    once; the checks that no round changes, made once too."""
+    """Transfer ``j``'s unit, made once before the rounds: its coordinates on every dim (the
+    innermost: its first column), its global start and its slot in the round's slice."""
 
     rows: list[Value]
     start: Value
