@@ -37,7 +37,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 }
 B="python3 -m regcopy_bench.bench_ragged"
 FORMS=$(python3 -c "from regcopy_passes.lower_reg_copy import CHOICES as c; print(' '.join(x for x in c['misaligned_stores'] if x != 'auto'))" 2>/dev/null || echo "realigned predicated")
-step forms 90 python3 lab/ragged/smalln_forms.py
+step forms 110 python3 lab/ragged/smalln_forms.py
 step sass 25 $B --sass
 RANGES="--fitted 1:64 --narrow 17:65 --rows 65:257 --wide 4000:4161 --pair-iters 0"
 step bench_auto 50 $B $RANGES
