@@ -261,6 +261,18 @@ def exact(bench: br.Bench, key: object, tile: br.Tile, m: int, n: int) -> bool:
     return bool(np.array_equal(x, y[:nbytes]) and (y[nbytes:] == 0xA5).all())
 
 
+def compiled(dev: object, source: str, info: object) -> object:
+    """What ``bench_ragged.Bench`` launches: the kernel's compiles by index width where the
+    tree has them (``KernelVariants``: 32-bit index math where a launch's offsets fit), else
+    the one compile. A hand-written source has one width (both compiles are the same)."""
+    try:
+        from regcopy_backend.runtime.variants import KernelVariants
+    except ImportError:
+        from regcopy_backend.runtime.runner import compile_kernel
+        return compile_kernel(dev, source, "ragged")
+    return KernelVariants(dev, source, info)
+
+
 def mean_ratio(bw: dict[tuple[str, int], float], form: str, ns: list[int]) -> float:
     """The mean over ``ns`` of ``form``'s GB/s over its GB/s at the nearest aligned N."""
     return sum(bw[(form, n)] / bw[(form, br.aligned_of(n))] for n in ns) / len(ns)
@@ -274,7 +286,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--iters"]:
         iters, argv = int(argv[1]), argv[2:]
     from cuda.bindings import driver
-    from regcopy_backend.runtime.runner import compile_kernel, cuda_core, get_device
+    from regcopy_backend.runtime.runner import cuda_core, get_device
 
     names = argv or ["emitted", "emitted32", "predicated", "predicated32", "stagedp",
                      "stagedp32", "triton", "triton32", "staged32"]
@@ -285,7 +297,7 @@ def main(argv: list[str]) -> int:
     for tile in TILES.values():
         for form, src in forms(tile).items():
             if form in names:
-                kernels[(tile, form)] = (compile_kernel(dev, src, "ragged"), info)
+                kernels[(tile, form)] = (compiled(dev, src, info), info)
     all_ns = {t: sorted(set(ns) | {br.aligned_of(n) for n in ns}) for t, ns in NS.items()}
     max_bytes = max(4 * br.rows_for(n, TILES[t]) * n for t, ns in all_ns.items() for n in ns)
     max_bytes += 4096
