@@ -41,7 +41,7 @@ step forms 110 python3 lab/ragged/smalln_forms.py
 step sass 25 $B --sass
 RANGES="--fitted 1:64 --narrow 17:65 --rows 65:257 --wide 4000:4161 --pair-iters 0"
 step bench_auto 50 $B $RANGES
-SAMPLE="--fitted 1:64 --narrow 17:21 --rows 65:101 --wide 4000:4013 --bf16 1000:1004 --i8 8192:8196 --iters 5 --pair-iters 0"
+SAMPLE="--fitted 1:64 --narrow 17:33 --rows 65:101 --wide 4000:4013 --bf16 1000:1004 --i8 8192:8196 --iters 5 --pair-iters 0"
 for f in $FORMS; do
   step "bench_$f" 20 $B --misaligned-stores "$f" $SAMPLE
 done

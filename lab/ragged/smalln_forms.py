@@ -46,7 +46,7 @@ from regcopy_bench.sass_loops import sass_ops
 
 TILES = {f"{t.rows}x{t.cols}": t for t in br.FITTED}
 NS = {"1024x4": [1, 2, 3], "512x8": [5, 6, 7], "256x16": [9, 11, 13, 14, 15],
-      "128x32": [17, 19, 22, 25, 27, 31], "64x64": [33, 35, 41, 49, 55, 63]}
+      "128x32": [17, 19, 22, 25, 27, 31], "64x64": [17, 21, 27, 33, 35, 41, 49, 55, 63]}
 SIG = ("float* __restrict__ X, long long X_dim0, long long X_dim1, "
        "float* __restrict__ Y, long long Y_dim0, long long Y_dim1")
 HEAD = 'extern "C" __global__ void __launch_bounds__(256) ragged(' + SIG + ") {\n"
