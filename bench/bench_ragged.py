@@ -10,7 +10,8 @@ A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 (``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
 checked: one predicate per vector, versioned on N % 4: 128-bit vectors when it is 0, else 32-bit
 loads and the stores in the form the pass's cost model picks: 128-bit stores realigned at run
-time, or 32-bit ones under a predicate each) and compiled ONCE; it is then launched
+time, 32-bit ones under a predicate each, or 32-bit ones in lane order staged through shared
+memory) and compiled ONCE; it is then launched
 for every N in 4000..4160 (tile 8 x 1024, 256 threads), in 1..256 (tiles 64 x 64 and
 32 x 256), in 1..63 on the tile fitted to N (``--fitted``), and for bf16 and int8 rows
 (``--bf16``, ``--i8``), beside the same copy in Triton where it is installed
@@ -393,9 +394,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="N of the int8 8x4096 tile (odd rows of 8-bit elements; a:b,c,...)")
     ap.add_argument("--no-peer", action="store_true", help="no Triton column")
     ap.add_argument("--misaligned-stores", default="auto",
-                    choices=("auto", "realigned", "predicated"),
+                    choices=("auto", "realigned", "predicated", "staged"),
                     help="the pass option: the form of misaligned stores (default: the cost "
-                         "model's)")
+                         "model's; staged: loads too)")
     ap.add_argument("--index", default="auto", choices=("auto", "64"),
                     help="index math of the kernels: auto (32-bit where the launch's offsets "
                          "fit, the runner's choice; default) or 64 (always 64-bit)")

@@ -22,6 +22,7 @@ from regcopy_passes.core.banks import FMA_SWAP_SHARE, SELECT_WEIGHT
 from regcopy_passes.core.dispatch import Rejected, check_all_threads_active
 from regcopy_passes.async_copy.emit import async_label, lower_async_ops
 from regcopy_passes.reg_copy.emit import emit_copy
+from regcopy_passes.reg_copy.emit_staged import merge_staging
 from regcopy_passes.shared_layouts.choose import choose_layouts, has_auto_layout
 from regcopy_passes.tma.emit import lower_tma_ops
 from regcopy_passes.convert.lower import is_conversion, lower_conversions
@@ -71,7 +72,7 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
     "conversion": ("auto", "shuffle", "shared"),
-    "misaligned_stores": ("auto", "realigned", "predicated"),
+    "misaligned_stores": ("auto", "realigned", "predicated", "staged"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -242,10 +243,12 @@ class LowerRegCopyPass(ModulePass):
     * ``conversion`` (``auto``/``shuffle``/``shared``): how a register ↔ register copy moves
       its elements: the cheapest kind (``auto``), warp shuffles wherever they apply, or always
       the shared round trip (``lower_convert``);
-    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``): how a write to a
-      runtime-shaped buffer stores vectors that only a runtime extent may misalign: as
+    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``/``staged``): how a write
+      to a runtime-shaped buffer stores vectors that only a runtime extent may misalign: as
       picked by the cost model (``misaligned_cost``), or always realigned 128-bit pieces,
-      or always the proven width with a predicate per piece.
+      or always the proven width with a predicate per piece, or staged through shared
+      memory in lane order (where the copy allows it; the loads follow the model, staged
+      only under ``auto`` and ``staged``).
     """
 
     name = "lower-reg-copy"
@@ -300,6 +303,7 @@ class LowerRegCopyPass(ModulePass):
         registers = "auto" if self.transfer == "tma" else self.transfer  # register copies
         pattern = LowerRegCopyPattern(replace(self, transfer=registers), copy_labels(op))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        merge_staging(op)
         if self.transfer == "tma":  # first: what TMA refuses stays for cp.async
             lower_tma_ops(op, self.strict, self.remarks)
         lower_async_ops(op, pattern.refuse, self.remarks)

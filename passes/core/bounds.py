@@ -218,12 +218,15 @@ class BoundedPath:
     vector's pieces (``w == plan.n``: no vector straddles), the stride tests that select it
     (empty: the fallback), and ``realign``: 0 when every vector start is a multiple of
     ``plan.n``, else the granule ``g`` its starts are proven multiples of (the vectors are
-    realigned at run time, see the module docstring)."""
+    realigned at run time, see the module docstring); ``staged``: 0, else that granule, the
+    vectors moving through shared memory as transfers of ``staged`` elements in lane order
+    (``misaligned_cost``)."""
 
     plan: CopyPlan
     tail: int
     tests: tuple[int, ...] = ()
     realign: int = 0
+    staged: int = 0
 
 
 @dataclass(frozen=True)
@@ -295,10 +298,11 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
     notes = [f"bounds-checked: one predicate per vector (extent{plural_dims} {dims} of {ext.name})"]
     if t.narrowed_by:
         notes.insert(0, f"narrowed: {t.narrowed_by}")
-    if fixed := fixed_dims(t, ext.sizes):
+    if (fixed := fixed_dims(t, ext.sizes)) and not t.paths[0].staged:
         plural = len(fixed) > 1
+        where = " of the wide path" if t.paths[-1].staged else ""
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "
-                     f"{', '.join(map(str, fixed))} of {ext.name} skips its rounds (no round "
+                     f"{', '.join(map(str, fixed))} of {ext.name} skips its rounds{where} (no round "
                      "moves it along "
                      f"{'those dims' if plural else f'dim {fixed[0]}'})")
     last = ext.rank - 1
@@ -320,7 +324,17 @@ def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
                      f"{ext.name} prove {g}: a vector off {_an(n * t.element_bits // 8)}-byte "
                      f"boundary is stored as its aligned pieces, vec {g} to vec {n}, one "
                      "branch per misalignment)")
-    if len(t.paths) == 2:
+    if len(t.paths) == 1 and (only := t.paths[0]).staged:
+        n, g = only.plan.n, only.staged
+        notes.append(f"vec {n} × {et} staged through shared memory (the static strides of "
+                     f"{ext.name} prove {g}: {_staged_words(n, g, et)})")
+    if len(t.paths) == 2 and t.paths[1].staged:
+        wide, other = t.paths
+        n, g = wide.plan.n, other.staged
+        test = " and ".join(f"{stride_name(ext, i)} % {n} == 0" for i in wide.tests)
+        notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} staged through "
+                     f"shared memory ({_proves(ext, g)}: {_staged_words(n, g, et)})")
+    elif len(t.paths) == 2:
         wide, other = t.paths
         n, g = wide.plan.n, other.plan.n if not other.realign else other.realign
         test = " and ".join(f"{stride_name(ext, i)} % {n} == 0" for i in wide.tests)
@@ -339,6 +353,18 @@ def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
     if t.misaligned:
         notes.append(t.misaligned)
     return notes
+
+
+def _proves(ext: Extents, g: int) -> str:
+    """``extent divisors [..] prove g`` (or the stride divisors of a strided buffer)."""
+    return f"extent divisors {list(ext.divisors)} prove {g}" if not ext.strided else \
+        f"stride divisors {list(ext.stride_divisors or ())} prove {g}"
+
+
+def _staged_words(n: int, g: int, et: str) -> str:
+    """How a staged vector moves."""
+    return (f"each warp's vectors pass through its own slice, moved as vec {g} × {et} in lane "
+            f"order, {n // g} a vector, each under its own predicate")
 
 
 def _an(number: int) -> str:
@@ -365,9 +391,10 @@ PlanAt = Callable[[int], CopyPlan]
 """``plan_at(max_vector_bits)``: the stand-in plan within a width cap."""
 
 
-RealignTest = Callable[[CopyPlan, int, int, bool], bool]
-"""``realign(wide_plan, granule, tail, writes)``: whether a copy's misaligned vectors are
-moved realigned (else predicated: the proven plan), ``misaligned_cost`` deciding."""
+RealignTest = Callable[[CopyPlan, int, int, bool], "bool | str"]
+"""``realign(wide_plan, granule, tail, writes)``: the form of a copy's misaligned vectors,
+``misaligned_cost`` deciding: ``"realigned"`` (or True), ``"staged"``, else predicated (the
+proven plan)."""
 
 
 def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
@@ -383,24 +410,26 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
     wide = plan_at(cap_bits(alignment(ext, runtime_strides(ext)), element_bits,
                             max_vector_bits))
 
-    def realigned_by(plan: CopyPlan, tail: int) -> bool:
-        """Whether misaligned vectors of ``plan`` move realigned (``realign``; default: writes)."""
-        return realign(plan, proven.n, tail, writes) if realign is not None else writes
+    def misaligned_path(plan: CopyPlan, tail: int) -> BoundedPath | None:
+        """``plan`` realigned or staged where ``realign`` says so (default: realigned for
+        writes); None: predicated (the proven plan)."""
+        form = realign(plan, proven.n, tail, writes) if realign is not None else writes
+        if form is True or form == "realigned":
+            return BoundedPath(plan, tail, (), proven.n)
+        return BoundedPath(plan, plan.n, (), 0, proven.n) if form == "staged" else None
 
     if wide.n > proven.n:  # a runtime test on the dynamic strides can pick the wide path
         tests = stride_tests(ext, wide.n)
         tail = min(tail_width(ext, wide.n, ()), proven.n)
         wide_path = BoundedPath(wide, tail_width(ext, wide.n, tests), tests)
-        if realigned_by(wide, tail):
-            return (wide_path, BoundedPath(wide, tail, (), proven.n))
-        return (wide_path, proven_path)
+        return (wide_path, misaligned_path(wide, tail) or proven_path)
     # static strides decide: no test (it would be constant); realign at run time where chosen
     full = plan_at(cap_bits(alignment(ext, frozenset(range(ext.rank - 1))), element_bits,
                             max_vector_bits))
     if full.n > proven.n:
         tail = min(tail_width(ext, full.n, ()), proven.n)
-        if realigned_by(full, tail):
-            return (BoundedPath(full, tail, (), proven.n),)
+        if (path := misaligned_path(full, tail)) is not None:
+            return (path,)
     return (proven_path,)
 
 

@@ -29,6 +29,7 @@ from regcopy_passes.reg_copy.emit_realign import (
     staging_buffer,
     store_pieces,
 )
+from regcopy_passes.reg_copy.emit_staged import Staging, staged_ops
 from regcopy_passes.core.emit_thread import emit_thread_share
 from regcopy_passes.core.index_builder import IndexBuilder, Value
 from regcopy_passes.core.planning import Atom, CopyPlan, round_offsets
@@ -64,6 +65,7 @@ class _Frame:
         self.elem = g_type.element_type
         self.shape = g_type.get_shape()
         offsets, self.sizes = op.region(s_side)
+        self.offsets = offsets
         self.rank = len(self.shape)
         self._extents: dict[int, Value] = {}
         self._realign: Realign | None = None
@@ -355,32 +357,58 @@ def _rounds(fr: _Frame, rounds: int,
     return [scf.ForOp(fr.b.value(0), fr.b.value(rounds), fr.b.value(1), [], Region(block))]
 
 
+def _staged_path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue, t: Value
+                     ) -> list[Operation]:
+    """The rounds of a staged path (``emit_staged``), every thread taking part."""
+    fr.path_b = IndexBuilder(hoist_to=fr.b)
+    plan = path.plan
+    return staged_ops(Staging(
+        fr.path_b, plan, fr.sizes, fr.offsets, fr.strides,
+        [fr.extent(i) for i in range(fr.rank)], fr.bt.checked, fr.acc.r_is_dst, fr.elem,
+        path.staged, t, lambda n: _pad(fr, n),
+        lambda body, f: _r_offset(fr, body, plan, f),
+        lambda count, ops: _rounds(fr, count, ops), fr.mul), g, r)
+
+
 def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
                  storages: tuple[StorageOp, StorageOp]) -> list[Operation]:
-    """The hoisted frame and storages into ``b``; returns the paths (versioned, guarded)."""
+    """The hoisted frame and storages into ``b``; returns the paths (versioned, guarded). A
+    staged path (``emit_staged``) runs outside the thread's reach test: every lane takes
+    part in it."""
     fr = _Frame(b, op, lp, t)
     b.ops += storages
     src, dst = storages[0].result, storages[1].result
     g, r = (src, dst) if lp.acc.r_is_dst else (dst, src)
     paths = fr.bt.paths
+    if len(paths) == 1 and paths[0].staged:
+        return _staged_path_ops(fr, paths[0], g, r, t)
+    staged = len(paths) == 2 and paths[1].staged
     parts = _reach(fr)
     fr.implied = set(parts)
     work = _path_ops(fr, paths[0], g, r)
-    if len(paths) == 2:
-        n = paths[0].plan.n
-        tests = [b.emit(arith.CmpiOp(b.value(b.rem(fr.strides[i], n)), b.value(0), "eq"))
-                 for i in paths[0].tests]
-        ok = _and(b, tests)
-        assert ok is not None
-        ok.name_hint = "aligned"
-        work = [scf.IfOp(ok, [], [*work, scf.YieldOp()],
-                         [*_path_ops(fr, paths[1], g, r), scf.YieldOp()])]
+    if len(paths) == 2 and not staged:
+        work = _versioned(fr, paths[0], work, lambda: _path_ops(fr, paths[1], g, r))
     if (reach := _and(b, parts)) is not None:
         reach.name_hint = "reach"
         padding = _padding_rounds(fr, r) if fr.acc.r_is_dst else []
         work = [scf.IfOp(reach, [], [*work, scf.YieldOp()],
                          [*padding, scf.YieldOp()] if padding else None)]
+    if staged:
+        return _versioned(fr, paths[0], work, lambda: _staged_path_ops(fr, paths[1], g, r, t))
     if not fr.bt.paths[0].plan.guarded:
         return work
     owned = b.emit(arith.CmpiOp(b.value(fr.recon), b.value(t), "eq"), "owned")
     return [scf.IfOp(owned, [], [*work, scf.YieldOp()])]
+
+
+def _versioned(fr: _Frame, wide: BoundedPath, work: list[Operation],
+               other: Callable[[], list[Operation]]) -> list[Operation]:
+    """``if aligned`` (every stride test of the wide path) ``work``, else ``other()`` (made
+    after the tests)."""
+    b, n = fr.b, wide.plan.n
+    tests = [b.emit(arith.CmpiOp(b.value(b.rem(fr.strides[i], n)), b.value(0), "eq"))
+             for i in wide.tests]
+    ok = _and(b, tests)
+    assert ok is not None
+    ok.name_hint = "aligned"
+    return [scf.IfOp(ok, [], [*work, scf.YieldOp()], [*other(), scf.YieldOp()])]

@@ -15,6 +15,14 @@ an ``n``-aligned address (``k`` a multiple of the proven granule ``g``, known at
 * **predicated**: ``n / g`` stores of ``g`` elements (the widest the proven alignment
   allows), each under its own predicate (its row and its last column): no branch, no tail
   pieces (an element-wide piece is wholly inside or wholly outside).
+* **staged**: the same ``n / g`` transfers of ``g`` elements, each under its own predicate,
+  but in lane order: each warp's vectors of a round pass through its own slice of shared
+  memory (one ``n``-wide shared access a thread, a warp barrier), so that transfer ``j`` of
+  lane ``l`` moves unit ``l + 32 j`` of the warp's vectors laid end to end: consecutive lanes
+  on consecutive elements, as a plain masked copy (Triton's at a misaligned row) moves them.
+  A transfer then touches the sectors of ``32 g`` elements, not of the warp's whole span.
+  Only for a CTA-wide copy whose warps hold whole vectors (every lane owning data, ``n / g``
+  dividing 32) and whose slices fit ``STAGE_SCRATCH_BYTES``.
 
 Each is charged, per warp and per vector, with the time of its three limits, in SM clocks:
 
@@ -28,8 +36,8 @@ Each is charged, per warp and per vector, with the time of its three limits, in 
   ``n`` elements apart, so a narrow store touches as many sectors as a wide one);
 * **DRAM**: the bytes, ``/ DRAM_BYTES_PER_CLK`` (the same for both: a floor).
 
-``time = max(issue, sectors, DRAM)``; the cheaper form wins, and on a tie (within 2%: both
-at the DRAM floor) the one further below its own limits (``max(issue, sectors)``). ``choose_misaligned_form`` is pure: the same inputs, the same
+``time = max(issue, sectors, DRAM)``; the cheaper form wins, and on a tie (within 2%: at the
+DRAM floor) the one further below its own limits (``max(issue, sectors)``). ``choose_misaligned_form`` is pure: the same inputs, the same
 choice. Its inputs are the tile (elements a thread moves per row, rows a warp's lanes hold),
 the element type and what is proven (the granule and the tail pieces' width).
 """
@@ -75,9 +83,23 @@ touching the lines of its span takes one wavefront each. On the H200 this puts m
 rows read one element a transfer at 0.99 x (f32: 4 loads of 5 lines for 512 bytes, under
 the DRAM floor), 0.70 x (bf16 rows of 8 a lane, against Triton) and 0.5 x (int8 rows of 16)
 of aligned ones."""
+SHARED_ACCESS = 1
+"""Issue slots of one shared load or store of the staged form (``LDS``/``STS``)."""
+STAGE_SYNC = 1
+"""Issue slots per vector of the staged form's warp barriers (``WARPSYNC``, two a copy) and
+its slice's address."""
+STAGE_SCRATCH_BYTES = 16384
+"""The most shared memory a staged copy's slices may take (a CTA's registers of the copy, one
+slice a warp and round): 16 KiB keeps 8 CTAs of 256 threads on an SM (the aligned path of the
+same kernel pays the allocation too)."""
+STAGE_MARGIN = 0.1
+"""The staged form wins only where it takes this share fewer clocks than the best other
+form: its shared round trip and barrier add a latency this throughput model does not see
+(a read's loads or a write's stores wait for the warp's barrier)."""
 SECTOR = 32
 LINE = 128
 TIE = 0.02
+FORMS = ("realigned", "predicated", "staged")
 
 
 @dataclass(frozen=True)
@@ -96,6 +118,8 @@ class MisalignedTile:
     lanes: int = 32
     reads: bool = False
     """A read (costs in L1 wavefronts, ``LINE`` bytes) rather than a write (L2 sectors)."""
+    staging: str | None = "not a CTA-wide copy"
+    """None where the staged form can move the copy, else why not (the remark says it)."""
 
     @property
     def element_bytes(self) -> int:
@@ -149,6 +173,8 @@ class MisalignedChoice:
     predicated: FormCost
     tile: MisalignedTile
     forced: bool = False
+    staged: FormCost | None = None
+    """The staged form's cost (None where it cannot move the copy: ``tile.staging`` says why)."""
 
     def describe(self, element_type: str) -> str:
         """The remark's words: the choice, and the model's numbers for both forms."""
@@ -156,9 +182,12 @@ class MisalignedChoice:
         how = "as asked (misaligned-stores)" if self.forced else "by the cost model"
         rows = f"{t.rows_per_warp} row{'s' if t.rows_per_warp != 1 else ''} a warp"
         what, unit = ("loads", "wavefronts") if t.reads else ("stores", "sectors")
+        staged = (f"staged {self.staged.describe(unit)}" if self.staged is not None
+                  else f"not staged ({t.staging})")
         return (f"misaligned {what} {self.form} {how}: {rows}, {t.n} × {element_type} a "
                 f"thread a row, proven {t.granule}; per warp and vector realigned "
-                f"{self.realigned.describe(unit)}, predicated {self.predicated.describe(unit)}")
+                f"{self.realigned.describe(unit)}, predicated {self.predicated.describe(unit)}, "
+                f"{staged}")
 
 
 def _classes_run(tile: MisalignedTile) -> tuple[Fraction, Fraction, Fraction]:
@@ -232,25 +261,52 @@ def predicated_cost(tile: MisalignedTile) -> FormCost:
     return FormCost(issue, sectors, _clocks(issue, sectors, tile))
 
 
+def staged_cost(tile: MisalignedTile) -> FormCost:
+    """The staged form: ``u = n / g`` transfers of ``g`` elements in lane order, each with its
+    predicate and its shared access, one ``n``-wide shared access and the barriers' share.
+    Transfer ``j`` moves ``32 g`` consecutive elements of the warp's rows laid end to end:
+    ``rows / u`` whole rows where the warp holds ``u`` rows or more, else a ``1 / u`` part
+    of its span (one row's run of ``32 g`` elements)."""
+    u = tile.n // tile.granule
+    rows = tile.rows_per_warp
+    if rows >= u:
+        each = tile.sectors(rows // u)
+    else:
+        each = tile.sectors(1, tile.rows_per_warp * tile.row_bytes // u)
+    sectors = float(u * each)
+    issue = float(u * (STORE + PIECE_PREDICATE + SHARED_ACCESS) + SHARED_ACCESS + STAGE_SYNC)
+    return FormCost(issue, sectors, _clocks(issue, sectors, tile))
+
+
 def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> MisalignedChoice:
-    """The form of a misaligned copy's vectors: the one of fewer clocks (within ``TIE``: the
-    one further below its issue and sector limits), or ``force`` (``"realigned"``/
-    ``"predicated"``) when it names one. A read is realigned only where its predicated
-    loads are the bound (above the DRAM floor) and the realigned ones are cheaper: a read's
-    branch on ``k`` waits for its loads before the next round issues, a latency this
-    throughput model does not see (on the H200, f32 reads realigned so ran at 0.41-0.74 x of
-    aligned rows below 200 columns, where the predicated loads sit under the floor)."""
+    """The form of a misaligned copy's vectors: the one of fewer clocks (within ``TIE`` of
+    the fewest: the one further below its issue and sector limits; on a tie there too, the
+    first of realigned, predicated), the staged form where it can move the copy
+    (``tile.staging`` None) and takes ``STAGE_MARGIN`` fewer clocks than that; or ``force``
+    (a form's name) when it names one: for stores, and for loads too when it is
+    ``"staged"`` (a copy that cannot stage gets the model's choice of the others; loads
+    under another forced form, the model's choice of realigned and predicated). A read is realigned only where its predicated loads are the bound (above the
+    DRAM floor) and the realigned ones are cheaper: a read's branch on ``k`` waits for its
+    loads before the next round issues, a latency this throughput model does not see (on
+    the H200, f32 reads realigned so ran at 0.41-0.74 x of aligned rows below 200 columns,
+    where the predicated loads sit under the floor)."""
     real, pred = realigned_cost(tile), predicated_cost(tile)
-    if force != "auto":
-        return MisalignedChoice(force, real, pred, tile, forced=True)
+    staged = staged_cost(tile) if tile.staging is None else None
+    if force == "staged" and staged is not None:
+        return MisalignedChoice(force, real, pred, tile, True, staged)
+    if force not in ("auto", "staged") and not tile.reads:
+        return MisalignedChoice(force, real, pred, tile, True, staged)
+    costs = {"realigned": real, "predicated": pred}
     if tile.reads:  # realigned only where the predicated loads are the bound
         bound = pred.clocks > _floor(tile) * (1 + TIE)
-        form = "realigned" if bound and real.clocks < pred.clocks * (1 - TIE) else "predicated"
-    elif abs(real.clocks - pred.clocks) <= TIE * min(real.clocks, pred.clocks):
-        form = "realigned" if _slack(real, tile) <= _slack(pred, tile) else "predicated"
-    else:
-        form = "realigned" if real.clocks < pred.clocks else "predicated"
-    return MisalignedChoice(form, real, pred, tile)
+        if not (bound and real.clocks < pred.clocks * (1 - TIE)):
+            del costs["realigned"]
+    best = min(c.clocks for c in costs.values())
+    tied = [f for f in FORMS if f in costs and costs[f].clocks <= best * (1 + TIE)]
+    form = min(tied, key=lambda f: _slack(costs[f], tile))
+    if staged is not None and force == "auto" and staged.clocks < best * (1 - STAGE_MARGIN):
+        form = "staged"
+    return MisalignedChoice(form, real, pred, tile, False, staged)
 
 
 def static_issue(tile: MisalignedTile) -> tuple[int, int]:

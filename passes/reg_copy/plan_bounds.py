@@ -18,6 +18,7 @@ from regcopy_passes.core.bounds import (
 from regcopy_passes.core.dispatch import Accepted
 from regcopy_passes.core.divisibility import describe_value, divisibility
 from regcopy_passes.reg_copy.misaligned_cost import (
+    STAGE_SCRATCH_BYTES,
     MisalignedChoice,
     MisalignedTile,
     choose_misaligned_form,
@@ -29,6 +30,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
 from regcopy_dialect.buffers import is_dynamic
+from regcopy_dialect.layout import Scope
 from regcopy_dialect.promises import extent_divisibility
 from regcopy_dialect.regcopy import CopyOp
 from regcopy_dialect.strided import is_strided, stride_divisibility
@@ -82,11 +84,31 @@ def warp_rows(plan: CopyPlan, sizes: tuple[int, ...]) -> tuple[int, int]:
     return max(1, len(rows)), max(1, lanes)
 
 
+def staging_refusal(plan: CopyPlan, scope: Scope, lanes: int, element_bits: int,
+                    granule: int) -> str | None:
+    """Why the staged form cannot move ``plan`` (None: it can): it needs a CTA-wide copy of
+    whole warps, every lane owning a vector each round, ``n / granule`` transfers dividing a
+    warp's 32, and the slices (the CTA's registers of the copy) within
+    ``STAGE_SCRATCH_BYTES``."""
+    if scope is not Scope.CTA:
+        return f"a {scope.name.lower()}-scope copy"
+    if plan.guarded or lanes < 32 or plan.threads % 32:
+        return "some lanes own no data"
+    if 32 % (plan.n // granule):
+        return f"{plan.n // granule} transfers a vector do not divide a warp"
+    scratch = plan.threads * plan.rounds * plan.n * element_bits // 8
+    if scratch > STAGE_SCRATCH_BYTES:
+        return f"its slices would take {scratch} bytes of shared memory, over {STAGE_SCRATCH_BYTES}"
+    return None
+
+
 def misaligned_tile(plan: CopyPlan, sizes: tuple[int, ...], element_bits: int, granule: int,
-                    tail: int, reads: bool = False) -> MisalignedTile:
+                    tail: int, reads: bool = False, scope: Scope = Scope.WARP
+                    ) -> MisalignedTile:
     """The cost model's view of a copy's wide ``plan`` (``misaligned_cost``)."""
     rows, lanes = warp_rows(plan, sizes)
-    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads)
+    staging = staging_refusal(plan, scope, lanes, element_bits, granule)
+    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads, staging)
 
 
 def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
@@ -94,7 +116,8 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
     """The copy's paths on the stand-in (``bounds.choose_paths``), as a ``LoweringPlan``
     whose transfer is a ``BoundedTransfer`` and whose plan is the first path's. A write whose
     vectors may start misaligned stores them in the form ``misaligned_cost`` picks (or
-    ``misaligned``, when it names one)."""
+    ``misaligned``, when it names one); a read's are loaded in the form the model picks
+    (staged only under ``auto`` or ``staged``)."""
     side = dynamic_side(op)
     assert side is not None
     ext = extents_of(op, side)
@@ -108,10 +131,11 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
 
     choices: list[MisalignedChoice] = []
 
-    def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> bool:
-        tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes)
-        choices.append(choose_misaligned_form(tile, misaligned if writes else "auto"))
-        return choices[-1].form == "realigned"
+    def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> str:
+        tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes,
+                               acc.scope)
+        choices.append(choose_misaligned_form(tile, misaligned))
+        return choices[-1].form
 
     paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,
                          writes=not acc.r_is_dst, realign=realign)
