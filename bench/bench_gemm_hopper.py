@@ -3,13 +3,18 @@ mma.sync GEMM (``bench_gemm``), ``torch.matmul`` (cuBLAS) and the Triton ``tl.do
 same process, same GPU, f16 and bf16 in, f32 accumulation, output in the input type.
 
     python -m regcopy_bench.bench_gemm_hopper [--iters 20] [--sizes 4096x4096x4096,...]
+    python -m regcopy_bench.bench_gemm_hopper --candidates 4096x4096x4096,4095x4097x4093
     python -m regcopy_bench.bench_gemm_hopper --sass-only      # no GPU: the SASS counts
 
 ``D[M,N] = A[M,K] @ B[N,K]^T``. TMA needs 16-byte row strides, so K % 8 != 0 pads the rows
-of A and B to a multiple of 8 first (``bench_gemm``'s row-padding kernel, timed with the
-GEMM). Each kernel is first checked bit-exact against float64 on integer-valued inputs at
-ragged sizes, then within tolerance of cuBLAS at every benchmarked size. TFLOPS are
-``2 M N K`` over the mean time of ``--iters`` launches back to back (``bench_gemm.time_ms``).
+of A and B to a multiple of 8 first (the row-padding kernel ``@pad_rows`` of
+examples/gemm_hopper.mlir, two launches), and the ragged row's time includes them (the
+breakdown is printed). Each kernel is first checked bit-exact against float64 on
+integer-valued inputs at ragged sizes, then within tolerance of cuBLAS at every benchmarked
+size. TFLOPS are ``2 M N K`` over the mean time of ``--iters`` launches back to back
+(``bench_gemm.time_ms``). ``--candidates`` first times every CTA tile x epilogue of
+``gemm_hopper`` (f16, no peers) at the sizes given, then the main table runs the example's
+form (``--tile``, ``--epilogue`` override it).
 """
 
 from __future__ import annotations
@@ -21,49 +26,55 @@ from functools import partial
 from typing import Any
 
 from regcopy_bench.bench_gemm import SIZES, RegcopyGemm, time_ms
-from regcopy_bench.gemm_hopper import grid, kernel_text
+from regcopy_bench.gemm_hopper import EPILOGUE, EPILOGUES, TILE, TILES, grid, kernel_text
 from regcopy_bench.triton_matmul import triton_matmul
 
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def hopper_lowered(t: str) -> tuple[str, Any]:
+def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[str, Any]:
     """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    module = parse_and_lower(kernel_text(f"gemm_hopper_{t}", t), "gemm_hopper.mlir", TMA)
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=epilogue)
+    module = parse_and_lower(text, "gemm_hopper.mlir", TMA)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def sass_report() -> list[str]:
-    """SASS counts of the Hopper kernel: HGMMA, TMA loads, barriers, local memory."""
+def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
+    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue)``): HGMMA, TMA loads,
+    barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
-    source, _ = hopper_lowered("f16")
-    compiled = compile_cuda(source)
-    sass = disassemble(compiled.cubin)
-    keys = ("HGMMA.64x256x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR", "BAR.SYNC", "LDL",
-            "STL")
-    count = {k: sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
-    return [f"gemm_hopper f16 ({compiled.arch}): "
-            + ", ".join(f"{k} {v}" for k, v in count.items())]
+    lines = []
+    for tile, epilogue in forms:
+        source, _ = hopper_lowered("f16", tile, epilogue)
+        compiled = compile_cuda(source)
+        sass = disassemble(compiled.cubin)
+        keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR",
+                "BAR.SYNC", "SHFL", "STG.E.128", "STG.E ", "STG.E.U16", "LDL", "STL")
+        count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
+        lines.append(f"gemm_hopper f16 {tile} {epilogue} ({compiled.arch}): "
+                     + ", ".join(f"{k} {v}" for k, v in count.items()))
+    return lines
 
 
 class HopperGemm:
     """The Hopper kernel for one dtype, compiled once, launched on torch tensors (its tensor
     maps encoded per launch configuration)."""
 
-    def __init__(self, t: str, mma: RegcopyGemm) -> None:
+    def __init__(self, t: str, mma: RegcopyGemm, tile: str = TILE,
+                 epilogue: str = EPILOGUE) -> None:
         from regcopy_backend.runtime.runner import (
             compile_kernel,
             set_dynamic_shared_memory,
         )
 
-        self.mma = mma
+        self.mma, self.tile = mma, tile
         self.dev = mma.dev
-        source, self.info = hopper_lowered(t)
+        source, self.info = hopper_lowered(t, tile, epilogue)
         self.kernel = compile_kernel(self.dev, source, self.info.symbol)
         set_dynamic_shared_memory(self.dev, self.kernel, self.info.dynamic_shared_bytes)
 
@@ -75,7 +86,7 @@ class HopperGemm:
         args = (a, b, d)
         ptrs = [x.data_ptr() for x in args]
         values = launch_arguments(self.info, args, ptrs) + tensor_maps(self.info, args, ptrs)
-        g = grid(a.shape[0], b.shape[0])
+        g = grid(a.shape[0], b.shape[0], self.tile)
         block, shmem = self.info.block, self.info.dynamic_shared_bytes
         return lambda: launch_raw(self.kernel, stream, g, block, shmem, values)
 
@@ -95,7 +106,17 @@ class HopperGemm:
             for step in steps:
                 step()
         run.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
+        run.steps = steps  # type: ignore[attr-defined]  # pad A, pad B, GEMM: the breakdown
         return run
+
+
+def breakdown(run: Callable[[], None], iters: int) -> str:
+    """``pad A x + pad B y + GEMM z ms`` of a padded launcher (each part timed alone)."""
+    steps = getattr(run, "steps", None)
+    if steps is None:
+        return ""
+    pa, pb, gemm = (time_ms(s, iters) for s in steps)
+    return f"pad A {pa:.3f} + pad B {pb:.3f} + GEMM {gemm:.3f} ms"
 
 
 def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
@@ -117,11 +138,67 @@ def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
     return good
 
 
+def _operands(m: int, n: int, k: int, dtype: Any) -> tuple[Any, Any, Any]:
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
+    b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
+    return a, b, torch.empty(m, n, device="cuda", dtype=dtype)
+
+
+def _checked(run: Callable[[], None], a: Any, b: Any, d: Any) -> str:
+    """``ok`` when ``run`` leaves ``d`` within tolerance of cuBLAS, else the error."""
+    import torch
+    d.fill_(7.0)
+    torch.cuda.synchronize()
+    run()
+    ref = torch.matmul(a, b.T)
+    torch.cuda.synchronize()
+    err = float((d.float() - ref.float()).abs().max())
+    return "ok" if err <= 0.02 * float(ref.float().abs().max()) + 0.05 else f"BAD max err {err:.3g}"
+
+
+def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
+    """Every CTA tile x epilogue of the kernel, f16, at ``sizes`` (padded rows where K % 8):
+    TFLOPS, each ragged row's parts, and each form's ratio to the first size."""
+    import torch
+    mma = RegcopyGemm("f16")
+    stream = mma.dev.default_stream
+    ok, table = True, []
+    for tile in TILES:
+        for epilogue in EPILOGUES:
+            h = HopperGemm("f16", mma, tile, epilogue)
+            tf = []
+            for m, n, k in sizes:
+                a, b, d = _operands(m, n, k, torch.float16)
+                run = h.launcher(a, b, d, stream)
+                chk = _checked(run, a, b, d)
+                ok &= chk == "ok"
+                tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
+                parts = breakdown(run, iters)
+                print(f"  candidate {tile} {epilogue} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
+                      + (f"; {parts}" if parts else ""), flush=True)
+            table.append((tile, epilogue, tf))
+    names = ["x".join(map(str, s)) for s in sizes]
+    print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
+          + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
+    print("|---|---|" + "---|" * (2 * len(names) - 1))
+    for tile, epilogue, tf in table:
+        print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
+              + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
+    print()
+    return ok
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
+    ap.add_argument("--tile", choices=list(TILES), default=TILE)
+    ap.add_argument("--epilogue", choices=list(EPILOGUES), default=EPILOGUE)
+    ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
+    ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--sass-only", action="store_true")
     args = ap.parse_args(argv)
     try:  # torch before any NVRTC compile (its import fails after one)
@@ -129,7 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
-    for line in sass_report():
+    forms = ([(x, e) for x in TILES for e in EPILOGUES] if args.candidates
+             else [(args.tile, args.epilogue)])
+    for line in sass_report(forms):
         print("  " + line)
     if args.sass_only:
         return 0
@@ -137,28 +216,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bench_gemm_hopper: needs torch and a CUDA GPU")
         return 2
     torch.cuda.init()
-    sizes = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
-    tri = triton_matmul()
-    ok, rows = True, []
+
+    def parse(text: str) -> list[tuple[int, int, int]]:
+        return [(int(x), int(y), int(z)) for x, y, z in (s.split("x") for s in text.split(","))]
+
+    ok = candidates(parse(args.candidates), args.iters) if args.candidates else True
+    if not args.sizes:
+        return 0 if ok else 1
+    tri = None if args.no_triton else triton_matmul()
+    rows = []
+    print(f"the example's form: CTA tile {args.tile}, epilogue {args.epilogue}")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         mma = RegcopyGemm(t)
-        h = HopperGemm(t, mma)
+        h = HopperGemm(t, mma, args.tile, args.epilogue)
         stream = mma.dev.default_stream
         ok &= exact_check(h, stream, dtype, t)
-        for m, n, k in sizes:
-            g = torch.Generator(device="cuda").manual_seed(m + n + k)
-            a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
-            b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
-            d = torch.empty(m, n, device="cuda", dtype=dtype)
+        for m, n, k in parse(args.sizes):
+            a, b, d = _operands(m, n, k, dtype)
             run = h.launcher(a, b, d, stream)
-            torch.cuda.synchronize()
-            run()
-            ref = torch.matmul(a, b.T)
-            torch.cuda.synchronize()
-            err = float((d.float() - ref.float()).abs().max())
-            good = err <= 0.02 * float(ref.float().abs().max()) + 0.05
-            ok &= good
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
             flop = 2.0 * m * n * k
             ms = {"wgmma": time_ms(run, args.iters),
                   "mma.sync": time_ms(mma.launcher(a, b, d, stream), args.iters),
@@ -170,18 +248,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except Exception as e:  # noqa: BLE001 - a Triton failure costs its column only
                     print(f"  Triton failed at {m}x{n}x{k}: {str(e).splitlines()[0][:200]}")
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
-            rows.append((t, f"{m}x{n}x{k}", tf, "ok" if good else f"BAD max err {err:.3g}",
-                         "pad+TMA" if k % 8 else "TMA"))
+            parts = breakdown(run, args.iters)
+            rows.append((t, f"{m}x{n}x{k}", tf, chk, "pad+TMA" if k % 8 else "TMA"))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
-                  + f" TFLOPS ({rows[-1][3]})", flush=True)
+                  + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
     print()
     print("| dtype | M x N x K | wgmma TFLOPS | mma.sync TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
-          "| wgmma / cuBLAS | wgmma / Triton | operands | check |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands | check |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for t, size, tf, chk, route in rows:
+        aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4] == "TMA"), tf["wgmma"])
         print(f"| {t} | {size} | {tf['wgmma']:.0f} | {tf['mma.sync']:.0f} | {tf['cuBLAS']:.0f} "
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
-              f"{tf['wgmma'] / tf['Triton']:.2f}x | {route} | {chk} |")
+              f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
+              f"{chk} |")
+    print("(pad+TMA: the rows of A and B padded to K8 by @pad_rows, two launches timed with the "
+          "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
     return 0 if ok else 1
 
 

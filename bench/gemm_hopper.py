@@ -1,76 +1,136 @@
 """The regcopy IR of the Hopper GEMM (``examples/gemm_hopper.mlir``): TMA ring -> wgmma.
 
 ``D[M,N] = A[M,K] * B[N,K]^T`` (both K-major), f32 accumulation, D in the input type (f16 or
-bf16); M, N, K runtime extents (K a multiple of 8: TMA needs 16-byte row strides), ragged
-in all three (TMA fills zeros past the edges; the epilogue's stores are bounds-checked).
+bf16); M, N, K runtime extents (K a multiple of 8: TMA needs 16-byte row strides; any other K
+goes through ``pad_kernel_text``'s row-padding copy first), ragged in all three (TMA fills
+zeros past the edges; the epilogue's stores are bounds-checked).
 
-One CTA of 256 threads, two consumer warpgroups, computes a 128 x 256 tile of D; warpgroup
-``wg`` owns rows ``64 wg ..`` (a 64 x 256 f32 accumulator, 128 registers a thread, in the
-m64n256k16 fragment layout). K goes 64 at a time through a ``STAGES``-slot ring in dynamic
-shared memory: per slot, A as two 64 x 64 tiles and B as one 256 x 64 tile, each loaded by
-one ``regcopy.copy_async`` lowered with ``transfer=tma`` (``cp.async.bulk.tensor``, one
+One CTA of 256 threads, two consumer warpgroups, computes a ``CTA_M x CTA_N`` tile of D
+(``TILES``: 128 x 256, each warpgroup one 64 x 256 accumulator, or 256 x 128, each warpgroup
+two 64 x 128 ones; 128 f32 registers a thread either way, in the m64nNk16 fragment layout).
+K goes 64 at a time through a ``STAGES``-slot ring in dynamic shared memory: per slot, A as
+two ``CTA_M / 2`` x 64 tiles (one a warpgroup) and B as one ``CTA_N`` x 64 tile, each loaded
+by one ``regcopy.copy_async`` lowered with ``transfer=tma`` (``cp.async.bulk.tensor``, one
 elected thread, an mbarrier a slot). The shared tiles are ``auto``: the compiler gives them
 the 128-byte swizzle, which is both TMA's ``128B`` mode and wgmma's (K-major, SBO 1024).
 
 Iteration ``k``: (1) wait for K tile ``k`` and meet at a CTA barrier: tile ``k`` has landed
 for everyone, and both warpgroups are past their wait for K tile ``k - 2``'s wgmmas;
-(2) refill that slot with K tile ``k + STAGES - 2``; (3) issue the four m64n256k16 wgmmas of
-the 64-wide K tile, ``{async}``; (4) ``wgmma_wait {pending = 1}``: tile ``k - 1``'s are done. After the loop, wait for
-the last wgmmas, round to the input type and store 64 x 256 a warpgroup, bounds-checked.
-CTAs walk the output in groups of 8 M tiles (L2 reuse), as the mma.sync kernel does.
+(2) refill that slot with K tile ``k + STAGES - 2``; (3) issue the wgmmas of the 64-wide K
+tile, ``{async}`` (one ``regcopy.wgmma`` an accumulator, four k16 steps each); (4)
+``wgmma_wait``: tile ``k - 1``'s are done. After the loop, wait for the last wgmmas, round to
+the input type and store, bounds-checked (``EPILOGUES``): ``frag``, straight from the
+fragment (32-bit stores, two adjacent elements a thread); ``rows``, converted first by a
+register -> register ``regcopy.copy`` into rows of 8 elements a thread (warp shuffles within
+each quad of lanes), then 128-bit stores (realigned pieces where N is odd). CTAs walk the
+output in groups of 8 M tiles (L2 reuse), as the mma.sync kernel does.
 """
 
 from __future__ import annotations
 
-CTA_M, CTA_N, BK, THREADS = 128, 256, 64, 256
-STAGES = 4
+BK, THREADS, STAGES = 64, 256, 4
+TILES: dict[str, tuple[int, int]] = {"128x256": (128, 256), "256x128": (256, 128)}
+"""CTA tiles (M x N). Both run 512 CTAs at 4096^3; at 4095 x 4097 the 128 x 256 tile needs 32
+x 17 = 544 CTAs (five waves of the H200's 132 SMs, one CTA an SM), the 256 x 128 one 16 x 33 =
+528 (four waves)."""
+TILE = "128x256"
+"""The example's CTA tile."""
+EPILOGUES = ("frag", "rows")
+"""How the accumulators leave (module doc)."""
+EPILOGUE = "frag"
+"""The example's epilogue."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
 
-def _c(t: str) -> str:
-    """A warpgroup's 64 x 256 accumulator in the m64n256k16 fragment layout."""
-    return (f"memref<64x256x{t}, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,"
-            "1@laneid,1)>, #regcopy.mem<local>>")
+def _c(t: str, n: int) -> str:
+    """A warpgroup's 64 x n accumulator in the m64nNk16 fragment layout."""
+    return (f"memref<64x{n}x{t}, #regcopy.layout<(4,2,8,{n // 8},4,2):(1@wid_in_wg,2,4@laneid,"
+            "4,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def grid(m: int, n: int) -> tuple[int, int, int]:
-    """The launch grid for an M x N output: ``ceil(N / 256) x ceil(M / 128)``."""
-    return -(-n // CTA_N), -(-m // CTA_M), 1
+def _rows(t: str, n: int) -> str:
+    """The same 64 x n tile as rows of 8 elements a thread: lane ``4 g + q`` of warp ``w``
+    holds rows ``16 w + g`` and ``16 w + 8 + g``, columns ``8 (4 j + q) ..`` (j < n / 32):
+    the fragment's quads exchange words among their four lanes (shuffles, no shared memory)
+    and every thread then stores 16-byte vectors."""
+    return (f"memref<64x{n}x{t}, #regcopy.layout<(4,2,8,{n // 32},4,8):(1@wid_in_wg,{n // 4},"
+            "4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def kernel_text(name: str, t: str, stages: int = STAGES) -> str:
+def grid(m: int, n: int, tile: str = TILE) -> tuple[int, int, int]:
+    """The launch grid for an M x N output: ``ceil(N / CTA_N) x ceil(M / CTA_M)``."""
+    cta_m, cta_n = TILES[tile]
+    return -(-n // cta_n), -(-m // cta_m), 1
+
+
+def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
+                epilogue: str = EPILOGUE) -> str:
     """The kernel ``@name`` for element type ``t`` (module doc)."""
-    g, c, co = _G.format(t=t), _c("f32"), _c(t)
-    sa = f"memref<{stages}x2x64x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-    sb = f"memref<{stages}x{CTA_N}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+    cta_m, cta_n = TILES[tile]
+    wgr = cta_m // 2  # rows of a warpgroup
+    accs = wgr // 64  # 64-row accumulators of a warpgroup
+    g, c, co = _G.format(t=t), _c("f32", cta_n), _c(t, cta_n)
+    regs = 64 * cta_n // 128
+    sa = f"memref<{stages}x2x{wgr}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+    sb = f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     ahead = stages - 2  # slot k-1 may still be read by the wgmmas in flight
 
     def start(k: str, slot: str, out: str, indent: str) -> str:
-        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [64, {BK}] -> "
-                f"%SA[{slot}, 0, 0, 0] [1, 1, 64, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [64, {BK}] -> "
-                f"%SA[{slot}, 1, 0, 0] [1, 1, 64, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{CTA_N}, {BK}] -> "
-                f"%SB[{slot}, 0, 0] [1, {CTA_N}, {BK}] : {g} -> {sb}\n"
+        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [{wgr}, {BK}] -> "
+                f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [{wgr}, {BK}] -> "
+                f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{cta_n}, {BK}] -> "
+                f"%SB[{slot}, 0, 0] [1, {cta_n}, {BK}] : {g} -> {sb}\n"
                 f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
 
+    acc = [f"%C{i}" if accs > 1 else "%C" for i in range(accs)]
+    allocas = "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
+    allocas += f"  %CO = memref.alloca() : {co}\n"
+    if epilogue == "rows":
+        allocas += f"  %RO = memref.alloca() : {_rows(t, cta_n)}\n"
     prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
     tokens = ", ".join(["!regcopy.token"] * ahead)
     carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
     shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
-    used = sorted({0, 1, 2, 4, 8, 64, 128, 256, BK, stages, ahead, ahead * BK,
+    used = sorted({0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, regs, BK, stages, ahead, ahead * BK,
                    *(s * BK for s in range(stages)), *range(stages)})
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in used)
+    zero = "".join(
+        f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, #regcopy.mem<local>>\n"
+        f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+        f"    vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
+        "vector<4xf32>\n  }\n" for i, a in enumerate(acc))
+    mma = "".join(
+        f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
+        f"%SB[%stage, 0, 0] [1, {cta_n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
+        for i, a in enumerate(acc))
+    rows_of = "".join(f"  %mw{i} = arith.addi %mw, %c64 : index\n" for i in range(1, accs))
+    out = f"  %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>\n"
+    for i in range(accs):
+        mw = f"%mw{i}" if i else "%mw"
+        out += (f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+                f"    %v = vector.load %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
+                "vector<4xf32>\n"
+                f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
+                f"    vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, "
+                f"vector<4x{t}>\n  }}\n")
+        if epilogue == "rows":
+            ro = _rows(t, cta_n)
+            out += (f"  regcopy.copy warpgroup %CO -> %RO : {co} -> {ro}\n"
+                    f"  regcopy.copy warpgroup %RO -> %D[{mw}, %n0] [64, {cta_n}] : {ro} -> {g}\n")
+        else:
+            out += f"  regcopy.copy warpgroup %CO -> %D[{mw}, %n0] [64, {cta_n}] : {co} -> {g}\n"
+    how = ("convert to rows of 8 a thread, 128-bit stores" if epilogue == "rows"
+           else "32-bit stores from the fragment")
     return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %D: {g})
     attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
   %SA = memref.alloca() : {sa}
   %SB = memref.alloca() : {sb}
-  %C = memref.alloca() : {c}
-  %CO = memref.alloca() : {co}
-{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
+{allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : {g}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
@@ -89,19 +149,15 @@ def kernel_text(name: str, t: str, stages: int = STAGES) -> str:
   %pmo = arith.remui %inside, %size : index
   %pm = arith.addi %first, %pmo : index
   %pn = arith.divui %inside, %size : index
-  %m0 = arith.muli %pm, %c128 : index
-  %m1 = arith.addi %m0, %c64 : index
-  %n0 = arith.muli %pn, %c256 : index
-  // this thread's warpgroup: rows 64 wg .. of the CTA's tile
+  %m0 = arith.muli %pm, %c{cta_m} : index
+  %m1 = arith.addi %m0, %c{wgr} : index
+  %n0 = arith.muli %pn, %c{cta_n} : index
+  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
   %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c64 : index
+  %wm = arith.muli %wg, %c{wgr} : index
   %mw = arith.addi %m0, %wm : index
-  // the accumulators start at zero
-  %acc = regcopy.storage %C : {c} -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }}
-  // prologue: K tiles 0 .. {ahead - 1} in flight
+{rows_of}  // the accumulators start at zero
+{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
 {prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
     %kt = arith.divui %k, %c{BK} : index
     %stage = arith.remui %kt, %c{stages} : index
@@ -120,21 +176,13 @@ def kernel_text(name: str, t: str, stages: int = STAGES) -> str:
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-    // 3. four m64n256k16 wgmmas on slot k, not waited for
-    regcopy.wgmma warpgroup %SA[%stage, %wg, 0, 0] [1, 1, 64, {BK}], %SB[%stage, 0, 0] [1, {CTA_N}, {BK}], %C {{transpose_b, async}} : {sa}, {sb}, {c}
-    // 4. K tile k-1's wgmmas are done (k's may still run)
-    regcopy.wgmma_wait {{pending = 1 : i64}}
+    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
+{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
+    regcopy.wgmma_wait {{pending = {accs} : i64}}
     scf.yield {shifted} : {tokens}
   }}
   regcopy.wgmma_wait {{pending = 0 : i64}}
-  // epilogue: round to {t} in the fragment layout, store 64 x 256 a warpgroup (bounds-checked)
-  %out = regcopy.storage %CO : {co} -> memref<128x{t}, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
-    vector.store %h, %out[%i] : memref<128x{t}, #regcopy.mem<local>>, vector<4x{t}>
-  }}
-  regcopy.copy warpgroup %CO -> %D[%mw, %n0] [64, 256] : {co} -> {g}
-  func.return
+  // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
+{out}  func.return
 }}
 """

@@ -1,25 +1,31 @@
 // A Hopper GEMM: D[M,N] = A[M,K] * B[N,K]^T (both K-major), f32 accumulation, D rounded to the
 // input type; @gemm_hopper (f16) and @gemm_hopper_bf16 (bf16). M, N, K are runtime extents,
-// ragged in all three (K promised a multiple of 8: TMA needs 16-byte row strides). Lower with
-// transfer=tma; launch ceil(N / 256) x ceil(M / 128) CTAs:
-//   regcopy-run -p 'lower-reg-copy{transfer=tma}' --check examples/gemm_hopper.mlir \
-//     --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
+// ragged in all three; K is promised a multiple of 8 (TMA needs 16-byte row strides): for any
+// other K, first copy A and B into K8-wide buffers (K8 = K rounded up to 8) with @pad_rows
+// (@pad_rows_bf16), which realigns the rows and fills the pad with zeros, then run the GEMM
+// on the copies. Lower with transfer=tma; launch the GEMM on ceil(N / 256) x ceil(M / 128)
+// CTAs, @pad_rows on ceil(K8 / 256) x ceil(R / 32) for an R-row operand:
+//   regcopy-run -p 'lower-reg-copy{transfer=tma}' --kernel gemm_hopper --check \
+//     examples/gemm_hopper.mlir --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
+//   regcopy-run --kernel pad_rows --check examples/gemm_hopper.mlir \
+//     --arg X=70x69 --arg Y=70x72 --grid 1,3
 //
-// One CTA (256 threads: two consumer warpgroups) computes a 128 x 256 tile; warpgroup wg the
-// rows 64 wg .., in %C: a 64 x 256 f32 accumulator in the m64n256k16 fragment layout (128
-// registers a thread). K goes 64 at a time through a 4-slot ring in dynamic shared memory:
-// per slot two 64 x 64 A tiles and one 256 x 64 B tile, each one TMA load (cp.async.bulk.tensor
-// from one elected thread, completion on the slot's mbarrier). The shared tiles are
-// #regcopy.layout<auto>: a wgmma reads them, so the compiler gives them the 128-byte swizzle,
-// TMA's 128B mode and wgmma's K-major canonical layout (SBO 1024, LBO unused). Iteration k
-//   1. waits for slot k (every thread on the mbarrier; pending = 2: k+1, k+2 may still fly);
-//   2. issues four wgmma.mma_async.m64n256k16 on slot k, {async};
-//   3. waits until at most one wgmma group is pending (K tile k-1's are done here), and
-//   4. meets the other warpgroup at a barrier (slot k-1 is free);
-//   5. refills slot k-1 with K tile k+3 (an empty group past the end).
-// TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds %C to the
-// input type (%CO, the same layout) and stores each warpgroup's 64 x 256 rows, bounds-checked
-// (32-bit stores: two adjacent elements a thread).
+// One CTA (256 threads: two consumer warpgroups) computes a 128 x 256 tile; warpgroup wg
+// the rows 64 wg .., in 64 x 256 f32 accumulators in the m64n256k16 fragment layout
+// (128 registers a thread). K goes 64 at a time through a 4-slot ring in dynamic shared
+// memory: per slot two 64 x 64 A tiles and one 256 x 64 B tile, each one TMA load
+// (cp.async.bulk.tensor from one elected thread, completion on the slot's mbarrier). The shared
+// tiles are #regcopy.layout<auto>: a wgmma reads them, so the compiler gives them the 128-byte
+// swizzle, TMA's 128B mode and wgmma's K-major canonical layout (SBO 1024, LBO unused).
+// Iteration k
+//   1. waits for K tile k (every thread on the slot's mbarrier) and meets the other warpgroup
+//      at a barrier (both are past their wait for K tile k-2's wgmmas: its slot is free);
+//   2. refills that slot with K tile k+2 (an empty group past the end);
+//   3. issues the wgmmas of K tile k (m64n256k16, four k16 steps an accumulator), {async};
+//   4. waits until K tile k-1's wgmmas are done (k's may still run).
+// TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds to the input
+// type and stores each warpgroup's rows, bounds-checked: 32-bit stores straight from
+// the fragment (two adjacent elements a thread).
 func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %B: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %D: memref<?x?xf16, #regcopy.mem<global>>)
@@ -65,9 +71,9 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
   %wm = arith.muli %wg, %c64 : index
   %mw = arith.addi %m0, %wm : index
   // the accumulators start at zero
-  %acc = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
-    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
   }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [64, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 64, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x64x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -100,17 +106,17 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }
-    // 3. four m64n256k16 wgmmas on slot k, not waited for
+    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
     regcopy.wgmma warpgroup %SA[%stage, %wg, 0, 0] [1, 1, 64, 64], %SB[%stage, 0, 0] [1, 256, 64], %C {transpose_b, async} : memref<4x2x64x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>, memref<4x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>, memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     // 4. K tile k-1's wgmmas are done (k's may still run)
     regcopy.wgmma_wait {pending = 1 : i64}
     scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
   }
   regcopy.wgmma_wait {pending = 0 : i64}
-  // epilogue: round to f16 in the fragment layout, store 64 x 256 a warpgroup (bounds-checked)
+  // epilogue: round to f16 in the fragment layout; 32-bit stores from the fragment (bounds-checked)
   %out = regcopy.storage %CO : memref<64x256xf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
-    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    %v = vector.load %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
     vector.store %h, %out[%i] : memref<128xf16, #regcopy.mem<local>>, vector<4xf16>
   }
@@ -163,9 +169,9 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
   %wm = arith.muli %wg, %c64 : index
   %mw = arith.addi %m0, %wm : index
   // the accumulators start at zero
-  %acc = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
-    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
   }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [64, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 64, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x64x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -198,20 +204,50 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }
-    // 3. four m64n256k16 wgmmas on slot k, not waited for
+    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
     regcopy.wgmma warpgroup %SA[%stage, %wg, 0, 0] [1, 1, 64, 64], %SB[%stage, 0, 0] [1, 256, 64], %C {transpose_b, async} : memref<4x2x64x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>, memref<4x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>, memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     // 4. K tile k-1's wgmmas are done (k's may still run)
     regcopy.wgmma_wait {pending = 1 : i64}
     scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
   }
   regcopy.wgmma_wait {pending = 0 : i64}
-  // epilogue: round to bf16 in the fragment layout, store 64 x 256 a warpgroup (bounds-checked)
+  // epilogue: round to bf16 in the fragment layout; 32-bit stores from the fragment (bounds-checked)
   %out = regcopy.storage %CO : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
-    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+    %v = vector.load %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
     vector.store %h, %out[%i] : memref<128xbf16, #regcopy.mem<local>>, vector<4xbf16>
   }
   regcopy.copy warpgroup %CO -> %D[%mw, %n0] [64, 256] : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+  func.return
+}
+
+func.func @pad_rows(%X: memref<?x?xf16, #regcopy.mem<global>>,
+    %Y: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>})
+    attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>} {
+  %R = memref.alloca() : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %r0 = arith.muli %by, %c32 : index
+  %k0 = arith.muli %bx, %c256 : index
+  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+  func.return
+}
+
+func.func @pad_rows_bf16(%X: memref<?x?xbf16, #regcopy.mem<global>>,
+    %Y: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>})
+    attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>} {
+  %R = memref.alloca() : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %r0 = arith.muli %by, %c32 : index
+  %k0 = arith.muli %bx, %c256 : index
+  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   func.return
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# GPU steps of issue 35's second round (the Hopper GEMM) on the H200, within ~4 minutes:
+#   bash lab/gpu/hopper.sh        (outputs under $OUT, default /tmp/out; summary on stdout)
+# Most important first, each step under `timeout` and the time left (230 s in all):
+# 1. candidates: every CTA tile (128x256, 256x128) x epilogue (frag: 32-bit stores from the
+#    fragment; rows: shuffles to rows + 128-bit stores) of gemm_hopper, f16, at 4096^3 and the
+#    ragged 4095x4097x4093 (padded rows: pad A + pad B + GEMM, parts printed), and each form's
+#    ragged / aligned ratio;
+# 2. the example's form at 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync,
+#    cuBLAS and Triton (exact checks first);
+# 3. the gpu-marked wgmma / Hopper GEMM tests (bit-exact on integer-valued inputs, the pad
+#    kernel + GEMM pair included);
+# 4. the SASS of examples/gemm_hopper.mlir (HGMMA, UTMALDG, no LDL/STL);
+# 5. Nsight Compute: the tensor pipe metric names of this ncu, then the gmma pipe's
+#    utilisation of one 4096^3 f16 launch beside its TFLOPS (lab/gpu/hopper_ncu.py);
+# 6. compute-sanitizer memcheck of one ragged GEMM; regcopy-run --check of the pad kernel.
+set -uo pipefail
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.."
+t0=$(date +%s)
+budget=230
+python3 -m pip install -q --no-deps --no-build-isolation -e . >"$out/install.txt" 2>&1 \
+    || echo "pip install -e . failed (see install.txt); using the tree as it is"
+summary=()
+step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the budget
+    local name=$1 limit=$2; shift 2
+    local left=$(( budget - ($(date +%s) - t0) ))
+    if (( left < 10 )); then summary+=("$name: skipped (out of time)"); return; fi
+    (( limit > left )) && limit=$left
+    echo "== $name (limit ${limit}s)"
+    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
+    local rc=$?
+    tail -n 30 "$out/$name.txt"
+    summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
+}
+TMA='lower-reg-copy{transfer=tma}'
+step candidates 60 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 --sizes "" \
+    --candidates 4096x4096x4096,4095x4097x4093
+step bench 75 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
+    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
+step gpu_tests 35 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
+    test/python/test_gemm_hopper.py
+step sass 15 bash -c "regcopy-opt -p '$TMA' -t sass examples/gemm_hopper.mlir > '$out/gemm_hopper.sass' \
+    && echo \"HGMMA \$(grep -o 'HGMMA\.[0-9x]*\.F32' '$out/gemm_hopper.sass' | sort | uniq -c | tr -s ' ' | tr '\n' ';')\" \
+    && echo \"UTMALDG \$(grep -c UTMALDG '$out/gemm_hopper.sass')\" \
+    && echo \"STG.E.128 \$(grep -c 'STG.E.128' '$out/gemm_hopper.sass')\" \
+    && echo \"LDL/STL \$(grep -c -E '\\b(LDL|STL)\\b' '$out/gemm_hopper.sass')\""
+if [ -x /usr/local/cuda/bin/ncu ]; then
+    step ncu 45 python3 lab/gpu/hopper_ncu.py "$out"
+fi
+if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    step memcheck 20 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
+        --error-exitcode 9 regcopy-run -p "$TMA" --kernel gemm_hopper examples/gemm_hopper.mlir \
+        --arg A=300x264 --arg B=520x264 --arg D=300x520 --grid 3,3
+fi
+step check_pad 20 regcopy-run --kernel pad_rows --check examples/gemm_hopper.mlir \
+    --arg X=70x69 --arg Y=70x72 --grid 1,3
+echo "== summary"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
