@@ -206,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
-    forms = ([(x, e) for x in TILES for e in EPILOGUES] if args.candidates
+    forms = ([(x, e) for x in TILES for e in EPILOGUES] if args.candidates and args.sass_only
              else [(args.tile, args.epilogue)])
     for line in sass_report(forms):
         print("  " + line)
