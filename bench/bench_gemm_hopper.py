@@ -26,7 +26,17 @@ from functools import partial
 from typing import Any
 
 from regcopy_bench.bench_gemm import SIZES, RegcopyGemm, time_ms
-from regcopy_bench.gemm_hopper import EPILOGUE, EPILOGUES, TILE, TILES, grid, kernel_text
+from regcopy_bench.gemm_hopper import (
+    EPILOGUE,
+    EPILOGUES,
+    PAD_ROWS,
+    TILE,
+    TILES,
+    grid,
+    kernel_text,
+    pad_pair_grid,
+    pad_pair_text,
+)
 from regcopy_bench.triton_matmul import triton_matmul
 
 TMA = "lower-reg-copy{transfer=tma}"
@@ -72,11 +82,42 @@ class HopperGemm:
             set_dynamic_shared_memory,
         )
 
-        self.mma, self.tile = mma, tile
+        self.mma, self.tile, self.t = mma, tile, t
+        self.pairs: dict[int, tuple[Any, Any]] = {}
         self.dev = mma.dev
         source, self.info = hopper_lowered(t, tile, epilogue)
         self.kernel = compile_kernel(self.dev, source, self.info.symbol)
         set_dynamic_shared_memory(self.dev, self.kernel, self.info.dynamic_shared_bytes)
+
+    def pad_pair(self, rows: int) -> tuple[Any, Any]:
+        """The compiled ``pad_pair_text`` kernel (``rows`` a CTA) and its KernelInfo."""
+        from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+        from regcopy_backend.cuda.printer import print_cuda
+        from regcopy_backend.runtime.runner import compile_kernel
+        from regcopy_tools.regcopy_run import parse_and_lower
+
+        if rows not in self.pairs:
+            module = parse_and_lower(pad_pair_text(f"pad_pair{rows}", self.t, rows), "pad.mlir",
+                                     TMA)
+            info = kernel_info(kernels(module)[0])
+            self.pairs[rows] = (compile_kernel(self.dev, print_cuda(module), info.symbol), info)
+        return self.pairs[rows]
+
+    def pad_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
+                     pad: str) -> list[Callable[[], None]]:
+        """The launches that pad ``xs`` into ``ys``: ``two`` (``@pad_rows`` twice) or
+        ``pairR`` (``pad_pair_text`` with R rows a CTA, one launch)."""
+        from regcopy_backend.runtime.runner import launch_arguments
+        from regcopy_backend.runtime.tensor_map import launch_raw
+
+        if pad == "two":
+            return [self.mma.pad_launcher(x, y, stream) for x, y in zip(xs, ys, strict=True)]
+        rows = int(pad.removeprefix("pair"))
+        kernel, info = self.pad_pair(rows)
+        args = (xs[0], ys[0], xs[1], ys[1])
+        values = launch_arguments(info, args, [x.data_ptr() for x in args])
+        g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], rows)
+        return [lambda: launch_raw(kernel, stream, g, (256, 1, 1), 0, values)]
 
     def direct(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
         """One launch (K % 8 == 0)."""
@@ -90,8 +131,10 @@ class HopperGemm:
         block, shmem = self.info.block, self.info.dynamic_shared_bytes
         return lambda: launch_raw(self.kernel, stream, g, block, shmem, values)
 
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
-        """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first."""
+    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = "two"
+                 ) -> Callable[[], None]:
+        """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first (``pad``: the
+        padding launches, ``pad_launcher``)."""
         import torch
         k = a.shape[1]
         if k % 8 == 0:
@@ -99,8 +142,7 @@ class HopperGemm:
         k8 = -(-k // 8) * 8
         a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
         b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
-        steps = [self.mma.pad_launcher(a, a8, stream), self.mma.pad_launcher(b, b8, stream),
-                 self.direct(a8, b8, d, stream)]
+        steps = [*self.pad_launcher((a, b), (a8, b8), stream, pad), self.direct(a8, b8, d, stream)]
 
         def run() -> None:
             for step in steps:
@@ -111,12 +153,15 @@ class HopperGemm:
 
 
 def breakdown(run: Callable[[], None], iters: int) -> str:
-    """``pad A x + pad B y + GEMM z ms`` of a padded launcher (each part timed alone)."""
+    """``pad A x + pad B y + GEMM z ms`` (or ``pad A and B x + GEMM z ms``) of a padded
+    launcher, each launch timed alone."""
     steps = getattr(run, "steps", None)
     if steps is None:
         return ""
-    pa, pb, gemm = (time_ms(s, iters) for s in steps)
-    return f"pad A {pa:.3f} + pad B {pb:.3f} + GEMM {gemm:.3f} ms"
+    ms = [time_ms(s, iters) for s in steps]
+    pads = (f"pad A {ms[0]:.3f} + pad B {ms[1]:.3f}" if len(ms) == 3
+            else f"pad A and B {ms[0]:.3f}")
+    return f"{pads} + GEMM {ms[-1]:.3f} ms"
 
 
 def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
@@ -179,6 +224,16 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
                 print(f"  candidate {tile} {epilogue} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
                       + (f"; {parts}" if parts else ""), flush=True)
             table.append((tile, epilogue, tf))
+    h = HopperGemm("f16", mma)
+    for m, n, k in [s for s in sizes if s[2] % 8]:
+        a, b, d = _operands(m, n, k, torch.float16)
+        for pad in ("two", *(f"pair{r}" for r in PAD_ROWS)):
+            run = h.launcher(a, b, d, stream, pad)
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
+            tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
+            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE}): {tf:.0f} TFLOPS ({chk}); "
+                  f"{breakdown(run, iters)}", flush=True)
     names = ["x".join(map(str, s)) for s in sizes]
     print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
           + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")

@@ -186,3 +186,48 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
 {out}  func.return
 }}
 """
+
+
+PAD_COLS = 256
+PAD_ROWS = (32, 64)
+"""Rows of a CTA's tile in ``pad_pair_text`` (4 or 8 rows a thread: more loads in flight)."""
+
+
+def pad_pair_text(name: str, t: str, rows: int = 32) -> str:
+    """``@name``: both operands' row padding in one launch, ``Y1 = X1`` and ``Y2 = X2`` padded
+    as ``@pad_rows`` does (``Y[r, c] = X[r, c]`` for ``c < K``, 0 up to ``K8``), block z
+    picking the pair (grid ``ceil(K8 / 256) x ceil(max(R1, R2) / rows) x 2``; a CTA past its
+    operand's rows stores nothing: the copies are bounds-checked). 256 threads copy a
+    ``rows x 256`` tile, 8 consecutive elements a thread and row."""
+    g = f"memref<?x?x{t}, #regcopy.mem<global>>"
+    gy = f"memref<?x?x{t}, #regcopy.mem<global>>"
+    r = (f"memref<{rows}x256x{t}, #regcopy.layout<({rows // 8},8,32,8):(8,32@tx,1@tx,1)>, "
+         "#regcopy.mem<local>>")
+
+    def pair(x: str, y: str) -> str:
+        return (f"    regcopy.copy cta %{x}[%r0, %k0] [{rows}, 256] -> %R : {g} -> {r}\n"
+                f"    regcopy.copy cta %R -> %{y}[%r0, %k0] [{rows}, 256] : {r} -> {gy}\n")
+    promise = "{regcopy.divisibility = array<i64: 1, 8>}"
+    return f"""func.func @{name}(%X1: {g}, %Y1: {gy} {promise}, %X2: {g}, %Y2: {gy} {promise})
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1, 2]>}} {{
+  %R = memref.alloca() : {r}
+  %c0 = arith.constant 0 : index
+  %crows = arith.constant {rows} : index
+  %c256 = arith.constant 256 : index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %bz = "gpu.block_id"() <{{dimension = #gpu<dim z>}}> : () -> index
+  %r0 = arith.muli %by, %crows : index
+  %k0 = arith.muli %bx, %c256 : index
+  %first = arith.cmpi eq, %bz, %c0 : index
+  scf.if %first {{
+{pair("X1", "Y1")}  }} else {{
+{pair("X2", "Y2")}  }}
+  func.return
+}}
+"""
+
+
+def pad_pair_grid(rows1: int, rows2: int, k8: int, rows: int = 32) -> tuple[int, int, int]:
+    """The launch grid of ``pad_pair_text``."""
+    return -(-k8 // PAD_COLS), -(-max(rows1, rows2) // rows), 2
