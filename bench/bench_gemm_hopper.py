@@ -29,7 +29,10 @@ from regcopy_bench.bench_gemm import SIZES, RegcopyGemm, time_ms
 from regcopy_bench.gemm_hopper import (
     EPILOGUE,
     EPILOGUES,
+    FORMS,
     PAD_ROWS,
+    SCHEDULE,
+    SCHEDULES,
     TILE,
     TILES,
     grid,
@@ -42,31 +45,33 @@ from regcopy_bench.triton_matmul import triton_matmul
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[str, Any]:
+def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE,
+                   schedule: str = SCHEDULE) -> tuple[str, Any]:
     """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=epilogue)
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=epilogue, schedule=schedule)
     module = parse_and_lower(text, "gemm_hopper.mlir", TMA)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
-    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue)``): HGMMA, TMA loads,
-    barriers, shuffles, stores, local memory."""
+def sass_report(forms: Sequence[tuple[str, str, str]] = ((TILE, EPILOGUE, SCHEDULE),)
+                ) -> list[str]:
+    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue, schedule)``): HGMMA,
+    TMA loads, barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     lines = []
-    for tile, epilogue in forms:
-        source, _ = hopper_lowered("f16", tile, epilogue)
+    for tile, epilogue, schedule in forms:
+        source, _ = hopper_lowered("f16", tile, epilogue, schedule)
         compiled = compile_cuda(source)
         sass = disassemble(compiled.cubin)
         keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR",
                 "BAR.SYNC", "SHFL", "STG.E.128", "STG.E ", "STG.E.U16", "LDL", "STL")
         count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
-        lines.append(f"gemm_hopper f16 {tile} {epilogue} ({compiled.arch}): "
+        lines.append(f"gemm_hopper f16 {tile} {epilogue} {schedule} ({compiled.arch}): "
                      + ", ".join(f"{k} {v}" for k, v in count.items()))
     return lines
 
@@ -75,17 +80,21 @@ class HopperGemm:
     """The Hopper kernel for one dtype, compiled once, launched on torch tensors (its tensor
     maps encoded per launch configuration)."""
 
-    def __init__(self, t: str, mma: RegcopyGemm, tile: str = TILE,
-                 epilogue: str = EPILOGUE) -> None:
+    def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = TILE,
+                 epilogue: str = EPILOGUE, schedule: str = SCHEDULE) -> None:
         from regcopy_backend.runtime.runner import (
             compile_kernel,
             set_dynamic_shared_memory,
         )
 
-        self.mma, self.tile, self.t = mma, tile, t
+        from regcopy_backend.runtime.runner import get_device
+
+        self.mma, self.tile, self.t, self.schedule = mma, tile, t, schedule
+        self.dev = mma.dev if mma is not None else get_device()
+        self.dev.set_current()
+        self.sms = int(self.dev.properties.multiprocessor_count)
         self.pairs: dict[int, tuple[Any, Any]] = {}
-        self.dev = mma.dev
-        source, self.info = hopper_lowered(t, tile, epilogue)
+        source, self.info = hopper_lowered(t, tile, epilogue, schedule)
         self.kernel = compile_kernel(self.dev, source, self.info.symbol)
         set_dynamic_shared_memory(self.dev, self.kernel, self.info.dynamic_shared_bytes)
 
@@ -111,6 +120,7 @@ class HopperGemm:
         from regcopy_backend.runtime.tensor_map import launch_raw
 
         if pad == "two":
+            assert self.mma is not None, "pad=two launches bench_gemm's @pad_rows"
             return [self.mma.pad_launcher(x, y, stream) for x, y in zip(xs, ys, strict=True)]
         rows = int(pad.removeprefix("pair"))
         kernel, info = self.pad_pair(rows)
@@ -127,7 +137,7 @@ class HopperGemm:
         args = (a, b, d)
         ptrs = [x.data_ptr() for x in args]
         values = launch_arguments(self.info, args, ptrs) + tensor_maps(self.info, args, ptrs)
-        g = grid(a.shape[0], b.shape[0], self.tile)
+        g = grid(a.shape[0], b.shape[0], self.tile, self.schedule, self.sms)
         block, shmem = self.info.block, self.info.dynamic_shared_bytes
         return lambda: launch_raw(self.kernel, stream, g, block, shmem, values)
 
@@ -164,7 +174,7 @@ def breakdown(run: Callable[[], None], iters: int) -> str:
     return f"{pads} + GEMM {ms[-1]:.3f} ms"
 
 
-def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
+def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str, pad: str = "two") -> bool:
     """Bit-exact against float64 on integer-valued inputs, ragged sizes (odd K padded)."""
     import torch
     good = True
@@ -175,7 +185,7 @@ def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
         torch.cuda.synchronize()
-        h.launcher(a, b, d, stream)()
+        h.launcher(a, b, d, stream, pad)()
         torch.cuda.synchronize()
         same = bool(torch.equal(d, want))
         good &= same
@@ -210,20 +220,23 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
     mma = RegcopyGemm("f16")
     stream = mma.dev.default_stream
     ok, table = True, []
-    for tile in TILES:
-        for epilogue in EPILOGUES:
-            h = HopperGemm("f16", mma, tile, epilogue)
-            tf = []
-            for m, n, k in sizes:
-                a, b, d = _operands(m, n, k, torch.float16)
-                run = h.launcher(a, b, d, stream)
-                chk = _checked(run, a, b, d)
-                ok &= chk == "ok"
-                tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
-                parts = breakdown(run, iters)
-                print(f"  candidate {tile} {epilogue} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
-                      + (f"; {parts}" if parts else ""), flush=True)
-            table.append((tile, epilogue, tf))
+    for form in FORMS:
+        try:
+            h = HopperGemm("f16", mma, *form)
+        except Exception as e:  # noqa: BLE001 - a form that fails costs its row only
+            print(f"  candidate {' '.join(form)}: {str(e).splitlines()[0][:300]}")
+            continue
+        tf = []
+        for m, n, k in sizes:
+            a, b, d = _operands(m, n, k, torch.float16)
+            run = h.launcher(a, b, d, stream)
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
+            tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
+            parts = breakdown(run, iters)
+            print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
+                  + (f"; {parts}" if parts else ""), flush=True)
+        table.append((*form, tf))
     h = HopperGemm("f16", mma)
     for m, n, k in [s for s in sizes if s[2] % 8]:
         a, b, d = _operands(m, n, k, torch.float16)
@@ -232,14 +245,15 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
             chk = _checked(run, a, b, d)
             ok &= chk == "ok"
             tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
-            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE}): {tf:.0f} TFLOPS ({chk}); "
+            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE} {SCHEDULE}): {tf:.0f} TFLOPS "
+                  f"({chk}); "
                   f"{breakdown(run, iters)}", flush=True)
     names = ["x".join(map(str, s)) for s in sizes]
-    print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
+    print("\n| CTA tile | epilogue | schedule | " + " | ".join(f"{x} TFLOPS" for x in names)
           + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
-    print("|---|---|" + "---|" * (2 * len(names) - 1))
-    for tile, epilogue, tf in table:
-        print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
+    print("|---|---|---|" + "---|" * (2 * len(names) - 1))
+    for tile, epilogue, schedule, tf in table:
+        print(f"| {tile} | {epilogue} | {schedule} | " + " | ".join(f"{v:.0f}" for v in tf)
               + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
     print()
     return ok
@@ -252,8 +266,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=list(TILES), default=TILE)
     ap.add_argument("--epilogue", choices=list(EPILOGUES), default=EPILOGUE)
+    ap.add_argument("--schedule", choices=list(SCHEDULES), default=SCHEDULE)
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="the wgmma kernel alone (no mma.sync, cuBLAS, Triton; pair32 padding)")
     ap.add_argument("--sass-only", action="store_true")
     args = ap.parse_args(argv)
     try:  # torch before any NVRTC compile (its import fails after one)
@@ -261,8 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
-    forms = ([(x, e) for x in TILES for e in EPILOGUES] if args.candidates and args.sass_only
-             else [(args.tile, args.epilogue)])
+    forms = (FORMS if args.candidates and args.sass_only
+             else [(args.tile, args.epilogue, args.schedule)])
     for line in sass_report(forms):
         print("  " + line)
     if args.sass_only:
@@ -278,25 +295,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     ok = candidates(parse(args.candidates), args.iters) if args.candidates else True
     if not args.sizes:
         return 0 if ok else 1
-    tri = None if args.no_triton else triton_matmul()
+    tri = None if args.no_triton or args.no_peers else triton_matmul()
     rows = []
-    print(f"the example's form: CTA tile {args.tile}, epilogue {args.epilogue}")
+    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, schedule {args.schedule}")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
-        mma = RegcopyGemm(t)
-        h = HopperGemm(t, mma, args.tile, args.epilogue)
-        stream = mma.dev.default_stream
-        ok &= exact_check(h, stream, dtype, t)
+        mma = None if args.no_peers else RegcopyGemm(t)
+        h = HopperGemm(t, mma, args.tile, args.epilogue, args.schedule)
+        stream = h.dev.default_stream
+        pad = "pair32" if mma is None else "two"
+        ok &= exact_check(h, stream, dtype, t, pad)
         for m, n, k in parse(args.sizes):
             a, b, d = _operands(m, n, k, dtype)
-            run = h.launcher(a, b, d, stream)
+            run = h.launcher(a, b, d, stream, pad)
             chk = _checked(run, a, b, d)
             ok &= chk == "ok"
             flop = 2.0 * m * n * k
+            nan = float("nan")
             ms = {"wgmma": time_ms(run, args.iters),
-                  "mma.sync": time_ms(mma.launcher(a, b, d, stream), args.iters),
-                  "cuBLAS": time_ms(partial(torch.matmul, a, b.T), args.iters)}
-            ms["Triton"] = float("nan")
+                  "mma.sync": nan if mma is None else time_ms(mma.launcher(a, b, d, stream),
+                                                              args.iters),
+                  "cuBLAS": nan if mma is None else time_ms(partial(torch.matmul, a, b.T),
+                                                            args.iters)}
+            ms["Triton"] = nan
             if tri is not None:
                 try:
                     ms["Triton"] = time_ms(partial(tri, a, b), args.iters)

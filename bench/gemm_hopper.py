@@ -37,8 +37,19 @@ TILE = "128x256"
 """The example's CTA tile."""
 EPILOGUES = ("frag", "rows")
 """How the accumulators leave (module doc)."""
-EPILOGUE = "frag"
+EPILOGUE = "rows"
 """The example's epilogue."""
+SCHEDULES = ("grid", "persistent")
+"""A CTA a tile, or ``min(tiles, SMs)`` CTAs looping over tiles (``kernel_text``)."""
+SCHEDULE = "grid"
+"""The example's schedule."""
+FORMS: tuple[tuple[str, str, str], ...] = (
+    ("128x256", "frag", "grid"), ("128x256", "rows", "grid"), ("256x128", "rows", "grid"),
+    ("256x128", "frag", "grid"), ("128x256", "rows", "persistent"),
+    ("256x128", "rows", "persistent"), ("128x256", "frag", "persistent"),
+    ("256x128", "frag", "persistent"))
+"""(tile, epilogue, schedule) forms ``bench_gemm_hopper --candidates`` times, most telling
+first."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
@@ -58,15 +69,34 @@ def _rows(t: str, n: int) -> str:
             "4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def grid(m: int, n: int, tile: str = TILE) -> tuple[int, int, int]:
-    """The launch grid for an M x N output: ``ceil(N / CTA_N) x ceil(M / CTA_M)``."""
+def grid(m: int, n: int, tile: str = TILE, schedule: str = "grid",
+         sms: int = 132) -> tuple[int, int, int]:
+    """The launch grid for an M x N output: ``ceil(N / CTA_N) x ceil(M / CTA_M)``; persistent:
+    ``min(tiles, sms)`` CTAs (any count >= 1 is correct: CTA ``b`` of ``G`` computes tiles
+    ``b, b + G, ...``)."""
     cta_m, cta_n = TILES[tile]
-    return -(-n // cta_n), -(-m // cta_m), 1
+    gx, gy = -(-n // cta_n), -(-m // cta_m)
+    return (max(1, min(gx * gy, sms)), 1, 1) if schedule == "persistent" else (gx, gy, 1)
+
+
+def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) -> str:
+    """IR: the origin ``%{p}m0``, ``%{p}m1`` (second warpgroup's rows), ``%{p}n0`` of tile
+    ``pid``, tiles numbered in groups of 8 M tiles that walk N together (L2 reuse)."""
+    lines = [f"%{p}group = arith.divui {pid}, %width", f"%{p}first = arith.muli %{p}group, %c8",
+             f"%{p}left = arith.subi %gy, %{p}first", f"%{p}size = arith.minui %{p}left, %c8",
+             f"%{p}inside = arith.remui {pid}, %width",
+             f"%{p}pmo = arith.remui %{p}inside, %{p}size", f"%{p}pm = arith.addi %{p}first, %{p}pmo",
+             f"%{p}pn = arith.divui %{p}inside, %{p}size", f"%{p}m0 = arith.muli %{p}pm, %c{cta_m}",
+             f"%{p}m1 = arith.addi %{p}m0, %c{wgr}", f"%{p}n0 = arith.muli %{p}pn, %c{cta_n}"]
+    return "".join(f"{indent}{ln} : index\n" for ln in lines)
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE) -> str:
-    """The kernel ``@name`` for element type ``t`` (module doc)."""
+                epilogue: str = EPILOGUE, schedule: str = "grid") -> str:
+    """The kernel ``@name`` for element type ``t`` (module doc). ``schedule``: ``grid``, a CTA
+    a tile; ``persistent``, each CTA loops over tiles ``b, b + G, ...`` in one flattened loop
+    of (tile, K tile) steps, so the ring's refills run ahead into the next tile's K tiles
+    while the current tile's last wgmmas and its epilogue run."""
     cta_m, cta_n = TILES[tile]
     wgr = cta_m // 2  # rows of a warpgroup
     accs = wgr // 64  # 64-row accumulators of a warpgroup
@@ -75,56 +105,79 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
     sa = f"memref<{stages}x2x{wgr}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     sb = f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     ahead = stages - 2  # slot k-1 may still be read by the wgmmas in flight
+    persistent = schedule == "persistent"
 
-    def start(k: str, slot: str, out: str, indent: str) -> str:
-        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [{wgr}, {BK}] -> "
+    def start(k: str, slot: str, out: str, indent: str, p: str = "%") -> str:
+        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[{p}m0, {k}] [{wgr}, {BK}] -> "
                 f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [{wgr}, {BK}] -> "
+                f"{indent}%{out}a1 = regcopy.copy_async cta %A[{p}m1, {k}] [{wgr}, {BK}] -> "
                 f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{cta_n}, {BK}] -> "
+                f"{indent}%{out}b = regcopy.copy_async cta %B[{p}n0, {k}] [{cta_n}, {BK}] -> "
                 f"%SB[{slot}, 0, 0] [1, {cta_n}, {BK}] : {g} -> {sb}\n"
                 f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
+
+    def step(j: str, p: str, indent: str) -> str:
+        """IR (persistent): tile and K offset ``%{p}k`` of flattened step ``j``."""
+        return (f"{indent}%{p}i = arith.divui {j}, %kts : index\n"
+                f"{indent}%{p}kt = arith.remui {j}, %kts : index\n"
+                f"{indent}%{p}k = arith.muli %{p}kt, %c{BK} : index\n"
+                f"{indent}%{p}tn = arith.muli %{p}i, %nb : index\n"
+                f"{indent}%{p}t = arith.addi %{p}tn, %bid : index\n"
+                + _tile_of(f"%{p}t", p, cta_m, cta_n, wgr, indent))
 
     acc = [f"%C{i}" if accs > 1 else "%C" for i in range(accs)]
     allocas = "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
     allocas += f"  %CO = memref.alloca() : {co}\n"
     if epilogue == "rows":
         allocas += f"  %RO = memref.alloca() : {_rows(t, cta_n)}\n"
-    prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
     tokens = ", ".join(["!regcopy.token"] * ahead)
     carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
     shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
     used = sorted({0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, regs, BK, stages, ahead, ahead * BK,
-                   *(s * BK for s in range(stages)), *range(stages)})
+                   *(s * BK for s in range(stages)), *range(stages), cta_m - 1, cta_n - 1, BK - 1})
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in used)
-    zero = "".join(
-        f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, #regcopy.mem<local>>\n"
-        f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
-        f"    vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
-        "vector<4xf32>\n  }\n" for i, a in enumerate(acc))
+    storages = "".join(f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, "
+                       "#regcopy.mem<local>>\n" for i, a in enumerate(acc))
+
+    def zero(indent: str) -> str:
+        return "".join(
+            f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+            f"{indent}  vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
+            f"vector<4xf32>\n{indent}}}\n" for i in range(accs))
+
     mma = "".join(
         f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
         f"%SB[%stage, 0, 0] [1, {cta_n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
         for i, a in enumerate(acc))
-    rows_of = "".join(f"  %mw{i} = arith.addi %mw, %c64 : index\n" for i in range(1, accs))
-    out = f"  %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>\n"
-    for i in range(accs):
-        mw = f"%mw{i}" if i else "%mw"
-        out += (f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
-                f"    %v = vector.load %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
-                "vector<4xf32>\n"
-                f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
-                f"    vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, "
-                f"vector<4x{t}>\n  }}\n")
-        if epilogue == "rows":
-            ro = _rows(t, cta_n)
-            out += (f"  regcopy.copy warpgroup %CO -> %RO : {co} -> {ro}\n"
-                    f"  regcopy.copy warpgroup %RO -> %D[{mw}, %n0] [64, {cta_n}] : {ro} -> {g}\n")
-        else:
-            out += f"  regcopy.copy warpgroup %CO -> %D[{mw}, %n0] [64, {cta_n}] : {co} -> {g}\n"
+
+    def store(p: str, indent: str) -> str:
+        """IR: the epilogue of the tile at ``%{p}m0``, ``%{p}n0``."""
+        out = (f"{indent}%mw = arith.addi %{p}m0, %wm : index\n"
+               + "".join(f"{indent}%mw{i} = arith.addi %mw, %c64 : index\n"
+                         for i in range(1, accs))
+               + f"{indent}%out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, "
+               "#regcopy.mem<local>>\n")
+        for i in range(accs):
+            mw = f"%mw{i}" if i else "%mw"
+            out += (f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+                    f"{indent}  %v = vector.load %acc{i}[%i] : memref<{regs}xf32, "
+                    "#regcopy.mem<local>>, vector<4xf32>\n"
+                    f"{indent}  %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
+                    f"{indent}  vector.store %h, %out[%i] : memref<{regs}x{t}, "
+                    f"#regcopy.mem<local>>, vector<4x{t}>\n{indent}}}\n")
+            if epilogue == "rows":
+                ro = _rows(t, cta_n)
+                out += (f"{indent}regcopy.copy warpgroup %CO -> %RO : {co} -> {ro}\n"
+                        f"{indent}regcopy.copy warpgroup %RO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                        f": {ro} -> {g}\n")
+            else:
+                out += (f"{indent}regcopy.copy warpgroup %CO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                        f": {co} -> {g}\n")
+        return out
+
     how = ("convert to rows of 8 a thread, 128-bit stores" if epilogue == "rows"
            else "32-bit stores from the fragment")
-    return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
+    head = f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %D: {g})
     attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
@@ -133,7 +186,23 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
 {allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : {g}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c{wgr} : index
+  // the accumulators start at zero
+{storages}{zero("  ")}"""
+    wait = f"""    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
+    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
+    "gpu.barrier"() : () -> ()
+"""
+    issue = f"""    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
+{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
+    regcopy.wgmma_wait {{pending = {accs} : i64}}
+"""
+    if not persistent:
+        prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
+        return head + f"""  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
   %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
@@ -141,31 +210,11 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
   %byx = arith.muli %by, %gx : index
   %pid = arith.addi %byx, %bx : index
   %width = arith.muli %gx, %c8 : index
-  %group = arith.divui %pid, %width : index
-  %first = arith.muli %group, %c8 : index
-  %left = arith.subi %gy, %first : index
-  %size = arith.minui %left, %c8 : index
-  %inside = arith.remui %pid, %width : index
-  %pmo = arith.remui %inside, %size : index
-  %pm = arith.addi %first, %pmo : index
-  %pn = arith.divui %inside, %size : index
-  %m0 = arith.muli %pm, %c{cta_m} : index
-  %m1 = arith.addi %m0, %c{wgr} : index
-  %n0 = arith.muli %pn, %c{cta_n} : index
-  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c{wgr} : index
-  %mw = arith.addi %m0, %wm : index
-{rows_of}  // the accumulators start at zero
-{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
+{_tile_of("%pid", "", cta_m, cta_n, wgr, "  ")}  // prologue: K tiles 0 .. {ahead - 1} in flight
 {prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
     %kt = arith.divui %k, %c{BK} : index
     %stage = arith.remui %kt, %c{stages} : index
-    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
-    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
-    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
-    "gpu.barrier"() : () -> ()
-    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
+{wait}    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
     %kn = arith.addi %k, %c{ahead * BK} : index
     %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
@@ -176,14 +225,62 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
-{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
-    regcopy.wgmma_wait {{pending = {accs} : i64}}
-    scf.yield {shifted} : {tokens}
+{issue}    scf.yield {shifted} : {tokens}
   }}
   regcopy.wgmma_wait {{pending = 0 : i64}}
   // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
-{out}  func.return
+{store("", "  ")}  func.return
+}}
+"""
+
+    def load(j: str, out: str, indent: str) -> str:
+        """IR: ``%{out}``, the group of flattened step ``j``'s loads (empty past the end)."""
+        return (f"{indent}%{out}more = arith.cmpi ult, {j}, %total : index\n"
+                f"{indent}%{out} = scf.if %{out}more -> (!regcopy.token) {{\n"
+                + step(j, out, indent + "  ")
+                + f"{indent}  %{out}s = arith.remui {j}, %c{stages} : index\n"
+                + start(f"%{out}k", f"%{out}s", "g", indent + "  ", f"%{out}")
+                + f"{indent}  scf.yield %g : !regcopy.token\n{indent}}} else {{\n"
+                f"{indent}  %g = regcopy.async_group\n"
+                f"{indent}  scf.yield %g : !regcopy.token\n{indent}}}\n")
+
+    prologue = "".join(load(f"%c{s}", f"g{s}", "  ") for s in range(ahead))
+    return head + f"""  // this CTA's tiles: b, b + G, ... of ceil(M / {cta_m}) x ceil(N / {cta_n}); its steps: (tile, K tile)
+  %M = memref.dim %A, %c0 : {g}
+  %N = memref.dim %B, %c0 : {g}
+  %bid = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %nb = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %mr = arith.addi %M, %c{cta_m - 1} : index
+  %gy = arith.divui %mr, %c{cta_m} : index
+  %nr = arith.addi %N, %c{cta_n - 1} : index
+  %gx = arith.divui %nr, %c{cta_n} : index
+  %width = arith.muli %gx, %c8 : index
+  %tiles = arith.muli %gx, %gy : index
+  %kr = arith.addi %K, %c{BK - 1} : index
+  %kts = arith.divui %kr, %c{BK} : index
+  %klast = arith.subi %kts, %c1 : index
+  %has = arith.cmpi ult, %bid, %tiles : index
+  %room = arith.subi %tiles, %bid : index
+  %span = arith.addi %room, %nb : index
+  %spanm = arith.subi %span, %c1 : index
+  %count = arith.divui %spanm, %nb : index
+  %mine = arith.select %has, %count, %c0 : index
+  %total = arith.muli %mine, %kts : index
+  // prologue: steps 0 .. {ahead - 1} in flight
+{prologue}  %done:{ahead} = scf.for %j = %c0 to %total step %c1 iter_args({carried}) -> ({tokens}) {{
+    %stage = arith.remui %j, %c{stages} : index
+{wait}    // 2. refill slot k-2 with step j+{ahead} (the next tile's first K tiles near a tile's end)
+    %jn = arith.addi %j, %c{ahead} : index
+{load("%jn", "gn", "    ")}{issue}    // 5. the tile's last K tile: wait for its wgmmas, store, start the next tile at zero
+    %kt = arith.remui %j, %kts : index
+    %last = arith.cmpi eq, %kt, %klast : index
+    scf.if %last {{
+      regcopy.wgmma_wait {{pending = 0 : i64}}
+{step("%j", "e", "      ")}      // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
+{store("e", "      ")}{zero("      ")}    }}
+    scf.yield {shifted} : {tokens}
+  }}
+  func.return
 }}
 """
 

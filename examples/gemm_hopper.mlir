@@ -24,8 +24,9 @@
 //   3. issues the wgmmas of K tile k (m64n256k16, four k16 steps an accumulator), {async};
 //   4. waits until K tile k-1's wgmmas are done (k's may still run).
 // TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds to the input
-// type and stores each warpgroup's rows, bounds-checked: 32-bit stores straight from
-// the fragment (two adjacent elements a thread).
+// type and stores each warpgroup's rows, bounds-checked: converted first
+// (regcopy.copy between two local tiles: warp shuffles within each quad of lanes) into rows of
+// 8 elements a thread, then 128-bit stores (realigned pieces where N is odd).
 func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %B: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %D: memref<?x?xf16, #regcopy.mem<global>>)
@@ -34,19 +35,31 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
   %SB = memref.alloca() : memref<4x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %C = memref.alloca() : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x256xf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %RO = memref.alloca() : memref<64x256xf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %c8 = arith.constant 8 : index
+  %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
+  %c127 = arith.constant 127 : index
   %c128 = arith.constant 128 : index
   %c192 = arith.constant 192 : index
+  %c255 = arith.constant 255 : index
   %c256 = arith.constant 256 : index
   %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : memref<?x?xf16, #regcopy.mem<global>>
   %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  // this thread's warpgroup: rows 64 wg .. of the CTA's tile
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c64 : index
+  // the accumulators start at zero
+  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
@@ -66,15 +79,6 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
   %m0 = arith.muli %pm, %c128 : index
   %m1 = arith.addi %m0, %c64 : index
   %n0 = arith.muli %pn, %c256 : index
-  // this thread's warpgroup: rows 64 wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c64 : index
-  %mw = arith.addi %m0, %wm : index
-  // the accumulators start at zero
-  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {
-    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [64, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 64, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x64x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0a1 = regcopy.copy_async cta %A[%m1, %c0] [64, 64] -> %SA[%c0, 1, 0, 0] [1, 1, 64, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x64x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -113,14 +117,16 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
     scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
   }
   regcopy.wgmma_wait {pending = 0 : i64}
-  // epilogue: round to f16 in the fragment layout; 32-bit stores from the fragment (bounds-checked)
+  // epilogue: round to f16 in the fragment layout; convert to rows of 8 a thread, 128-bit stores (bounds-checked)
+  %mw = arith.addi %m0, %wm : index
   %out = regcopy.storage %CO : memref<64x256xf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
     vector.store %h, %out[%i] : memref<128xf16, #regcopy.mem<local>>, vector<4xf16>
   }
-  regcopy.copy warpgroup %CO -> %D[%mw, %n0] [64, 256] : memref<64x256xf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+  regcopy.copy warpgroup %CO -> %RO : memref<64x256xf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x256xf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 256] : memref<64x256xf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   func.return
 }
 
@@ -132,19 +138,31 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
   %SB = memref.alloca() : memref<4x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %C = memref.alloca() : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %RO = memref.alloca() : memref<64x256xbf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %c8 = arith.constant 8 : index
+  %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
+  %c127 = arith.constant 127 : index
   %c128 = arith.constant 128 : index
   %c192 = arith.constant 192 : index
+  %c255 = arith.constant 255 : index
   %c256 = arith.constant 256 : index
   %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : memref<?x?xbf16, #regcopy.mem<global>>
   %tid = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+  // this thread's warpgroup: rows 64 wg .. of the CTA's tile
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c64 : index
+  // the accumulators start at zero
+  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
@@ -164,15 +182,6 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
   %m0 = arith.muli %pm, %c128 : index
   %m1 = arith.addi %m0, %c64 : index
   %n0 = arith.muli %pn, %c256 : index
-  // this thread's warpgroup: rows 64 wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c64 : index
-  %mw = arith.addi %m0, %wm : index
-  // the accumulators start at zero
-  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {
-    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [64, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 64, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x64x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0a1 = regcopy.copy_async cta %A[%m1, %c0] [64, 64] -> %SA[%c0, 1, 0, 0] [1, 1, 64, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x64x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -211,14 +220,16 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
     scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
   }
   regcopy.wgmma_wait {pending = 0 : i64}
-  // epilogue: round to bf16 in the fragment layout; 32-bit stores from the fragment (bounds-checked)
+  // epilogue: round to bf16 in the fragment layout; convert to rows of 8 a thread, 128-bit stores (bounds-checked)
+  %mw = arith.addi %m0, %wm : index
   %out = regcopy.storage %CO : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
     vector.store %h, %out[%i] : memref<128xbf16, #regcopy.mem<local>>, vector<4xbf16>
   }
-  regcopy.copy warpgroup %CO -> %D[%mw, %n0] [64, 256] : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+  regcopy.copy warpgroup %CO -> %RO : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x256xbf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 256] : memref<64x256xbf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   func.return
 }
 

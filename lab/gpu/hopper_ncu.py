@@ -55,7 +55,7 @@ def main() -> int:
     cmd = ["timeout", "-k", "3", "26", NCU, "--clock-control", "none", "-k", "regex:gemm_hopper", "--launch-skip", "3",
            "--launch-count", "1", "--csv", "--metrics", ",".join(metrics),
            sys.executable, "-m", "regcopy_bench.bench_gemm_hopper", "--iters", "1",
-           "--dtypes", "f16", "--sizes", "4096x4096x4096", "--no-triton"]
+           "--dtypes", "f16", "--sizes", "4096x4096x4096", "--no-peers"]
     run = subprocess.run(cmd, capture_output=True, text=True)
     (out / "ncu.csv").write_text(run.stdout + run.stderr)
     start = run.stdout.find('"ID"')

@@ -14,9 +14,7 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.gemm_hopper import (
-    EPILOGUES,
     PAD_ROWS,
-    TILES,
     grid,
     kernel_text,
     pad_pair_grid,
@@ -106,18 +104,21 @@ def test_gpu_bit_exact(t: str) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
-@pytest.mark.parametrize("tile", list(TILES))
-@pytest.mark.parametrize("epilogue", EPILOGUES)
-def test_gpu_forms_bit_exact(tile: str, epilogue: str) -> None:
-    """Every CTA tile x epilogue the benchmark compares, N even and odd (realigned or
-    narrow stores)."""
+@pytest.mark.parametrize("form", [("128x256", "rows", "grid"), ("256x128", "frag", "grid"),
+                                  ("128x256", "frag", "persistent"),
+                                  ("256x128", "rows", "persistent")])
+def test_gpu_forms_bit_exact(form: tuple[str, str, str]) -> None:
+    """Each CTA tile, epilogue and schedule the benchmark compares (each at least twice), N
+    even and odd (realigned or narrow stores); persistent on 3 CTAs, several tiles each."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare
-    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue), "g.mlir", TMA)
+    tile, epilogue, schedule = form
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue,
+                                   schedule=schedule), "g.mlir", TMA)
     for m, n, k in ((300, 520, 264), (260, 389, 136)):
         args, want = _data(m, n, k, seed=3)
         out = run_kernel(prepared.source, prepared.kernels[0], args,
-                         grid=grid(m, n, tile)).arrays[2]
+                         grid=grid(m, n, tile, schedule, sms=3)).arrays[2]
         assert np.array_equal(out.astype(np.float64), want), (m, n, k)
 
 
