@@ -84,10 +84,9 @@ class HopperGemm:
                  epilogue: str = EPILOGUE, schedule: str = SCHEDULE) -> None:
         from regcopy_backend.runtime.runner import (
             compile_kernel,
+            get_device,
             set_dynamic_shared_memory,
         )
-
-        from regcopy_backend.runtime.runner import get_device
 
         self.mma, self.tile, self.t, self.schedule = mma, tile, t, schedule
         self.dev = mma.dev if mma is not None else get_device()
@@ -127,7 +126,7 @@ class HopperGemm:
         args = (xs[0], ys[0], xs[1], ys[1])
         values = launch_arguments(info, args, [x.data_ptr() for x in args])
         g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], rows)
-        return [lambda: launch_raw(kernel, stream, g, (256, 1, 1), 0, values)]
+        return [lambda: launch_raw(kernel, stream, g, info.block, 0, values)]
 
     def direct(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
         """One launch (K % 8 == 0)."""

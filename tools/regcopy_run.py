@@ -257,7 +257,7 @@ def compile_summary(prepared: Prepared, arch: str = "sm_90",
     lines: list[str] = []
     for info in prepared.kernels:
         r = resources.get(info.symbol)
-        parts = [f"{info.name}: compiled for {arch}"]
+        parts = [f"{info.name}: compiled for {verbose.arch}"]
         if r is not None:
             parts.append(f"{r.registers} registers, {r.stack_bytes} bytes stack, spills "
                          f"{r.spill_stores}/{r.spill_loads} bytes (stores/loads), "
