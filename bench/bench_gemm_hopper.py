@@ -35,6 +35,7 @@ from regcopy_bench.gemm_hopper import (
     SCHEDULES,
     TILE,
     TILES,
+    choose_tile,
     grid,
     kernel_text,
     pad_pair_grid,
@@ -78,7 +79,8 @@ def sass_report(forms: Sequence[tuple[str, str, str]] = ((TILE, EPILOGUE, SCHEDU
 
 class HopperGemm:
     """The Hopper kernel for one dtype, compiled once, launched on torch tensors (its tensor
-    maps encoded per launch configuration)."""
+    maps encoded per launch configuration). ``tile="auto"``: both CTA tiles compiled, each
+    launch taking ``choose_tile``'s."""
 
     def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = TILE,
                  epilogue: str = EPILOGUE, schedule: str = SCHEDULE) -> None:
@@ -93,9 +95,12 @@ class HopperGemm:
         self.dev.set_current()
         self.sms = int(self.dev.properties.multiprocessor_count)
         self.pairs: dict[int, tuple[Any, Any]] = {}
-        source, self.info = hopper_lowered(t, tile, epilogue, schedule)
-        self.kernel = compile_kernel(self.dev, source, self.info.symbol)
-        set_dynamic_shared_memory(self.dev, self.kernel, self.info.dynamic_shared_bytes)
+        self.kernels: dict[str, tuple[Any, Any]] = {}
+        for x in (TILES if tile == "auto" else (tile,)):
+            source, info = hopper_lowered(t, x, epilogue, schedule)
+            kernel = compile_kernel(self.dev, source, info.symbol)
+            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
+            self.kernels[x] = (kernel, info)
 
     def pad_pair(self, rows: int) -> tuple[Any, Any]:
         """The compiled ``pad_pair_text`` kernel (``rows`` a CTA) and its KernelInfo."""
@@ -133,12 +138,15 @@ class HopperGemm:
         from regcopy_backend.runtime.runner import launch_arguments, tensor_maps
         from regcopy_backend.runtime.tensor_map import launch_raw
 
+        m, n = a.shape[0], b.shape[0]
+        tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
+        kernel, info = self.kernels[tile]
         args = (a, b, d)
         ptrs = [x.data_ptr() for x in args]
-        values = launch_arguments(self.info, args, ptrs) + tensor_maps(self.info, args, ptrs)
-        g = grid(a.shape[0], b.shape[0], self.tile, self.schedule, self.sms)
-        block, shmem = self.info.block, self.info.dynamic_shared_bytes
-        return lambda: launch_raw(self.kernel, stream, g, block, shmem, values)
+        values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
+        g = grid(m, n, tile, self.schedule, self.sms)
+        block, shmem = info.block, info.dynamic_shared_bytes
+        return lambda: launch_raw(kernel, stream, g, block, shmem, values)
 
     def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = "two"
                  ) -> Callable[[], None]:
@@ -263,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
-    ap.add_argument("--tile", choices=list(TILES), default=TILE)
+    ap.add_argument("--tile", choices=[*TILES, "auto"], default=TILE)
     ap.add_argument("--epilogue", choices=list(EPILOGUES), default=EPILOGUE)
     ap.add_argument("--schedule", choices=list(SCHEDULES), default=SCHEDULE)
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
@@ -278,7 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
     forms = (FORMS if args.candidates and args.sass_only
-             else [(args.tile, args.epilogue, args.schedule)])
+             else [(x, args.epilogue, args.schedule)
+                   for x in (TILES if args.tile == "auto" else (args.tile,))])
     for line in sass_report(forms):
         print("  " + line)
     if args.sass_only:
@@ -324,15 +333,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"  Triton failed at {m}x{n}x{k}: {str(e).splitlines()[0][:200]}")
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
             parts = breakdown(run, args.iters)
-            rows.append((t, f"{m}x{n}x{k}", tf, chk, "pad+TMA" if k % 8 else "TMA"))
+            tile = choose_tile(m, n, h.sms) if args.tile == "auto" else args.tile
+            rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
                   + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
     print()
     print("| dtype | M x N x K | wgmma TFLOPS | mma.sync TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
-          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands | check |")
+          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile | check |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for t, size, tf, chk, route in rows:
-        aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4] == "TMA"), tf["wgmma"])
+        aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4].startswith("TMA")),
+                       tf["wgmma"])
         print(f"| {t} | {size} | {tf['wgmma']:.0f} | {tf['mma.sync']:.0f} | {tf['cuBLAS']:.0f} "
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
               f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "

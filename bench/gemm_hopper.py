@@ -46,8 +46,7 @@ SCHEDULE = "grid"
 FORMS: tuple[tuple[str, str, str], ...] = (
     ("128x256", "frag", "grid"), ("128x256", "rows", "grid"), ("256x128", "rows", "grid"),
     ("256x128", "frag", "grid"), ("128x256", "rows", "persistent"),
-    ("256x128", "rows", "persistent"), ("128x256", "frag", "persistent"),
-    ("256x128", "frag", "persistent"))
+    ("256x128", "rows", "persistent"))
 """(tile, epilogue, schedule) forms ``bench_gemm_hopper --candidates`` times, most telling
 first."""
 
@@ -77,6 +76,16 @@ def grid(m: int, n: int, tile: str = TILE, schedule: str = "grid",
     cta_m, cta_n = TILES[tile]
     gx, gy = -(-n // cta_n), -(-m // cta_m)
     return (max(1, min(gx * gy, sms)), 1, 1) if schedule == "persistent" else (gx, gy, 1)
+
+
+def choose_tile(m: int, n: int, sms: int = 132) -> str:
+    """The CTA tile with the fewest waves of ``sms`` CTAs (one CTA an SM) for an M x N output;
+    ``TILE`` on a tie. At 4095 x 4097: 128 x 256 makes 544 CTAs (5 waves of 132), 256 x 128
+    makes 528 (4)."""
+    def waves(tile: str) -> int:
+        cta_m, cta_n = TILES[tile]
+        return -(-(-(-m // cta_m) * -(-n // cta_n)) // sms)
+    return min(TILES, key=lambda x: (waves(x), x != TILE))
 
 
 def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) -> str:

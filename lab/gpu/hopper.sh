@@ -7,7 +7,8 @@
 #    (CTA tile 128x256 / 256x128; epilogue frag: 32-bit stores from the fragment, or rows:
 #    shuffles to rows + 128-bit stores; schedule grid / persistent), f16, at 4096^3 and the
 #    ragged 4095x4097x4093 (padded rows: the parts printed), each form's ragged / aligned;
-# 2. the example's form at 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync,
+# 2. the example's epilogue and schedule, the CTA tile with the fewest waves (--tile auto), at
+#    4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync,
 #    cuBLAS and Triton (exact checks first; SASS counts: HGMMA, UTMALDG, LDL/STL);
 # 3. Nsight Compute: the tensor pipe metric names of this ncu, then the gmma pipe's
 #    utilisation of one 4096^3 f16 launch beside its TFLOPS (lab/gpu/hopper_ncu.py);
@@ -36,10 +37,10 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
 TMA='lower-reg-copy{transfer=tma}'
-step candidates 80 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 --sizes "" \
+step candidates 65 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 --sizes "" \
     --candidates 4096x4096x4096,4095x4097x4093
-step bench 70 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
-    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
+step bench 80 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
+    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --tile auto
 if [ -x /usr/local/cuda/bin/ncu ]; then
     step ncu 35 python3 lab/gpu/hopper_ncu.py "$out"
 fi

@@ -15,6 +15,8 @@ from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.gemm_hopper import (
     PAD_ROWS,
+    TILE,
+    choose_tile,
     grid,
     kernel_text,
     pad_pair_grid,
@@ -158,3 +160,14 @@ def test_cpu_pad_pair(rows: int) -> None:
     out = run_on_cpu(module, "pp", [x1, y1, x2, y2], grid=pad_pair_grid(40, 70, 40, rows))
     for x, y in ((x1, out[1]), (x2, out[3])):
         assert np.array_equal(y[:, :37], x) and not y[:, 37:].any()
+
+
+def test_choose_tile_fewest_waves() -> None:
+    """One CTA an SM: 4095 x 4097 is 544 CTAs of 128 x 256 (5 waves of 132) but 528 of
+    256 x 128 (4); where the waves tie, the example's tile."""
+    assert choose_tile(4095, 4097) == "256x128"
+    assert choose_tile(4096, 4096) == choose_tile(8192, 8192) == TILE == "128x256"
+    assert choose_tile(4095, 4097, sms=136) == TILE  # 544 = 4 x 136
+    assert grid(4095, 4097, "256x128") == (33, 16, 1)
+    assert grid(4095, 4097, "256x128", "persistent") == (132, 1, 1)
+    assert grid(100, 100, "128x256", "persistent") == (1, 1, 1)
