@@ -44,10 +44,10 @@ step bench 80 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
 if [ -x /usr/local/cuda/bin/ncu ]; then
     step ncu 35 python3 lab/gpu/hopper_ncu.py "$out"
 fi
-step gpu_tests 35 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
+step gpu_tests 45 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
     test/python/test_gemm_hopper.py
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-    step memcheck 15 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
+    step memcheck 10 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
         --error-exitcode 9 regcopy-run -p "$TMA" --kernel gemm_hopper examples/gemm_hopper.mlir \
         --arg A=300x264 --arg B=520x264 --arg D=300x520 --grid 3,3
 fi
