@@ -276,18 +276,44 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
   %mine = arith.select %has, %count, %c0 : index
   %total = arith.muli %mine, %kts : index
   // prologue: steps 0 .. {ahead - 1} in flight
-{prologue}  %done:{ahead} = scf.for %j = %c0 to %total step %c1 iter_args({carried}) -> ({tokens}) {{
+{prologue}  // the refill pointer, carried: step {ahead} is K tile %rk of tile %rt, at (%rm0, %rn0)
+  %ri = arith.divui %c{ahead}, %kts : index
+  %rk0 = arith.remui %c{ahead}, %kts : index
+  %rtb = arith.muli %ri, %nb : index
+  %rt0 = arith.addi %rtb, %bid : index
+{_tile_of("%rt0", "r0", cta_m, cta_n, wgr, "  ")}  %done:{ahead + 6} = scf.for %j = %c0 to %total step %c1 iter_args({carried}, %kt = %c0, %rk = %rk0, %rt = %rt0, %rm0 = %r0m0, %rm1 = %r0m1, %rn0 = %r0n0) -> ({tokens}, index, index, index, index, index, index) {{
     %stage = arith.remui %j, %c{stages} : index
 {wait}    // 2. refill slot k-2 with step j+{ahead} (the next tile's first K tiles near a tile's end)
     %jn = arith.addi %j, %c{ahead} : index
-{load("%jn", "gn", "    ")}{issue}    // 5. the tile's last K tile: wait for its wgmmas, store, start the next tile at zero
-    %kt = arith.remui %j, %kts : index
+    %gnmore = arith.cmpi ult, %jn, %total : index
+    %gn = scf.if %gnmore -> (!regcopy.token) {{
+      %rkk = arith.muli %rk, %c{BK} : index
+      %sn = arith.remui %jn, %c{stages} : index
+{start("%rkk", "%sn", "g", "      ", "%r")}      scf.yield %g : !regcopy.token
+    }} else {{
+      %g = regcopy.async_group
+      scf.yield %g : !regcopy.token
+    }}
+    //    and move the pointer one step (to the next tile's origin after its last K tile)
+    %rk1 = arith.addi %rk, %c1 : index
+    %rwrap = arith.cmpi eq, %rk1, %kts : index
+    %rkn = arith.select %rwrap, %c0, %rk1 : index
+    %rt1 = arith.addi %rt, %nb : index
+    %rtn = arith.select %rwrap, %rt1, %rt : index
+    %ro:3 = scf.if %rwrap -> (index, index, index) {{
+{_tile_of("%rtn", "x", cta_m, cta_n, wgr, "      ")}      scf.yield %xm0, %xm1, %xn0 : index, index, index
+    }} else {{
+      scf.yield %rm0, %rm1, %rn0 : index, index, index
+    }}
+{issue}    // 5. the tile's last K tile: wait for its wgmmas, store, start the next tile at zero
     %last = arith.cmpi eq, %kt, %klast : index
     scf.if %last {{
       regcopy.wgmma_wait {{pending = 0 : i64}}
 {step("%j", "e", "      ")}      // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
 {store("e", "      ")}{zero("      ")}    }}
-    scf.yield {shifted} : {tokens}
+    %kt1 = arith.addi %kt, %c1 : index
+    %ktn = arith.select %last, %c0, %kt1 : index
+    scf.yield {shifted}, %ktn, %rkn, %rtn, %ro#0, %ro#1, %ro#2 : {tokens}, index, index, index, index, index, index
   }}
   func.return
 }}
