@@ -275,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--epilogue", choices=list(EPILOGUES), default=EPILOGUE)
     ap.add_argument("--schedule", choices=list(SCHEDULES), default=SCHEDULE)
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
+    ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE,SCHEDULE",
+                    help="another form of the kernel, timed beside the main one (a second table)")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--no-peers", action="store_true",
                     help="the wgmma kernel alone (no mma.sync, cuBLAS, Triton; pair32 padding)")
@@ -313,6 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream = h.dev.default_stream
         pad = "pair32" if mma is None else "two"
         ok &= exact_check(h, stream, dtype, t, pad)
+        others = [HopperGemm(t, mma, *form.split(",")) for form in args.also]
         for m, n, k in parse(args.sizes):
             a, b, d = _operands(m, n, k, dtype)
             run = h.launcher(a, b, d, stream, pad)
@@ -331,6 +334,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     ms["Triton"] = time_ms(partial(tri, a, b), args.iters)
                 except Exception as e:  # noqa: BLE001 - a Triton failure costs its column only
                     print(f"  Triton failed at {m}x{n}x{k}: {str(e).splitlines()[0][:200]}")
+            for form, other in zip(args.also, others, strict=True):
+                alt = other.launcher(a, b, d, stream, pad)
+                alt_chk = _checked(alt, a, b, d)
+                ok &= alt_chk == "ok"
+                ms[form] = time_ms(alt, args.iters) if alt_chk == "ok" else nan
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
             parts = breakdown(run, args.iters)
             tile = choose_tile(m, n, h.sms) if args.tile == "auto" else args.tile
@@ -350,6 +358,14 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{chk} |")
     print("(pad+TMA: the rows of A and B padded to K8 by @pad_rows, two launches timed with the "
           "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
+    if args.also:
+        main_form = f"{args.tile},{args.epilogue},{args.schedule}"
+        print(f"\n| dtype | M x N x K | {main_form} | "
+              + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
+        print("|---|---|---|" + "---|---|" * len(args.also))
+        for t, size, tf, _, _ in rows:
+            print(f"| {t} | {size} | {tf['wgmma']:.0f} | " + " | ".join(
+                f"{tf[x]:.0f} | {tf[x] / tf['wgmma']:.2f}x" for x in args.also) + " |")
     return 0 if ok else 1
 
 

@@ -9,7 +9,8 @@
 #    ragged 4095x4097x4093 (padded rows: the parts printed), each form's ragged / aligned;
 # 2. the example's epilogue and schedule, the CTA tile with the fewest waves (--tile auto), at
 #    4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync,
-#    cuBLAS and Triton (exact checks first; SASS counts: HGMMA, UTMALDG, LDL/STL);
+#    cuBLAS and Triton (exact checks first; SASS counts: HGMMA, UTMALDG, LDL/STL), and in a
+#    second table the persistent schedule and the previous form (128x256, frag, grid);
 # 3. Nsight Compute: the tensor pipe metric names of this ncu, then the gmma pipe's
 #    utilisation of one 4096^3 f16 launch beside its TFLOPS (lab/gpu/hopper_ncu.py);
 # 4. the gpu-marked wgmma / Hopper GEMM tests (bit-exact on integer-valued inputs, the
@@ -37,12 +38,13 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
 TMA='lower-reg-copy{transfer=tma}'
-step candidates 65 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 --sizes "" \
+step candidates 70 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 --sizes "" \
     --candidates 4096x4096x4096,4095x4097x4093
-step bench 80 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
-    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --tile auto
+step bench 85 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
+    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --tile auto \
+    --also auto,rows,persistent --also 128x256,frag,grid
 if [ -x /usr/local/cuda/bin/ncu ]; then
-    step ncu 35 python3 lab/gpu/hopper_ncu.py "$out"
+    step ncu 30 python3 lab/gpu/hopper_ncu.py "$out"
 fi
 step gpu_tests 45 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
     test/python/test_gemm_hopper.py

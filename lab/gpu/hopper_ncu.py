@@ -42,7 +42,7 @@ def main() -> int:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/out")
     out.mkdir(parents=True, exist_ok=True)
     # `timeout` (SIGTERM, then SIGKILL) rather than subprocess's kill: ncu ends its target
-    query = subprocess.run(["timeout", "-k", "3", "10", NCU, "--query-metrics"],
+    query = subprocess.run(["timeout", "-k", "2", "6", NCU, "--query-metrics"],
                            capture_output=True, text=True)
     listed = [ln for ln in query.stdout.splitlines()
               if "gmma" in ln.lower() or "pipe_tensor" in ln.lower()]
@@ -52,7 +52,7 @@ def main() -> int:
         print("  " + ln[:150])
     names = {ln.split()[0] for ln in listed if ln.split()}
     metrics = [b + s for b in BASES if b in names for s in SUFFIXES] + list(ALWAYS)
-    cmd = ["timeout", "-k", "3", "26", NCU, "--clock-control", "none", "-k", "regex:gemm_hopper", "--launch-skip", "3",
+    cmd = ["timeout", "-k", "2", "20", NCU, "--clock-control", "none", "-k", "regex:gemm_hopper", "--launch-skip", "3",
            "--launch-count", "1", "--csv", "--metrics", ",".join(metrics),
            sys.executable, "-m", "regcopy_bench.bench_gemm_hopper", "--iters", "1",
            "--dtypes", "f16", "--sizes", "4096x4096x4096", "--no-peers"]
