@@ -50,10 +50,11 @@ def main() -> int:
     print(f"ncu --query-metrics: {len(listed)} gmma/tensor-pipe names (ncu_metrics.txt):")
     for ln in listed[:12]:
         print("  " + ln[:150])
-    names = {ln.split()[0] for ln in listed if ln.split()}
+    # without a list (the query failed): the counter the last run showed to exist
+    names = {ln.split()[0] for ln in listed if ln.split()} or {BASES[0]}
     metrics = [b + s for b in BASES if b in names for s in SUFFIXES] + list(ALWAYS)
-    cmd = ["timeout", "-k", "2", "20", NCU, "--clock-control", "none", "-k", "regex:gemm_hopper", "--launch-skip", "3",
-           "--launch-count", "1", "--csv", "--metrics", ",".join(metrics),
+    cmd = ["timeout", "-k", "2", "20", NCU, "--clock-control", "none", "-k", "regex:gemm_hopper",
+           "--launch-skip", "3", "--launch-count", "1", "--csv", "--metrics", ",".join(metrics),
            sys.executable, "-m", "regcopy_bench.bench_gemm_hopper", "--iters", "1",
            "--dtypes", "f16", "--sizes", "4096x4096x4096", "--no-peers"]
     run = subprocess.run(cmd, capture_output=True, text=True)
