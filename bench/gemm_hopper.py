@@ -68,7 +68,7 @@ def _rows(t: str, n: int) -> str:
             "4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def grid(m: int, n: int, tile: str = TILE, schedule: str = "grid",
+def grid(m: int, n: int, tile: str = TILE, schedule: str = SCHEDULE,
          sms: int = 132) -> tuple[int, int, int]:
     """The launch grid for an M x N output: ``ceil(N / CTA_N) x ceil(M / CTA_M)``; persistent:
     ``min(tiles, sms)`` CTAs (any count >= 1 is correct: CTA ``b`` of ``G`` computes tiles
@@ -101,7 +101,7 @@ def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) ->
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE, schedule: str = "grid") -> str:
+                epilogue: str = EPILOGUE, schedule: str = SCHEDULE) -> str:
     """The kernel ``@name`` for element type ``t`` (module doc). ``schedule``: ``grid``, a CTA
     a tile; ``persistent``, each CTA loops over tiles ``b, b + G, ...`` in one flattened loop
     of (tile, K tile) steps, so the ring's refills run ahead into the next tile's K tiles
