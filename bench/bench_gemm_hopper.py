@@ -7,14 +7,14 @@ same process, same GPU, f16 and bf16 in, f32 accumulation, output in the input t
     python -m regcopy_bench.bench_gemm_hopper --sass-only      # no GPU: the SASS counts
 
 ``D[M,N] = A[M,K] @ B[N,K]^T``. TMA needs 16-byte row strides, so K % 8 != 0 pads the rows
-of A and B to a multiple of 8 first (the row-padding kernel ``@pad_rows`` of
-examples/gemm_hopper.mlir, two launches), and the ragged row's time includes them (the
-breakdown is printed). Each kernel is first checked bit-exact against float64 on
+of A and B to a multiple of 8 first (the row-padding kernel ``@pad_pair`` of
+examples/gemm_hopper.mlir, one launch), and the ragged row's time includes it (the
+breakdown is printed). The CTA tile is ``choose_tile``'s for each size (``--tile``). Each kernel is first checked bit-exact against float64 on
 integer-valued inputs at ragged sizes, then within tolerance of cuBLAS at every benchmarked
 size. TFLOPS are ``2 M N K`` over the mean time of ``--iters`` launches back to back
 (``bench_gemm.time_ms``). ``--candidates`` first times every CTA tile x epilogue of
-``gemm_hopper`` (f16, no peers) at the sizes given, then the main table runs the example's
-form (``--tile``, ``--epilogue`` override it).
+``gemm_hopper`` (f16, no peers) and the paddings at the sizes given, then the main table runs
+the example's form (``--tile``, ``--epilogue`` override it; ``--also`` adds others).
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from regcopy_bench.gemm_hopper import (
     EPILOGUE,
     EPILOGUES,
     FORMS,
+    PAD,
     PAD_ROWS,
-    SCHEDULE,
-    SCHEDULES,
     TILE,
     TILES,
     choose_tile,
@@ -46,33 +45,31 @@ from regcopy_bench.triton_matmul import triton_matmul
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE,
-                   schedule: str = SCHEDULE) -> tuple[str, Any]:
+def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[str, Any]:
     """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=epilogue, schedule=schedule)
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=epilogue)
     module = parse_and_lower(text, "gemm_hopper.mlir", TMA)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def sass_report(forms: Sequence[tuple[str, str, str]] = ((TILE, EPILOGUE, SCHEDULE),)
-                ) -> list[str]:
-    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue, schedule)``): HGMMA,
-    TMA loads, barriers, shuffles, stores, local memory."""
+def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
+    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue)``): HGMMA, TMA loads,
+    barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     lines = []
-    for tile, epilogue, schedule in forms:
-        source, _ = hopper_lowered("f16", tile, epilogue, schedule)
+    for tile, epilogue in forms:
+        source, _ = hopper_lowered("f16", tile, epilogue)
         compiled = compile_cuda(source)
         sass = disassemble(compiled.cubin)
         keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR",
                 "BAR.SYNC", "SHFL", "STG.E.128", "STG.E ", "STG.E.U16", "LDL", "STL")
         count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
-        lines.append(f"gemm_hopper f16 {tile} {epilogue} {schedule} ({compiled.arch}): "
+        lines.append(f"gemm_hopper f16 {tile} {epilogue} ({compiled.arch}): "
                      + ", ".join(f"{k} {v}" for k, v in count.items()))
     return lines
 
@@ -82,22 +79,22 @@ class HopperGemm:
     maps encoded per launch configuration). ``tile="auto"``: both CTA tiles compiled, each
     launch taking ``choose_tile``'s."""
 
-    def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = TILE,
-                 epilogue: str = EPILOGUE, schedule: str = SCHEDULE) -> None:
+    def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = "auto",
+                 epilogue: str = EPILOGUE) -> None:
         from regcopy_backend.runtime.runner import (
             compile_kernel,
             get_device,
             set_dynamic_shared_memory,
         )
 
-        self.mma, self.tile, self.t, self.schedule = mma, tile, t, schedule
+        self.mma, self.tile, self.t = mma, tile, t
         self.dev = mma.dev if mma is not None else get_device()
         self.dev.set_current()
         self.sms = int(self.dev.properties.multiprocessor_count)
         self.pairs: dict[int, tuple[Any, Any]] = {}
         self.kernels: dict[str, tuple[Any, Any]] = {}
         for x in (TILES if tile == "auto" else (tile,)):
-            source, info = hopper_lowered(t, x, epilogue, schedule)
+            source, info = hopper_lowered(t, x, epilogue)
             kernel = compile_kernel(self.dev, source, info.symbol)
             set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
             self.kernels[x] = (kernel, info)
@@ -144,11 +141,11 @@ class HopperGemm:
         args = (a, b, d)
         ptrs = [x.data_ptr() for x in args]
         values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
-        g = grid(m, n, tile, self.schedule, self.sms)
+        g = grid(m, n, tile)
         block, shmem = info.block, info.dynamic_shared_bytes
         return lambda: launch_raw(kernel, stream, g, block, shmem, values)
 
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = "two"
+    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD
                  ) -> Callable[[], None]:
         """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first (``pad``: the
         padding launches, ``pad_launcher``)."""
@@ -181,7 +178,7 @@ def breakdown(run: Callable[[], None], iters: int) -> str:
     return f"{pads} + GEMM {ms[-1]:.3f} ms"
 
 
-def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str, pad: str = "two") -> bool:
+def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str, pad: str = PAD) -> bool:
     """Bit-exact against float64 on integer-valued inputs, ragged sizes (odd K padded)."""
     import torch
     good = True
@@ -244,7 +241,7 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
             print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
                   + (f"; {parts}" if parts else ""), flush=True)
         table.append((*form, tf))
-    h = HopperGemm("f16", mma)
+    h = HopperGemm("f16", mma, TILE)
     for m, n, k in [s for s in sizes if s[2] % 8]:
         a, b, d = _operands(m, n, k, torch.float16)
         for pad in ("two", *(f"pair{r}" for r in PAD_ROWS)):
@@ -252,15 +249,15 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
             chk = _checked(run, a, b, d)
             ok &= chk == "ok"
             tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
-            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE} {SCHEDULE}): {tf:.0f} TFLOPS "
+            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE}): {tf:.0f} TFLOPS "
                   f"({chk}); "
                   f"{breakdown(run, iters)}", flush=True)
     names = ["x".join(map(str, s)) for s in sizes]
-    print("\n| CTA tile | epilogue | schedule | " + " | ".join(f"{x} TFLOPS" for x in names)
+    print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
           + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
-    print("|---|---|---|" + "---|" * (2 * len(names) - 1))
-    for tile, epilogue, schedule, tf in table:
-        print(f"| {tile} | {epilogue} | {schedule} | " + " | ".join(f"{v:.0f}" for v in tf)
+    print("|---|---|" + "---|" * (2 * len(names) - 1))
+    for tile, epilogue, tf in table:
+        print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
               + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
     print()
     return ok
@@ -271,11 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
-    ap.add_argument("--tile", choices=[*TILES, "auto"], default=TILE)
+    ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
     ap.add_argument("--epilogue", choices=list(EPILOGUES), default=EPILOGUE)
-    ap.add_argument("--schedule", choices=list(SCHEDULES), default=SCHEDULE)
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
-    ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE,SCHEDULE",
+    ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE",
                     help="another form of the kernel, timed beside the main one (a second table)")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--no-peers", action="store_true",
@@ -288,8 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
     forms = (FORMS if args.candidates and args.sass_only
-             else [(x, args.epilogue, args.schedule)
-                   for x in (TILES if args.tile == "auto" else (args.tile,))])
+             else [(x, args.epilogue) for x in (TILES if args.tile == "auto" else (args.tile,))])
     for line in sass_report(forms):
         print("  " + line)
     if args.sass_only:
@@ -307,13 +302,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if ok else 1
     tri = None if args.no_triton or args.no_peers else triton_matmul()
     rows = []
-    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, schedule {args.schedule}")
+    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, padding {PAD} (odd K)")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         mma = None if args.no_peers else RegcopyGemm(t)
-        h = HopperGemm(t, mma, args.tile, args.epilogue, args.schedule)
+        h = HopperGemm(t, mma, args.tile, args.epilogue)
         stream = h.dev.default_stream
-        pad = "pair32" if mma is None else "two"
+        pad = PAD
         ok &= exact_check(h, stream, dtype, t, pad)
         others = [HopperGemm(t, mma, *form.split(",")) for form in args.also]
         for m, n, k in parse(args.sizes):
@@ -356,10 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
               f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
               f"{chk} |")
-    print("(pad+TMA: the rows of A and B padded to K8 by @pad_rows, two launches timed with the "
+    print(f"(pad+TMA: the rows of A and B padded to K8 ({PAD}: one launch) and timed with the "
           "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
     if args.also:
-        main_form = f"{args.tile},{args.epilogue},{args.schedule}"
+        main_form = f"{args.tile},{args.epilogue}"
         print(f"\n| dtype | M x N x K | {main_form} | "
               + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
         print("|---|---|---|" + "---|---|" * len(args.also))
