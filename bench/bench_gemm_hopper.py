@@ -51,8 +51,10 @@ def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=epilogue)
-    module = parse_and_lower(text, "gemm_hopper.mlir", TMA)
+    base, _, stores = epilogue.partition("-")  # rows-predicated: a pass option
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base)
+    passes = TMA.replace("}", f" misaligned-stores={stores}}}") if stores else TMA
+    module = parse_and_lower(text, "gemm_hopper.mlir", passes)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
@@ -269,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
-    ap.add_argument("--epilogue", choices=list(EPILOGUES), default=EPILOGUE)
+    ap.add_argument("--epilogue", choices=[*EPILOGUES, "rows-predicated"], default=EPILOGUE)
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
     ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE",
                     help="another form of the kernel, timed beside the main one (a second table)")

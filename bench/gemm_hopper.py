@@ -41,9 +41,12 @@ EPILOGUES = ("frag", "rows")
 EPILOGUE = "rows"
 """The example's epilogue (measured on the H200: 713 against 644 TFLOPS at 4096^3 f16)."""
 FORMS: tuple[tuple[str, str], ...] = (
-    ("128x256", "frag"), ("128x256", "rows"), ("256x128", "rows"), ("256x128", "frag"))
-"""(tile, epilogue) forms ``bench_gemm_hopper --candidates`` times. (A persistent schedule,
-measured 0.64-0.67x of this one at 4096^3 and 8192^3, is kept as an A/B form in lab/ab.)"""
+    ("256x128", "rows"), ("128x256", "rows"), ("256x128", "rows-predicated"),
+    ("128x256", "frag"), ("256x128", "frag"))
+"""(tile, epilogue) forms ``bench_gemm_hopper --candidates`` times; ``rows-predicated``: the
+rows epilogue lowered with ``misaligned-stores=predicated`` (odd N: each aligned piece a
+predicated store instead of one branch per misalignment). (A persistent schedule, measured
+0.64-0.67x of this one at 4096^3 and 8192^3, is kept as an A/B form in lab/ab.)"""
 PAD = "pair32"
 """The example's padding for K % 8 != 0: ``pad_pair_text`` with 32 rows a CTA, one launch
 (measured 44 us at 4095 x 4097 x 4093 against 46 for two launches, 58 for 64 rows)."""
