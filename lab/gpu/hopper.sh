@@ -1,27 +1,25 @@
 #!/usr/bin/env bash
-# GPU steps of issue 35's second round (the Hopper GEMM) on the H200, within 150 seconds:
+# GPU steps of issue 35's second round (the Hopper GEMM) on the H200, within 130 seconds:
 #   bash lab/gpu/hopper.sh        (outputs under $OUT, default /tmp/out; summary on stdout)
-# (The candidates' SASS needs no GPU: python -m regcopy_bench.bench_gemm_hopper --sass-only
-# --candidates x.) Most important first, each step under `timeout` and the time left (145 s in all):
-# 1. candidates: the three paddings at the ragged size, then the forms of gemm_hopper
-#    (CTA tile 128x256 / 256x128; epilogue frag: 32-bit stores from the fragment, or rows:
-#    shuffles to rows + 128-bit stores), f16, at 4096^3 and the ragged 4095x4097x4093 (padded
-#    rows: the parts printed), each form's ragged / aligned;
-# 2. the example's form (the tile with the fewest waves, rows, one-launch padding) at 4096^3,
-#    8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync, cuBLAS and Triton (exact checks
-#    first; SASS counts: HGMMA, UTMALDG, LDL/STL), and in a second table the previous form
-#    (128x256, frag);
-# 3. the gpu-marked wgmma / Hopper GEMM tests (bit-exact on integer-valued inputs, both tiles
+# The candidates were ranked on 2026-12-03 (lab/results/h200_2026-12-03/hopper/candidates.txt;
+# python -m regcopy_bench.bench_gemm_hopper --sizes "" --candidates 4096x4096x4096,4095x4097x4093
+# reruns them, --sass-only --candidates x prints their SASS without a GPU). Most important
+# first, each step under `timeout` and the time left (125 s in all):
+# 1. the example's form (the CTA tile with the fewer waves, rows epilogue, one-launch padding)
+#    at 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync, cuBLAS and Triton
+#    (exact checks first; SASS counts: HGMMA, UTMALDG, LDL/STL), and in a second table the
+#    rows epilogue with predicated misaligned stores (odd N);
+# 2. the gpu-marked wgmma / Hopper GEMM tests (bit-exact on integer-valued inputs, both tiles
 #    and epilogues, the pad + GEMM pair; --check of examples/wgmma_tile.mlir);
-# 4. Nsight Compute: the tensor pipe's utilisation of one 4096^3 f16 launch (hopper_ncu.py);
-# 5. regcopy-run --check of @gemm_hopper (the CPU reference: the slowest step, last).
+# 3. Nsight Compute: the tensor pipe's utilisation of one 4096^3 f16 launch (hopper_ncu.py);
+# 4. regcopy-run --check of @gemm_hopper (the CPU reference: the slowest step, last).
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
 t0=$(date +%s)
-budget=145
+budget=125
 python3 -m pip install -q --no-deps --no-build-isolation -e . >"$out/install.txt" 2>&1 \
     || echo "pip install -e . failed (see install.txt); using the tree as it is"
 summary=()
@@ -37,11 +35,9 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
 TMA='lower-reg-copy{transfer=tma}'
-step candidates 40 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 --sizes "" \
-    --candidates 4096x4096x4096,4095x4097x4093
 step bench 60 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
-    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --also 128x256,frag
-step gpu_tests 25 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
+    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --also 256x128,rows-predicated
+step gpu_tests 35 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
     test/python/test_gemm_hopper.py
 if [ -x /usr/local/cuda/bin/ncu ]; then
     step ncu 15 python3 lab/gpu/hopper_ncu.py "$out"
