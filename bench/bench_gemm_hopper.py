@@ -3,13 +3,18 @@ mma.sync GEMM (``bench_gemm``), ``torch.matmul`` (cuBLAS) and the Triton ``tl.do
 same process, same GPU, f16 and bf16 in, f32 accumulation, output in the input type.
 
     python -m regcopy_bench.bench_gemm_hopper [--iters 20] [--sizes 4096x4096x4096,...]
+    python -m regcopy_bench.bench_gemm_hopper --candidates 4096x4096x4096,4095x4097x4093
     python -m regcopy_bench.bench_gemm_hopper --sass-only      # no GPU: the SASS counts
 
 ``D[M,N] = A[M,K] @ B[N,K]^T``. TMA needs 16-byte row strides, so K % 8 != 0 pads the rows
-of A and B to a multiple of 8 first (``bench_gemm``'s row-padding kernel, timed with the
-GEMM). Each kernel is first checked bit-exact against float64 on integer-valued inputs at
-ragged sizes, then within tolerance of cuBLAS at every benchmarked size. TFLOPS are
-``2 M N K`` over the mean time of ``--iters`` launches back to back (``bench_gemm.time_ms``).
+of A and B to a multiple of 8 first (the row-padding kernel ``@pad_pair`` of
+examples/gemm_hopper.mlir, one launch), and the ragged row's time includes it (the
+breakdown is printed). The CTA tile is ``choose_tile``'s for each size (``--tile``). Each kernel is first checked bit-exact against float64 on
+integer-valued inputs at ragged sizes, then within tolerance of cuBLAS at every benchmarked
+size. TFLOPS are ``2 M N K`` over the mean time of ``--iters`` launches back to back
+(``bench_gemm.time_ms``). ``--candidates`` first times every CTA tile x epilogue of
+``gemm_hopper`` (f16, no peers) and the paddings at the sizes given, then the main table runs
+the example's form (``--tile``, ``--epilogue`` override it; ``--also`` adds others).
 """
 
 from __future__ import annotations
@@ -21,66 +26,131 @@ from functools import partial
 from typing import Any
 
 from regcopy_bench.bench_gemm import SIZES, RegcopyGemm, time_ms
-from regcopy_bench.gemm_hopper import grid, kernel_text
+from regcopy_bench.gemm_hopper import (
+    EPILOGUE,
+    EPILOGUES,
+    FORMS,
+    PAD,
+    PAD_ROWS,
+    TILE,
+    TILES,
+    choose_tile,
+    grid,
+    kernel_text,
+    pad_pair_grid,
+    pad_pair_text,
+)
 from regcopy_bench.triton_matmul import triton_matmul
 
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def hopper_lowered(t: str) -> tuple[str, Any]:
+def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[str, Any]:
     """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    module = parse_and_lower(kernel_text(f"gemm_hopper_{t}", t), "gemm_hopper.mlir", TMA)
+    base, _, stores = epilogue.partition("-")  # rows-predicated: a pass option
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base)
+    passes = TMA.replace("}", f" misaligned-stores={stores}}}") if stores else TMA
+    module = parse_and_lower(text, "gemm_hopper.mlir", passes)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def sass_report() -> list[str]:
-    """SASS counts of the Hopper kernel: HGMMA, TMA loads, barriers, local memory."""
+def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
+    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue)``): HGMMA, TMA loads,
+    barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
-    source, _ = hopper_lowered("f16")
-    compiled = compile_cuda(source)
-    sass = disassemble(compiled.cubin)
-    keys = ("HGMMA.64x256x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR", "BAR.SYNC", "LDL",
-            "STL")
-    count = {k: sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
-    return [f"gemm_hopper f16 ({compiled.arch}): "
-            + ", ".join(f"{k} {v}" for k, v in count.items())]
+    lines = []
+    for tile, epilogue in forms:
+        source, _ = hopper_lowered("f16", tile, epilogue)
+        compiled = compile_cuda(source)
+        sass = disassemble(compiled.cubin)
+        keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR",
+                "BAR.SYNC", "SHFL", "STG.E.128", "STG.E ", "STG.E.U16", "LDL", "STL")
+        count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
+        lines.append(f"gemm_hopper f16 {tile} {epilogue} ({compiled.arch}): "
+                     + ", ".join(f"{k} {v}" for k, v in count.items()))
+    return lines
 
 
 class HopperGemm:
     """The Hopper kernel for one dtype, compiled once, launched on torch tensors (its tensor
-    maps encoded per launch configuration)."""
+    maps encoded per launch configuration). ``tile="auto"``: both CTA tiles compiled, each
+    launch taking ``choose_tile``'s."""
 
-    def __init__(self, t: str, mma: RegcopyGemm) -> None:
+    def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = "auto",
+                 epilogue: str = EPILOGUE) -> None:
         from regcopy_backend.runtime.runner import (
             compile_kernel,
+            get_device,
             set_dynamic_shared_memory,
         )
 
-        self.mma = mma
-        self.dev = mma.dev
-        source, self.info = hopper_lowered(t)
-        self.kernel = compile_kernel(self.dev, source, self.info.symbol)
-        set_dynamic_shared_memory(self.dev, self.kernel, self.info.dynamic_shared_bytes)
+        self.mma, self.tile, self.t = mma, tile, t
+        self.dev = mma.dev if mma is not None else get_device()
+        self.dev.set_current()
+        self.sms = int(self.dev.properties.multiprocessor_count)
+        self.pairs: dict[int, tuple[Any, Any]] = {}
+        self.kernels: dict[str, tuple[Any, Any]] = {}
+        for x in (TILES if tile == "auto" else (tile,)):
+            source, info = hopper_lowered(t, x, epilogue)
+            kernel = compile_kernel(self.dev, source, info.symbol)
+            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
+            self.kernels[x] = (kernel, info)
+
+    def pad_pair(self, rows: int) -> tuple[Any, Any]:
+        """The compiled ``pad_pair_text`` kernel (``rows`` a CTA) and its KernelInfo."""
+        from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+        from regcopy_backend.cuda.printer import print_cuda
+        from regcopy_backend.runtime.runner import compile_kernel
+        from regcopy_tools.regcopy_run import parse_and_lower
+
+        if rows not in self.pairs:
+            module = parse_and_lower(pad_pair_text(f"pad_pair{rows}", self.t, rows), "pad.mlir",
+                                     TMA)
+            info = kernel_info(kernels(module)[0])
+            self.pairs[rows] = (compile_kernel(self.dev, print_cuda(module), info.symbol), info)
+        return self.pairs[rows]
+
+    def pad_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
+                     pad: str) -> list[Callable[[], None]]:
+        """The launches that pad ``xs`` into ``ys``: ``two`` (``@pad_rows`` twice) or
+        ``pairR`` (``pad_pair_text`` with R rows a CTA, one launch)."""
+        from regcopy_backend.runtime.runner import launch_arguments
+        from regcopy_backend.runtime.tensor_map import launch_raw
+
+        if pad == "two":
+            assert self.mma is not None, "pad=two launches bench_gemm's @pad_rows"
+            return [self.mma.pad_launcher(x, y, stream) for x, y in zip(xs, ys, strict=True)]
+        rows = int(pad.removeprefix("pair"))
+        kernel, info = self.pad_pair(rows)
+        args = (xs[0], ys[0], xs[1], ys[1])
+        values = launch_arguments(info, args, [x.data_ptr() for x in args])
+        g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], rows)
+        return [lambda: launch_raw(kernel, stream, g, info.block, 0, values)]
 
     def direct(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
         """One launch (K % 8 == 0)."""
         from regcopy_backend.runtime.runner import launch_arguments, tensor_maps
         from regcopy_backend.runtime.tensor_map import launch_raw
 
+        m, n = a.shape[0], b.shape[0]
+        tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
+        kernel, info = self.kernels[tile]
         args = (a, b, d)
         ptrs = [x.data_ptr() for x in args]
-        values = launch_arguments(self.info, args, ptrs) + tensor_maps(self.info, args, ptrs)
-        g = grid(a.shape[0], b.shape[0])
-        block, shmem = self.info.block, self.info.dynamic_shared_bytes
-        return lambda: launch_raw(self.kernel, stream, g, block, shmem, values)
+        values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
+        g = grid(m, n, tile)
+        block, shmem = info.block, info.dynamic_shared_bytes
+        return lambda: launch_raw(kernel, stream, g, block, shmem, values)
 
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
-        """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first."""
+    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD
+                 ) -> Callable[[], None]:
+        """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first (``pad``: the
+        padding launches, ``pad_launcher``)."""
         import torch
         k = a.shape[1]
         if k % 8 == 0:
@@ -88,17 +158,29 @@ class HopperGemm:
         k8 = -(-k // 8) * 8
         a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
         b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
-        steps = [self.mma.pad_launcher(a, a8, stream), self.mma.pad_launcher(b, b8, stream),
-                 self.direct(a8, b8, d, stream)]
+        steps = [*self.pad_launcher((a, b), (a8, b8), stream, pad), self.direct(a8, b8, d, stream)]
 
         def run() -> None:
             for step in steps:
                 step()
         run.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
+        run.steps = steps  # type: ignore[attr-defined]  # pad A, pad B, GEMM: the breakdown
         return run
 
 
-def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
+def breakdown(run: Callable[[], None], iters: int) -> str:
+    """``pad A x + pad B y + GEMM z ms`` (or ``pad A and B x + GEMM z ms``) of a padded
+    launcher, each launch timed alone."""
+    steps = getattr(run, "steps", None)
+    if steps is None:
+        return ""
+    ms = [time_ms(s, iters) for s in steps]
+    pads = (f"pad A {ms[0]:.3f} + pad B {ms[1]:.3f}" if len(ms) == 3
+            else f"pad A and B {ms[0]:.3f}")
+    return f"{pads} + GEMM {ms[-1]:.3f} ms"
+
+
+def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str, pad: str = PAD) -> bool:
     """Bit-exact against float64 on integer-valued inputs, ragged sizes (odd K padded)."""
     import torch
     good = True
@@ -109,7 +191,7 @@ def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
         torch.cuda.synchronize()
-        h.launcher(a, b, d, stream)()
+        h.launcher(a, b, d, stream, pad)()
         torch.cuda.synchronize()
         same = bool(torch.equal(d, want))
         good &= same
@@ -117,11 +199,85 @@ def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str) -> bool:
     return good
 
 
+def _operands(m: int, n: int, k: int, dtype: Any) -> tuple[Any, Any, Any]:
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
+    b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
+    return a, b, torch.empty(m, n, device="cuda", dtype=dtype)
+
+
+def _checked(run: Callable[[], None], a: Any, b: Any, d: Any) -> str:
+    """``ok`` when ``run`` leaves ``d`` within tolerance of cuBLAS, else the error."""
+    import torch
+    d.fill_(7.0)
+    torch.cuda.synchronize()
+    run()
+    ref = torch.matmul(a, b.T)
+    torch.cuda.synchronize()
+    err = float((d.float() - ref.float()).abs().max())
+    return "ok" if err <= 0.02 * float(ref.float().abs().max()) + 0.05 else f"BAD max err {err:.3g}"
+
+
+def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
+    """Every CTA tile x epilogue of the kernel, f16, at ``sizes`` (padded rows where K % 8):
+    TFLOPS, each ragged row's parts, and each form's ratio to the first size."""
+    import torch
+    mma = RegcopyGemm("f16")
+    stream = mma.dev.default_stream
+    ok, table = True, []
+    for form in FORMS:
+        try:
+            h = HopperGemm("f16", mma, *form)
+        except Exception as e:  # noqa: BLE001 - a form that fails costs its row only
+            print(f"  candidate {' '.join(form)}: {str(e).splitlines()[0][:300]}")
+            continue
+        tf = []
+        for m, n, k in sizes:
+            a, b, d = _operands(m, n, k, torch.float16)
+            run = h.launcher(a, b, d, stream)
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
+            tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
+            parts = breakdown(run, iters)
+            print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
+                  + (f"; {parts}" if parts else ""), flush=True)
+        table.append((*form, tf))
+    h = HopperGemm("f16", mma, TILE)
+    for m, n, k in [s for s in sizes if s[2] % 8]:
+        a, b, d = _operands(m, n, k, torch.float16)
+        for pad in ("two", *(f"pair{r}" for r in PAD_ROWS)):
+            run = h.launcher(a, b, d, stream, pad)
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
+            tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
+            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE}): {tf:.0f} TFLOPS "
+                  f"({chk}); "
+                  f"{breakdown(run, iters)}", flush=True)
+    names = ["x".join(map(str, s)) for s in sizes]
+    print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
+          + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
+    print("|---|---|" + "---|" * (2 * len(names) - 1))
+    for tile, epilogue, tf in table:
+        print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
+              + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
+    print()
+    return ok
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
+    ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
+    ap.add_argument("--epilogue", choices=[*EPILOGUES, "rows-predicated"], default=EPILOGUE)
+    ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
+    ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE",
+                    help="another form of the kernel, timed beside the main one (a second table)")
+    ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="the wgmma kernel alone (no mma.sync, cuBLAS, Triton; pair32 padding)")
     ap.add_argument("--sass-only", action="store_true")
     args = ap.parse_args(argv)
     try:  # torch before any NVRTC compile (its import fails after one)
@@ -129,7 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
-    for line in sass_report():
+    forms = (FORMS if args.candidates and args.sass_only
+             else [(x, args.epilogue) for x in (TILES if args.tile == "auto" else (args.tile,))])
+    for line in sass_report(forms):
         print("  " + line)
     if args.sass_only:
         return 0
@@ -137,51 +295,74 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bench_gemm_hopper: needs torch and a CUDA GPU")
         return 2
     torch.cuda.init()
-    sizes = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
-    tri = triton_matmul()
-    ok, rows = True, []
+
+    def parse(text: str) -> list[tuple[int, int, int]]:
+        return [(int(x), int(y), int(z)) for x, y, z in (s.split("x") for s in text.split(","))]
+
+    ok = candidates(parse(args.candidates), args.iters) if args.candidates else True
+    if not args.sizes:
+        return 0 if ok else 1
+    tri = None if args.no_triton or args.no_peers else triton_matmul()
+    rows = []
+    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, padding {PAD} (odd K)")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
-        mma = RegcopyGemm(t)
-        h = HopperGemm(t, mma)
-        stream = mma.dev.default_stream
-        ok &= exact_check(h, stream, dtype, t)
-        for m, n, k in sizes:
-            g = torch.Generator(device="cuda").manual_seed(m + n + k)
-            a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
-            b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
-            d = torch.empty(m, n, device="cuda", dtype=dtype)
-            run = h.launcher(a, b, d, stream)
-            torch.cuda.synchronize()
-            run()
-            ref = torch.matmul(a, b.T)
-            torch.cuda.synchronize()
-            err = float((d.float() - ref.float()).abs().max())
-            good = err <= 0.02 * float(ref.float().abs().max()) + 0.05
-            ok &= good
+        mma = None if args.no_peers else RegcopyGemm(t)
+        h = HopperGemm(t, mma, args.tile, args.epilogue)
+        stream = h.dev.default_stream
+        pad = PAD
+        ok &= exact_check(h, stream, dtype, t, pad)
+        others = [HopperGemm(t, mma, *form.split(",")) for form in args.also]
+        for m, n, k in parse(args.sizes):
+            a, b, d = _operands(m, n, k, dtype)
+            run = h.launcher(a, b, d, stream, pad)
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
             flop = 2.0 * m * n * k
+            nan = float("nan")
             ms = {"wgmma": time_ms(run, args.iters),
-                  "mma.sync": time_ms(mma.launcher(a, b, d, stream), args.iters),
-                  "cuBLAS": time_ms(partial(torch.matmul, a, b.T), args.iters)}
-            ms["Triton"] = float("nan")
+                  "mma.sync": nan if mma is None else time_ms(mma.launcher(a, b, d, stream),
+                                                              args.iters),
+                  "cuBLAS": nan if mma is None else time_ms(partial(torch.matmul, a, b.T),
+                                                            args.iters)}
+            ms["Triton"] = nan
             if tri is not None:
                 try:
                     ms["Triton"] = time_ms(partial(tri, a, b), args.iters)
                 except Exception as e:  # noqa: BLE001 - a Triton failure costs its column only
                     print(f"  Triton failed at {m}x{n}x{k}: {str(e).splitlines()[0][:200]}")
+            for form, other in zip(args.also, others, strict=True):
+                alt = other.launcher(a, b, d, stream, pad)
+                alt_chk = _checked(alt, a, b, d)
+                ok &= alt_chk == "ok"
+                ms[form] = time_ms(alt, args.iters) if alt_chk == "ok" else nan
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
-            rows.append((t, f"{m}x{n}x{k}", tf, "ok" if good else f"BAD max err {err:.3g}",
-                         "pad+TMA" if k % 8 else "TMA"))
+            parts = breakdown(run, args.iters)
+            tile = choose_tile(m, n, h.sms) if args.tile == "auto" else args.tile
+            rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
-                  + f" TFLOPS ({rows[-1][3]})", flush=True)
+                  + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
     print()
     print("| dtype | M x N x K | wgmma TFLOPS | mma.sync TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
-          "| wgmma / cuBLAS | wgmma / Triton | operands | check |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile | check |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for t, size, tf, chk, route in rows:
+        aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4].startswith("TMA")),
+                       tf["wgmma"])
         print(f"| {t} | {size} | {tf['wgmma']:.0f} | {tf['mma.sync']:.0f} | {tf['cuBLAS']:.0f} "
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
-              f"{tf['wgmma'] / tf['Triton']:.2f}x | {route} | {chk} |")
+              f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
+              f"{chk} |")
+    print(f"(pad+TMA: the rows of A and B padded to K8 ({PAD}: one launch) and timed with the "
+          "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
+    if args.also:
+        main_form = f"{args.tile},{args.epilogue}"
+        print(f"\n| dtype | M x N x K | {main_form} | "
+              + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
+        print("|---|---|---|" + "---|---|" * len(args.also))
+        for t, size, tf, _, _ in rows:
+            print(f"| {t} | {size} | {tf['wgmma']:.0f} | " + " | ".join(
+                f"{tf[x]:.0f} | {tf[x] / tf['wgmma']:.2f}x" for x in args.also) + " |")
     return 0 if ok else 1
 
 

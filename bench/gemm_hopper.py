@@ -1,79 +1,200 @@
 """The regcopy IR of the Hopper GEMM (``examples/gemm_hopper.mlir``): TMA ring -> wgmma.
 
 ``D[M,N] = A[M,K] * B[N,K]^T`` (both K-major), f32 accumulation, D in the input type (f16 or
-bf16); M, N, K runtime extents (K a multiple of 8: TMA needs 16-byte row strides), ragged
-in all three (TMA fills zeros past the edges; the epilogue's stores are bounds-checked).
+bf16); M, N, K runtime extents (K a multiple of 8: TMA needs 16-byte row strides; for any
+other K, ``pad_pair_text``'s kernel first copies A and B into K8-wide rows), ragged in all
+three (TMA fills zeros past the edges; the epilogue's stores are bounds-checked).
 
-One CTA of 256 threads, two consumer warpgroups, computes a 128 x 256 tile of D; warpgroup
-``wg`` owns rows ``64 wg ..`` (a 64 x 256 f32 accumulator, 128 registers a thread, in the
-m64n256k16 fragment layout). K goes 64 at a time through a ``STAGES``-slot ring in dynamic
-shared memory: per slot, A as two 64 x 64 tiles and B as one 256 x 64 tile, each loaded by
-one ``regcopy.copy_async`` lowered with ``transfer=tma`` (``cp.async.bulk.tensor``, one
+One CTA of 256 threads, two consumer warpgroups, computes a ``CTA_M x CTA_N`` tile of D
+(``TILES``: 128 x 256, each warpgroup one 64 x 256 accumulator, or 256 x 128, each warpgroup
+two 64 x 128 ones; 128 f32 registers a thread either way, in the m64nNk16 fragment layout;
+``choose_tile`` picks the one with fewer waves of CTAs for an M x N output).
+K goes 64 at a time through a ``STAGES``-slot ring in dynamic shared memory: per slot, A as
+two ``CTA_M / 2`` x 64 tiles (one a warpgroup) and B as one ``CTA_N`` x 64 tile, each loaded
+by one ``regcopy.copy_async`` lowered with ``transfer=tma`` (``cp.async.bulk.tensor``, one
 elected thread, an mbarrier a slot). The shared tiles are ``auto``: the compiler gives them
 the 128-byte swizzle, which is both TMA's ``128B`` mode and wgmma's (K-major, SBO 1024).
 
 Iteration ``k``: (1) wait for K tile ``k`` and meet at a CTA barrier: tile ``k`` has landed
 for everyone, and both warpgroups are past their wait for K tile ``k - 2``'s wgmmas;
-(2) refill that slot with K tile ``k + STAGES - 2``; (3) issue the four m64n256k16 wgmmas of
-the 64-wide K tile, ``{async}``; (4) ``wgmma_wait {pending = 1}``: tile ``k - 1``'s are done. After the loop, wait for
-the last wgmmas, round to the input type and store 64 x 256 a warpgroup, bounds-checked.
-CTAs walk the output in groups of 8 M tiles (L2 reuse), as the mma.sync kernel does.
+(2) refill that slot with K tile ``k + STAGES - 2``; (3) issue the wgmmas of the 64-wide K
+tile, ``{async}`` (one ``regcopy.wgmma`` an accumulator, four k16 steps each); (4)
+``wgmma_wait``: tile ``k - 1``'s are done. After the loop, wait for the last wgmmas, round to
+the input type and store, bounds-checked (``EPILOGUES``): ``frag``, straight from the
+fragment (32-bit stores, two adjacent elements a thread); ``rows``, converted first by a
+register -> register ``regcopy.copy`` into rows of 8 elements a thread (warp shuffles within
+each quad of lanes), then 128-bit stores (realigned pieces where N is odd). CTAs walk the
+output in groups of 8 M tiles (L2 reuse), as the mma.sync kernel does.
 """
 
 from __future__ import annotations
 
-CTA_M, CTA_N, BK, THREADS = 128, 256, 64, 256
-STAGES = 4
+BK, THREADS, STAGES = 64, 256, 4
+TILES: dict[str, tuple[int, int]] = {"128x256": (128, 256), "256x128": (256, 128)}
+"""CTA tiles (M x N). Both run 512 CTAs at 4096^3; at 4095 x 4097 the 128 x 256 tile needs 32
+x 17 = 544 CTAs (five waves of the H200's 132 SMs, one CTA an SM), the 256 x 128 one 16 x 33 =
+528 (four waves)."""
+TILE = "128x256"
+"""The CTA tile where both make as many waves (``choose_tile``)."""
+EPILOGUES = ("frag", "rows")
+"""How the accumulators leave (module doc)."""
+EPILOGUE = "rows"
+"""The example's epilogue (measured on the H200: 713 against 644 TFLOPS at 4096^3 f16)."""
+FORMS: tuple[tuple[str, str], ...] = (
+    ("256x128", "rows"), ("128x256", "rows"), ("256x128", "rows-predicated"),
+    ("128x256", "frag"), ("256x128", "frag"))
+"""(tile, epilogue) forms ``bench_gemm_hopper --candidates`` times; ``rows-predicated``: the
+rows epilogue lowered with ``misaligned-stores=predicated`` (odd N: each aligned piece a
+predicated store instead of one branch per misalignment). (A persistent schedule, measured
+0.64-0.67x of this one at 4096^3 and 8192^3, is kept as an A/B form in lab/ab.)"""
+PAD = "pair32"
+"""The example's padding for K % 8 != 0: ``pad_pair_text`` with 32 rows a CTA, one launch
+(measured 44 us at 4095 x 4097 x 4093 against 46 for two launches, 58 for 64 rows)."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
 
-def _c(t: str) -> str:
-    """A warpgroup's 64 x 256 accumulator in the m64n256k16 fragment layout."""
-    return (f"memref<64x256x{t}, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,"
-            "1@laneid,1)>, #regcopy.mem<local>>")
+def _c(t: str, n: int) -> str:
+    """A warpgroup's 64 x n accumulator in the m64nNk16 fragment layout."""
+    return (f"memref<64x{n}x{t}, #regcopy.layout<(4,2,8,{n // 8},4,2):(1@wid_in_wg,2,4@laneid,"
+            "4,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def grid(m: int, n: int) -> tuple[int, int, int]:
-    """The launch grid for an M x N output: ``ceil(N / 256) x ceil(M / 128)``."""
-    return -(-n // CTA_N), -(-m // CTA_M), 1
+def _rows(t: str, n: int) -> str:
+    """The same 64 x n tile as rows of 8 elements a thread: lane ``4 g + q`` of warp ``w``
+    holds rows ``16 w + g`` and ``16 w + 8 + g``, columns ``8 (4 j + q) ..`` (j < n / 32):
+    the fragment's quads exchange words among their four lanes (shuffles, no shared memory)
+    and every thread then stores 16-byte vectors."""
+    return (f"memref<64x{n}x{t}, #regcopy.layout<(4,2,8,{n // 32},4,8):(1@wid_in_wg,{n // 4},"
+            "4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def kernel_text(name: str, t: str, stages: int = STAGES) -> str:
+def grid(m: int, n: int, tile: str = TILE) -> tuple[int, int, int]:
+    """The launch grid for an M x N output: ``ceil(N / CTA_N) x ceil(M / CTA_M)``."""
+    cta_m, cta_n = TILES[tile]
+    return -(-n // cta_n), -(-m // cta_m), 1
+
+
+def choose_tile(m: int, n: int, sms: int = 132) -> str:
+    """The CTA tile with the fewest waves of ``sms`` CTAs (one CTA an SM) for an M x N output;
+    ``TILE`` on a tie. At 4095 x 4097: 128 x 256 makes 544 CTAs (5 waves of 132), 256 x 128
+    makes 528 (4)."""
+    def waves(tile: str) -> int:
+        cta_m, cta_n = TILES[tile]
+        return -(-(-(-m // cta_m) * -(-n // cta_n)) // sms)
+    return min(TILES, key=lambda x: (waves(x), x != TILE))
+
+
+def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) -> str:
+    """IR: the origin ``%{p}m0``, ``%{p}m1`` (second warpgroup's rows), ``%{p}n0`` of tile
+    ``pid``, tiles numbered in groups of 8 M tiles that walk N together (L2 reuse)."""
+    lines = [f"%{p}group = arith.divui {pid}, %width", f"%{p}first = arith.muli %{p}group, %c8",
+             f"%{p}left = arith.subi %gy, %{p}first", f"%{p}size = arith.minui %{p}left, %c8",
+             f"%{p}inside = arith.remui {pid}, %width",
+             f"%{p}pmo = arith.remui %{p}inside, %{p}size", f"%{p}pm = arith.addi %{p}first, %{p}pmo",
+             f"%{p}pn = arith.divui %{p}inside, %{p}size", f"%{p}m0 = arith.muli %{p}pm, %c{cta_m}",
+             f"%{p}m1 = arith.addi %{p}m0, %c{wgr}", f"%{p}n0 = arith.muli %{p}pn, %c{cta_n}"]
+    return "".join(f"{indent}{ln} : index\n" for ln in lines)
+
+
+def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
+                epilogue: str = EPILOGUE) -> str:
     """The kernel ``@name`` for element type ``t`` (module doc)."""
-    g, c, co = _G.format(t=t), _c("f32"), _c(t)
-    sa = f"memref<{stages}x2x64x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-    sb = f"memref<{stages}x{CTA_N}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+    cta_m, cta_n = TILES[tile]
+    wgr = cta_m // 2  # rows of a warpgroup
+    accs = wgr // 64  # 64-row accumulators of a warpgroup
+    g, c, co = _G.format(t=t), _c("f32", cta_n), _c(t, cta_n)
+    regs = 64 * cta_n // 128
+    sa = f"memref<{stages}x2x{wgr}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+    sb = f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     ahead = stages - 2  # slot k-1 may still be read by the wgmmas in flight
 
-    def start(k: str, slot: str, out: str, indent: str) -> str:
-        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [64, {BK}] -> "
-                f"%SA[{slot}, 0, 0, 0] [1, 1, 64, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [64, {BK}] -> "
-                f"%SA[{slot}, 1, 0, 0] [1, 1, 64, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{CTA_N}, {BK}] -> "
-                f"%SB[{slot}, 0, 0] [1, {CTA_N}, {BK}] : {g} -> {sb}\n"
+    def start(k: str, slot: str, out: str, indent: str, p: str = "%") -> str:
+        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[{p}m0, {k}] [{wgr}, {BK}] -> "
+                f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                f"{indent}%{out}a1 = regcopy.copy_async cta %A[{p}m1, {k}] [{wgr}, {BK}] -> "
+                f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                f"{indent}%{out}b = regcopy.copy_async cta %B[{p}n0, {k}] [{cta_n}, {BK}] -> "
+                f"%SB[{slot}, 0, 0] [1, {cta_n}, {BK}] : {g} -> {sb}\n"
                 f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
 
-    prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
+    acc = [f"%C{i}" if accs > 1 else "%C" for i in range(accs)]
+    allocas = "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
+    allocas += f"  %CO = memref.alloca() : {co}\n"
+    if epilogue == "rows":
+        allocas += f"  %RO = memref.alloca() : {_rows(t, cta_n)}\n"
     tokens = ", ".join(["!regcopy.token"] * ahead)
     carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
     shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
-    used = sorted({0, 1, 2, 4, 8, 64, 128, 256, BK, stages, ahead, ahead * BK,
+    used = sorted({0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, regs, BK, stages, ahead, ahead * BK,
                    *(s * BK for s in range(stages)), *range(stages)})
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in used)
-    return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
+    storages = "".join(f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, "
+                       "#regcopy.mem<local>>\n" for i, a in enumerate(acc))
+
+    def zero(indent: str) -> str:
+        return "".join(
+            f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+            f"{indent}  vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
+            f"vector<4xf32>\n{indent}}}\n" for i in range(accs))
+
+    mma = "".join(
+        f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
+        f"%SB[%stage, 0, 0] [1, {cta_n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
+        for i, a in enumerate(acc))
+
+    def store(p: str, indent: str) -> str:
+        """IR: the epilogue of the tile at ``%{p}m0``, ``%{p}n0``."""
+        out = (f"{indent}%mw = arith.addi %{p}m0, %wm : index\n"
+               + "".join(f"{indent}%mw{i} = arith.addi %mw, %c64 : index\n"
+                         for i in range(1, accs))
+               + f"{indent}%out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, "
+               "#regcopy.mem<local>>\n")
+        for i in range(accs):
+            mw = f"%mw{i}" if i else "%mw"
+            out += (f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+                    f"{indent}  %v = vector.load %acc{i}[%i] : memref<{regs}xf32, "
+                    "#regcopy.mem<local>>, vector<4xf32>\n"
+                    f"{indent}  %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
+                    f"{indent}  vector.store %h, %out[%i] : memref<{regs}x{t}, "
+                    f"#regcopy.mem<local>>, vector<4x{t}>\n{indent}}}\n")
+            if epilogue == "rows":
+                ro = _rows(t, cta_n)
+                out += (f"{indent}regcopy.copy warpgroup %CO -> %RO : {co} -> {ro}\n"
+                        f"{indent}regcopy.copy warpgroup %RO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                        f": {ro} -> {g}\n")
+            else:
+                out += (f"{indent}regcopy.copy warpgroup %CO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                        f": {co} -> {g}\n")
+        return out
+
+    how = ("convert to rows of 8 a thread, 128-bit stores" if epilogue == "rows"
+           else "32-bit stores from the fragment")
+    head = f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %D: {g})
     attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
   %SA = memref.alloca() : {sa}
   %SB = memref.alloca() : {sb}
-  %C = memref.alloca() : {c}
-  %CO = memref.alloca() : {co}
-{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
+{allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : {g}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c{wgr} : index
+  // the accumulators start at zero
+{storages}{zero("  ")}"""
+    wait = f"""    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
+    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
+    "gpu.barrier"() : () -> ()
+"""
+    issue = f"""    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
+{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
+    regcopy.wgmma_wait {{pending = {accs} : i64}}
+"""
+    prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
+    return head + f"""  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
   %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
@@ -81,35 +202,11 @@ def kernel_text(name: str, t: str, stages: int = STAGES) -> str:
   %byx = arith.muli %by, %gx : index
   %pid = arith.addi %byx, %bx : index
   %width = arith.muli %gx, %c8 : index
-  %group = arith.divui %pid, %width : index
-  %first = arith.muli %group, %c8 : index
-  %left = arith.subi %gy, %first : index
-  %size = arith.minui %left, %c8 : index
-  %inside = arith.remui %pid, %width : index
-  %pmo = arith.remui %inside, %size : index
-  %pm = arith.addi %first, %pmo : index
-  %pn = arith.divui %inside, %size : index
-  %m0 = arith.muli %pm, %c128 : index
-  %m1 = arith.addi %m0, %c64 : index
-  %n0 = arith.muli %pn, %c256 : index
-  // this thread's warpgroup: rows 64 wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c64 : index
-  %mw = arith.addi %m0, %wm : index
-  // the accumulators start at zero
-  %acc = regcopy.storage %C : {c} -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }}
-  // prologue: K tiles 0 .. {ahead - 1} in flight
+{_tile_of("%pid", "", cta_m, cta_n, wgr, "  ")}  // prologue: K tiles 0 .. {ahead - 1} in flight
 {prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
     %kt = arith.divui %k, %c{BK} : index
     %stage = arith.remui %kt, %c{stages} : index
-    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
-    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
-    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
-    "gpu.barrier"() : () -> ()
-    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
+{wait}    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
     %kn = arith.addi %k, %c{ahead * BK} : index
     %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
@@ -120,21 +217,55 @@ def kernel_text(name: str, t: str, stages: int = STAGES) -> str:
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-    // 3. four m64n256k16 wgmmas on slot k, not waited for
-    regcopy.wgmma warpgroup %SA[%stage, %wg, 0, 0] [1, 1, 64, {BK}], %SB[%stage, 0, 0] [1, {CTA_N}, {BK}], %C {{transpose_b, async}} : {sa}, {sb}, {c}
-    // 4. K tile k-1's wgmmas are done (k's may still run)
-    regcopy.wgmma_wait {{pending = 1 : i64}}
-    scf.yield {shifted} : {tokens}
+{issue}    scf.yield {shifted} : {tokens}
   }}
   regcopy.wgmma_wait {{pending = 0 : i64}}
-  // epilogue: round to {t} in the fragment layout, store 64 x 256 a warpgroup (bounds-checked)
-  %out = regcopy.storage %CO : {co} -> memref<128x{t}, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
-    vector.store %h, %out[%i] : memref<128x{t}, #regcopy.mem<local>>, vector<4x{t}>
-  }}
-  regcopy.copy warpgroup %CO -> %D[%mw, %n0] [64, 256] : {co} -> {g}
+  // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
+{store("", "  ")}  func.return
+}}
+"""
+
+
+PAD_COLS = 256
+PAD_ROWS = (32, 64)
+"""Rows of a CTA's tile in ``pad_pair_text`` (4 or 8 rows a thread: more loads in flight)."""
+
+
+def pad_pair_text(name: str, t: str, rows: int = 32) -> str:
+    """``@name``: both operands' row padding in one launch, ``Y1 = X1`` and ``Y2 = X2`` padded
+    as ``@pad_rows`` does (``Y[r, c] = X[r, c]`` for ``c < K``, 0 up to ``K8``), block z
+    picking the pair (grid ``ceil(K8 / 256) x ceil(max(R1, R2) / rows) x 2``; a CTA past its
+    operand's rows stores nothing: the copies are bounds-checked). 256 threads copy a
+    ``rows x 256`` tile, 8 consecutive elements a thread and row."""
+    g = f"memref<?x?x{t}, #regcopy.mem<global>>"
+    gy = f"memref<?x?x{t}, #regcopy.mem<global>>"
+    r = (f"memref<{rows}x256x{t}, #regcopy.layout<({rows // 8},8,32,8):(8,32@tx,1@tx,1)>, "
+         "#regcopy.mem<local>>")
+
+    def pair(x: str, y: str) -> str:
+        return (f"    regcopy.copy cta %{x}[%r0, %k0] [{rows}, 256] -> %R : {g} -> {r}\n"
+                f"    regcopy.copy cta %R -> %{y}[%r0, %k0] [{rows}, 256] : {r} -> {gy}\n")
+    promise = "{regcopy.divisibility = array<i64: 1, 8>}"
+    return f"""func.func @{name}(%X1: {g}, %Y1: {gy} {promise}, %X2: {g}, %Y2: {gy} {promise})
+    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1, 2]>}} {{
+  %R = memref.alloca() : {r}
+  %c0 = arith.constant 0 : index
+  %crows = arith.constant {rows} : index
+  %c256 = arith.constant 256 : index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %bz = "gpu.block_id"() <{{dimension = #gpu<dim z>}}> : () -> index
+  %r0 = arith.muli %by, %crows : index
+  %k0 = arith.muli %bx, %c256 : index
+  %first = arith.cmpi eq, %bz, %c0 : index
+  scf.if %first {{
+{pair("X1", "Y1")}  }} else {{
+{pair("X2", "Y2")}  }}
   func.return
 }}
 """
+
+
+def pad_pair_grid(rows1: int, rows2: int, k8: int, rows: int = 32) -> tuple[int, int, int]:
+    """The launch grid of ``pad_pair_text``."""
+    return -(-k8 // PAD_COLS), -(-max(rows1, rows2) // rows), 2

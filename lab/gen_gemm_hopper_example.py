@@ -1,43 +1,60 @@
-"""Write examples/gemm_hopper.mlir: its header comment (kept here) and the kernels of
-``regcopy_bench.gemm_hopper`` (test_gemm_hopper checks they agree).
+"""Write examples/gemm_hopper.mlir: its header comment (kept here), the GEMM kernels of
+``regcopy_bench.gemm_hopper`` (both CTA tiles, f16 and bf16) and its row-padding kernels
+(test_gemm_hopper checks they agree).
 
     python3 lab/gen_gemm_hopper_example.py
 """
 
 from pathlib import Path
 
-from regcopy_bench.gemm_hopper import kernel_text
+from regcopy_bench.gemm_hopper import BK, STAGES, TILE, kernel_text, pad_pair_text
 
 REPO = Path(__file__).resolve().parents[1]
-HEADER = """\
+OTHER = "256x128"
+HEADER = f"""\
 // A Hopper GEMM: D[M,N] = A[M,K] * B[N,K]^T (both K-major), f32 accumulation, D rounded to the
-// input type; @gemm_hopper (f16) and @gemm_hopper_bf16 (bf16). M, N, K are runtime extents,
-// ragged in all three (K promised a multiple of 8: TMA needs 16-byte row strides). Lower with
-// transfer=tma; launch ceil(N / 256) x ceil(M / 128) CTAs:
-//   regcopy-run -p 'lower-reg-copy{transfer=tma}' --check examples/gemm_hopper.mlir \\
-//     --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1
+// input type. M, N, K are runtime extents, ragged in all three. Kernels:
+//   @gemm_hopper, @gemm_hopper_bf16: CTA tile 128 x 256 (f16, bf16), grid ceil(N/256) x ceil(M/128);
+//   @gemm_hopper_256x128, @gemm_hopper_256x128_bf16: CTA tile 256 x 128, grid ceil(N/128) x ceil(M/256);
+//   @pad_pair, @pad_pair_bf16: the row padding for a K that is not a multiple of 8.
+// A CTA fills an SM (192 KiB of shared ring), so its grid runs in waves of one CTA an SM: launch
+// the tile whose grid makes fewer waves (128 x 256 on a tie). At 4095 x 4097 that is 256 x 128
+// (528 CTAs: 4 waves of 132 SMs, where 128 x 256 makes 544: 5 waves).
+// The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
+// launch @pad_pair(A, A8, B, B8) on ceil(K8 / 256) x ceil(max(M, N) / 32) x 2 CTAs (K8 = K
+// rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
+// stores, zeros after column K); then run the GEMM on A8, B8. Lower with transfer=tma:
+//   regcopy-run -p 'lower-reg-copy{{transfer=tma}}' --kernel gemm_hopper --check \\
+//     examples/gemm_hopper.mlir --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
+//   regcopy-run --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \\
+//     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,3,2
 //
-// One CTA (256 threads: two consumer warpgroups) computes a 128 x 256 tile; warpgroup wg the
-// rows 64 wg .., in %C: a 64 x 256 f32 accumulator in the m64n256k16 fragment layout (128
-// registers a thread). K goes 64 at a time through a 4-slot ring in dynamic shared memory:
-// per slot two 64 x 64 A tiles and one 256 x 64 B tile, each one TMA load (cp.async.bulk.tensor
+// One CTA (256 threads: two consumer warpgroups) computes its tile; warpgroup wg the rows
+// CTA_M / 2 x wg .., in 64-row f32 accumulators in the m64nNk16 fragment layout (128 registers
+// a thread). K goes {BK} at a time through a {STAGES}-slot ring in dynamic shared memory: per slot two
+// CTA_M / 2 x {BK} A tiles and one CTA_N x {BK} B tile, each one TMA load (cp.async.bulk.tensor
 // from one elected thread, completion on the slot's mbarrier). The shared tiles are
 // #regcopy.layout<auto>: a wgmma reads them, so the compiler gives them the 128-byte swizzle,
 // TMA's 128B mode and wgmma's K-major canonical layout (SBO 1024, LBO unused). Iteration k
-//   1. waits for slot k (every thread on the mbarrier; pending = 2: k+1, k+2 may still fly);
-//   2. issues four wgmma.mma_async.m64n256k16 on slot k, {async};
-//   3. waits until at most one wgmma group is pending (K tile k-1's are done here), and
-//   4. meets the other warpgroup at a barrier (slot k-1 is free);
-//   5. refills slot k-1 with K tile k+3 (an empty group past the end).
-// TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds %C to the
-// input type (%CO, the same layout) and stores each warpgroup's 64 x 256 rows, bounds-checked
-// (32-bit stores: two adjacent elements a thread).
+//   1. waits for K tile k (every thread on the slot's mbarrier) and meets the other warpgroup
+//      at a barrier (both are past their wait for K tile k-2's wgmmas: its slot is free);
+//   2. refills that slot with K tile k+{STAGES - 2} (an empty group past the end);
+//   3. issues the wgmmas of K tile k (four k16 steps an accumulator), {{async}};
+//   4. waits until K tile k-1's wgmmas are done (k's may still run).
+// TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds to the input
+// type, converts each accumulator into rows of 8 elements a thread (regcopy.copy between two
+// local tiles: warp shuffles within each quad of lanes) and stores them with 128-bit stores,
+// bounds-checked (realigned pieces where N is odd).
 """
 
 
 def main() -> None:
-    (REPO / "examples" / "gemm_hopper.mlir").write_text(
-        HEADER + kernel_text("gemm_hopper", "f16") + "\n" + kernel_text("gemm_hopper_bf16", "bf16"))
+    kernels = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
+               kernel_text(f"gemm_hopper_{OTHER}", "f16", tile=OTHER),
+               kernel_text(f"gemm_hopper_{OTHER}_bf16", "bf16", tile=OTHER),
+               pad_pair_text("pad_pair", "f16"), pad_pair_text("pad_pair_bf16", "bf16")]
+    assert TILE != OTHER
+    (REPO / "examples" / "gemm_hopper.mlir").write_text(HEADER + "\n".join(kernels))
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.cuda.spills import kernel_sass, local_traffic, ptxas_resources
 from regcopy_backend.interpreter.driver import KernelError
 from regcopy_backend.runtime.cpu_run import kernel_by_name, run_on_cpu
-from regcopy_backend.host_data import checksum, random_values
+from regcopy_backend.host_data import as_float64, checksum, random_values
 from regcopy_backend.cuda.nvrtc import (
     Compiled,
     NvdisasmError,
@@ -93,7 +93,14 @@ from regcopy_tools.run_report import (
     sass_memory_ops,
     unknown_args,
 )
-from regcopy_tools.tolerance import approximate_ops, ulp_mismatch, ulps_for
+from regcopy_tools.tolerance import (
+    SUM_ULPS,
+    accumulating_ops,
+    approximate_ops,
+    scaled_mismatch,
+    ulp_mismatch,
+    ulps_for,
+)
 from regcopy_tools.universe import DIALECT_OVERRIDES, REGCOPY_UNIVERSE
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -257,7 +264,7 @@ def compile_summary(prepared: Prepared, arch: str = "sm_90",
     lines: list[str] = []
     for info in prepared.kernels:
         r = resources.get(info.symbol)
-        parts = [f"{info.name}: compiled for {arch}"]
+        parts = [f"{info.name}: compiled for {verbose.arch}"]
         if r is not None:
             parts.append(f"{r.registers} registers, {r.stack_bytes} bytes stack, spills "
                          f"{r.spill_stores}/{r.spill_loads} bytes (stores/loads), "
@@ -329,14 +336,23 @@ def check_kernel(info: KernelInfo, args: list[HostArg], reference: ModuleOp,
 
 
 def compare_buffers(info: KernelInfo, candidate: list[np.ndarray], want: list[np.ndarray],
-                    label: str, approximate: Sequence[str] = ()) -> list[str]:
+                    label: str, approximate: Sequence[str] = (),
+                    accumulating: Sequence[str] = ()) -> list[str]:
     """One line per buffer: ``equal (N elements)`` or the first mismatch. With
-    ``approximate`` math ops in the kernel, float buffers compare within a few ulps
-    (``tolerance``) and say so."""
+    ``approximate`` math ops in the kernel, float buffers compare within a few ulps; with
+    ``accumulating`` tensor-core ops, within a few ulps of each buffer's largest magnitude
+    (``tolerance``); either says so."""
     lines: list[str] = []
     for p, got, ref in zip(info.buffers, candidate, want, strict=True):
         ulps = ulps_for(p.type.element_type) if approximate else 0
-        if ulps:
+        element = p.type.element_type
+        if accumulating and ulps_for(element):
+            problem = scaled_mismatch(got, ref, as_float64(got, element),
+                                      as_float64(ref, element), element, SUM_ULPS, label,
+                                      "reference")
+            equal = (f"equal ({ref.size} elements, within {SUM_ULPS} ulp of the largest: "
+                     f"{', '.join(accumulating)} sums in the tensor cores' order)")
+        elif ulps:
             problem = ulp_mismatch(got, ref, p.type.element_type, ulps, label, "reference")
             equal = (f"equal ({ref.size} elements, within {ulps} ulp: "
                      f"{', '.join(approximate)} not correctly rounded on the GPU)")
@@ -457,7 +473,8 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join(checksum_lines(info, arrays)))
             continue
         lines = compare_buffers(info, arrays, want, label,
-                                approximate_ops(fn) if gpu else ())
+                                approximate_ops(fn) if gpu else (),
+                                accumulating_ops(fn) if gpu else ())
         if args.grid is not None or any(p.dynamic for p in info.buffers):
             for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
                                            reference, host, want, launch_grid).items():

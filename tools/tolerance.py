@@ -9,6 +9,16 @@ the reference: a 2-ulp f32 difference moves a value rounded to bf16 by at most o
 Integer buffers, and every buffer of a kernel without these ops, stay bit-exact. NaN equals
 NaN; ``-0.0`` and ``+0.0`` are 0 ulps apart; an infinity is one ulp above the largest finite
 value.
+
+A kernel with a ``regcopy.wgmma`` (``accumulating_ops``) sums its products in the f32
+accumulator in the tensor cores' order and rounding, which the PTX ISA leaves unspecified; the
+interpreter adds them in ascending k, each addition rounded to f32. The two agree bit for bit
+when every partial sum is exact (integer-valued data of moderate size), not in general: with
+--check's random data (f16 in [-1024, 1024), sums past 2^24) about 3% of a 64 x 64 tile's
+sums differ by an ulp or more. A float buffer of such a kernel passes when every element is
+within ``SUM_ULPS`` ulps of the buffer's largest magnitude (``scaled_mismatch``): two orders of
+summation of K terms differ by a few of those (at most 5 in a model of truncating hardware
+adds), a wrong element by far more.
 """
 
 from __future__ import annotations
@@ -22,6 +32,41 @@ from xdsl.ir import Attribute, Operation
 def approximate_ops(scope: Operation) -> list[str]:
     """The names of the approximate math ops in ``scope`` (sorted, each once)."""
     return sorted({op.name for op in scope.walk() if isinstance(op, APPROXIMATE)})
+
+
+ACCUMULATING = ("regcopy.wgmma", "regcopy.wgmma_async")
+"""Ops whose f32 sums the GPU forms in an order the interpreter does not reproduce."""
+SUM_ULPS = 16
+"""Tolerance of a buffer written through them, in ulps of its largest magnitude."""
+
+
+def accumulating_ops(scope: Operation) -> list[str]:
+    """The names of the ops of ``ACCUMULATING`` in ``scope`` (sorted, each once)."""
+    return sorted({op.name for op in scope.walk() if op.name in ACCUMULATING})
+
+
+def scaled_mismatch(got: np.ndarray, want: np.ndarray, values: np.ndarray,
+                    wanted: np.ndarray, element: Attribute, ulps: int, got_name: str,
+                    want_name: str) -> str | None:
+    """None when every element of ``got`` is within ``ulps`` ulps of ``want``'s largest
+    magnitude (``values``, ``wanted``: both as float64; NaN equals NaN), else ``n of N
+    elements differ by more than ...``."""
+    values = values.reshape(wanted.shape)
+    finite = np.abs(wanted[np.isfinite(wanted)])
+    top = float(finite.max()) if finite.size else 0.0
+    spacing = float(np.spacing(np.array(top, dtype=np.float32 if got.itemsize >= 4
+                                        else np.float16)))
+    if got.itemsize == 2 and got.dtype.kind != "f":  # bf16 bits: 8 bits of mantissa
+        spacing = 2.0 ** (np.floor(np.log2(top)) - 7) if top > 0 else 2.0 ** -133
+    tol = ulps * max(spacing, np.finfo(np.float64).tiny)
+    both_nan = np.isnan(values) & np.isnan(wanted)
+    bad = (~(np.abs(values - wanted) <= tol) & ~both_nan) | (np.isnan(values) != np.isnan(wanted))
+    if not bad.any():
+        return None
+    first = tuple(int(i) for i in np.argwhere(bad.reshape(want.shape))[0])
+    return (f"{int(bad.sum())} of {bad.size} elements differ by more than {ulps} ulp of "
+            f"{element} at the buffer's largest magnitude {top:g}, first at {first}: "
+            f"{got_name} {got.reshape(want.shape)[first]}, {want_name} {want[first]}")
 
 
 def ulps_for(element: Attribute) -> int:

@@ -26,10 +26,11 @@ from xdsl.dialects import arith, builtin, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, UnitAttr, i64
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from regcopy_dialect.async_ops import CopyAsyncOp
 from regcopy_dialect.attrs import LayoutAttr
-from regcopy_dialect.diagnostics import Diagnostic, emit, op_location
+from regcopy_dialect.diagnostics import Diagnostic, emit, op_error, op_location
 from regcopy_dialect.element_types import element_info
 from regcopy_dialect.regcopy import StorageOp
 from regcopy_dialect.wgmma_layouts import mnemonic, panel_layout
@@ -89,7 +90,10 @@ def _base(b: Builder, shared: SharedOperand) -> SSAValue:
 
 def lower_wgmma(op: WgmmaOp, fence: bool, remarks: bool) -> None:
     """Replace ``op`` by storages, base offsets and one ``regcopy.wgmma_async``."""
-    plan = op.plan()
+    try:
+        plan = op.plan()
+    except VerifyException as e:  # an auto layout's check, or a dynamic offset's alignment
+        raise PassFailedException(op_error(op, f"does not lower: {e}")) from None
     b = Builder(InsertPoint.before(op))
     a_base = None
     if plan.a is not None:

@@ -1,8 +1,9 @@
-"""examples/gemm_hopper.mlir (TMA ring -> regcopy.wgmma): it is ``regcopy_bench.gemm_hopper``'s
-kernel; on the CPU interpreter, lowered with ``transfer=tma`` (TMA loads, mbarriers, wgmma read
-through its descriptors), it computes ``A B^T`` exactly at a size ragged in M, N and K; its
-SASS has the m64n256k16 HGMMAs, the TMA loads and no local memory; on the H200 it is
-bit-exact on integer-valued data."""
+"""examples/gemm_hopper.mlir (TMA ring -> regcopy.wgmma in two CTA tiles, and the row-padding
+kernel for odd K): its kernels are ``regcopy_bench.gemm_hopper``'s; on the CPU interpreter, lowered with
+``transfer=tma`` (TMA loads, mbarriers, wgmma read through its descriptors), it computes
+``A B^T`` exactly at a size ragged in M, N and K; its SASS has the m64n256k16 HGMMAs, the TMA
+loads and no local memory; on the H200 every CTA tile and epilogue is bit-exact on
+integer-valued data (odd N included), and so is the pad + GEMM pair at an odd K."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import numpy as np
 import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
-from regcopy_bench.gemm_hopper import grid, kernel_text
+from regcopy_bench.gemm_hopper import (
+    PAD_ROWS,
+    TILE,
+    choose_tile,
+    grid,
+    kernel_text,
+    pad_pair_grid,
+    pad_pair_text,
+)
 from regcopy_tools.regcopy_run import parse_and_lower
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,8 +32,11 @@ HAS_GPU, WHY = gpu_available()
 def test_example_is_the_benchmarked_kernel() -> None:
     text = (REPO / "examples" / "gemm_hopper.mlir").read_text()
     kernels = ["func.func" + k for k in text.split("func.func")[1:]]
-    assert [k.strip() for k in kernels] == [kernel_text("gemm_hopper", "f16").strip(),
-                                            kernel_text("gemm_hopper_bf16", "bf16").strip()]
+    want = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
+            kernel_text("gemm_hopper_256x128", "f16", tile="256x128"),
+            kernel_text("gemm_hopper_256x128_bf16", "bf16", tile="256x128"),
+            pad_pair_text("pad_pair", "f16"), pad_pair_text("pad_pair_bf16", "bf16")]
+    assert [k.strip() for k in kernels] == [k.strip() for k in want]
 
 
 def _data(m: int, n: int, k: int, seed: int = 1) -> tuple[list[np.ndarray], np.ndarray]:
@@ -36,8 +48,9 @@ def _data(m: int, n: int, k: int, seed: int = 1) -> tuple[list[np.ndarray], np.n
 
 
 def test_cpu_lowered_equals_numpy() -> None:
-    """Two warpgroups (M = 70 > 64), N ragged, two K tiles, the last ragged."""
-    m, n, k = 70, 40, 72
+    """Two warpgroups (M = 70 > 64), N ragged and odd (D's rows misaligned: the epilogue's
+    stores realigned), two K tiles, the last ragged."""
+    m, n, k = 70, 41, 72
     args, want = _data(m, n, k)
     module = parse_and_lower(kernel_text("gemm", "f16"), "g.mlir", TMA)
     out = run_on_cpu(module, "gemm", args, grid=grid(m, n))
@@ -59,6 +72,10 @@ def test_sass() -> None:
     assert "LDL" not in sass and "STL" not in sass
 
 
+def _bf16(x: np.ndarray) -> np.ndarray:
+    return (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
 @pytest.mark.parametrize("t", ["f16", "bf16"])
@@ -68,9 +85,74 @@ def test_gpu_bit_exact(t: str) -> None:
     m, n, k = 300, 520, 264
     args, want = _data(m, n, k, seed=2)
     if t == "bf16":
-        args = [(x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) for x in args]
+        args = [_bf16(x) for x in args]
     prepared = prepare(kernel_text("gemm", t), "g.mlir", TMA)
     info = prepared.kernels[0]
     out = run_kernel(prepared.source, info, args, grid=grid(m, n)).arrays[2]
     got = (out.astype(np.uint32) << 16).view(np.float32) if t == "bf16" else out
     assert np.array_equal(got.astype(np.float64), want)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+@pytest.mark.parametrize("form", [("256x128", "rows"), ("128x256", "frag")])
+def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
+    """The other CTA tile and the other epilogue the benchmark compares, N even and odd
+    (realigned or narrow stores), 1 to 5 K tiles."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare
+    tile, epilogue = form
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue), "g.mlir", TMA)
+    for m, n, k in ((300, 520, 264), (260, 389, 136), (130, 600, 40)):  # 5, 3, 1 K tiles
+        args, want = _data(m, n, k, seed=3)
+        out = run_kernel(prepared.source, prepared.kernels[0], args,
+                         grid=grid(m, n, tile)).arrays[2]
+        assert np.array_equal(out.astype(np.float64), want), (m, n, k)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+def test_gpu_example_pad_then_gemm() -> None:
+    """Odd K: @pad_pair copies A and B into K8-wide buffers (zeros in the pad), then
+    @gemm_hopper_256x128 multiplies them, as a kernel author launches the pair from the
+    example."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare
+    prepared = prepare((REPO / "examples" / "gemm_hopper.mlir").read_text(), "gemm_hopper.mlir",
+                       TMA)
+    info = {i.name: i for i in prepared.kernels}
+    m, n, k = 200, 300, 77
+    (a, b, d), want = _data(m, n, k, seed=4)
+    k8 = -(-k // 8) * 8
+    ys = [np.full((x.shape[0], k8), np.float16(np.nan), np.float16) for x in (a, b)]
+    got = run_kernel(prepared.source, info["pad_pair"], [a, ys[0], b, ys[1]],
+                     grid=pad_pair_grid(m, n, k8)).arrays
+    padded = [got[1], got[3]]
+    for x, y in zip((a, b), padded, strict=True):
+        assert np.array_equal(y[:, :k], x) and not y[:, k:].any()
+    out = run_kernel(prepared.source, info["gemm_hopper_256x128"], [*padded, d],
+                     grid=grid(m, n, "256x128")).arrays[2]
+    assert np.array_equal(out.astype(np.float64), want)
+
+
+@pytest.mark.parametrize("rows", PAD_ROWS[:1])
+def test_cpu_pad_pair(rows: int) -> None:
+    """Both operands' rows padded in one launch (odd K: the loads realigned, zeros in the
+    pad; the CTAs past the shorter operand store nothing)."""
+    rng = np.random.default_rng(rows)
+    x1, x2 = (rng.integers(-9, 9, (r, 37)).astype(np.float16) for r in (40, 70))
+    y1, y2 = (np.full((r, 40), np.float16(np.nan), np.float16) for r in (40, 70))
+    module = parse_and_lower(pad_pair_text("pp", "f16", rows), "p.mlir", TMA)
+    out = run_on_cpu(module, "pp", [x1, y1, x2, y2], grid=pad_pair_grid(40, 70, 40, rows))
+    for x, y in ((x1, out[1]), (x2, out[3])):
+        assert np.array_equal(y[:, :37], x) and not y[:, 37:].any()
+
+
+def test_choose_tile_fewest_waves() -> None:
+    """One CTA an SM: 4095 x 4097 is 544 CTAs of 128 x 256 (5 waves of 132) but 528 of
+    256 x 128 (4); where the waves tie, the example's tile."""
+    assert choose_tile(4095, 4097) == "256x128"
+    assert choose_tile(4096, 4096) == choose_tile(8192, 8192) == TILE == "128x256"
+    assert choose_tile(4095, 4097, sms=136) == TILE  # 544 = 4 x 136
+    assert grid(4095, 4097, "256x128") == (33, 16, 1)
+    assert grid(4095, 4097) == (17, 32, 1)

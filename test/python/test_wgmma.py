@@ -256,3 +256,35 @@ def test_wgmma_cases_gpu_equal_numpy(name: str) -> None:
     prepared = prepare(kernel(case), "w.mlir")
     out = run_kernel(prepared.source, prepared.kernels[0], args).arrays[2]
     assert np.array_equal(out.astype(np.float64), want), name
+
+
+def test_check_tolerance_of_tensor_core_sums() -> None:
+    """``regcopy-run --check`` of a kernel with a wgmma: its f32 sums are the tensor cores'
+    (order and rounding unspecified), so float buffers compare within SUM_ULPS ulps of the
+    buffer's largest magnitude; the GPU's 1-ulp difference of examples/wgmma_tile.mlir at
+    5.6e6 passes, a wrong element does not."""
+    from xdsl.dialects.builtin import f32
+
+    from regcopy_tools.tolerance import SUM_ULPS, accumulating_ops, scaled_mismatch
+    text = (Path(__file__).resolve().parents[2] / "examples" / "wgmma_tile.mlir").read_text()
+    module = parse_and_lower(text, "wgmma_tile.mlir", "lower-reg-copy")
+    assert accumulating_ops(module) == ["regcopy.wgmma_async"]
+    want = np.array([[5598883.0, 1.0]], np.float32)
+
+    def check(got: np.ndarray) -> str | None:
+        return scaled_mismatch(got, want, got.astype(np.float64), want.astype(np.float64), f32,
+                               SUM_ULPS, "gpu", "reference")
+    assert check(np.array([[5598882.5, 1.0]], np.float32)) is None
+    assert "1 of 2 elements differ" in (check(np.array([[5598882.5, 1.5e3]], np.float32)) or "")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+def test_gpu_check_wgmma_tile_example() -> None:
+    """The example passes --check on the GPU (its random f16 data's sums round differently in
+    the tensor cores than in the interpreter: compared within the tolerance, which it says)."""
+    from tool_runner import run_tool
+    root = Path(__file__).resolve().parents[2]
+    r = run_tool("regcopy-run --check examples/wgmma_tile.mlir", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "g.Z f32[64x64] equal (4096 elements, within 16 ulp of the largest" in r.stdout

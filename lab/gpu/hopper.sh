@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# GPU steps of issue 35's second round (the Hopper GEMM) on the H200, within 130 seconds:
+#   bash lab/gpu/hopper.sh        (outputs under $OUT, default /tmp/out; summary on stdout)
+# The candidates were ranked on 2026-12-03 (lab/results/h200_2026-12-03/hopper/candidates.txt;
+# python -m regcopy_bench.bench_gemm_hopper --sizes "" --candidates 4096x4096x4096,4095x4097x4093
+# reruns them, --sass-only --candidates x prints their SASS without a GPU). Most important
+# first, each step under `timeout` and the time left (125 s in all):
+# 1. the example's form (the CTA tile with the fewer waves, rows epilogue, one-launch padding)
+#    at 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync, cuBLAS and Triton
+#    (exact checks first; SASS counts: HGMMA, UTMALDG, LDL/STL), and in a second table the
+#    rows epilogue with predicated misaligned stores (odd N);
+# 2. the gpu-marked wgmma / Hopper GEMM tests (bit-exact on integer-valued inputs, both tiles
+#    and epilogues, the pad + GEMM pair; --check of examples/wgmma_tile.mlir);
+# 3. Nsight Compute: the tensor pipe's utilisation of one 4096^3 f16 launch (hopper_ncu.py);
+# 4. regcopy-run --check of @gemm_hopper (the CPU reference: the slowest step, last).
+set -uo pipefail
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.."
+t0=$(date +%s)
+budget=125
+python3 -m pip install -q --no-deps --no-build-isolation -e . >"$out/install.txt" 2>&1 \
+    || echo "pip install -e . failed (see install.txt); using the tree as it is"
+summary=()
+step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the budget
+    local name=$1 limit=$2; shift 2
+    local left=$(( budget - ($(date +%s) - t0) ))
+    if (( left < 10 )); then summary+=("$name: skipped (out of time)"); return; fi
+    (( limit > left )) && limit=$left
+    echo "== $name (limit ${limit}s)"
+    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
+    local rc=$?
+    tail -n 30 "$out/$name.txt"
+    summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
+}
+TMA='lower-reg-copy{transfer=tma}'
+step bench 60 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
+    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --also 256x128,rows-predicated
+step gpu_tests 35 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
+    test/python/test_gemm_hopper.py
+if [ -x /usr/local/cuda/bin/ncu ]; then
+    step ncu 15 python3 lab/gpu/hopper_ncu.py "$out"
+fi
+step check 15 regcopy-run -p "$TMA" --kernel gemm_hopper --check examples/gemm_hopper.mlir \
+    --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
+echo "== summary"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
