@@ -44,11 +44,11 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %SA = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SC = memref.alloca() : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -134,7 +134,7 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   }
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
   regcopy.async_wait %done#1 {pending = 0 : i64}
-  // epilogue: round to f16 (same fragment layout), stmatrix to shared, 128-bit rows out
+  // epilogue: round to f16 (cvt.rn, same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
@@ -155,11 +155,11 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %SA = memref.alloca() : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -245,7 +245,7 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   }
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
   regcopy.async_wait %done#1 {pending = 0 : i64}
-  // epilogue: round to bf16 (same fragment layout), stmatrix to shared, 128-bit rows out
+  // epilogue: round to bf16 (cvt.rn, same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>

@@ -16,11 +16,12 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_bench.gemm_kernels import (
     CANDIDATES,
+    candidate_grid,
+    candidate_text,
     grid,
     kernel_text,
-    pad_grid,
-    pad_kernel_text,
 )
+from regcopy_bench.gemm_side import pad_grid, pad_kernel_text
 from regcopy_tools.regcopy_run import parse_and_lower
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,8 +108,8 @@ def test_candidates_wrap_their_rings_on_the_interpreter(name: str) -> None:
     m, n, k = 20, 12, 200
     rng = np.random.default_rng(n)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
-    module = parse_and_lower(kernel_text("gemm", "bf16", **kw), "candidate.mlir")  # type: ignore[arg-type]
+    module = parse_and_lower(candidate_text("gemm", "bf16", kw), "candidate.mlir")
     out = run_on_cpu(module, "gemm", [_bits(a, "bf16"), _bits(b, "bf16"),
                                       _bits(np.ones((m, n)), "bf16")],
-                     grid=grid(m, n, int(kw.get("wn", 64))))[2]
+                     grid=candidate_grid(m, n, kw))[2]
     assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, "bf16"))

@@ -53,7 +53,8 @@ def test_gemm_exact(example: str, kernel: str, t: str, mnk: tuple[int, int, int]
 def test_padded_rows_then_gemm_exact() -> None:
     """Odd K through examples/pad_rows.mlir and the cp.async GEMM, on the GPU."""
     from regcopy_backend.runtime.runner import run_kernel
-    from regcopy_bench.gemm_kernels import grid, pad_grid
+    from regcopy_bench.gemm_kernels import grid
+    from regcopy_bench.gemm_side import pad_grid
     from regcopy_tools.regcopy_run import prepare
 
     m, n, k = 300, 270, 77
@@ -91,18 +92,21 @@ def test_narrow_cta_tile_exact() -> None:
 
 @pytest.mark.parametrize("name", [n for n, kw in CANDIDATES.items() if kw])
 def test_candidate_kernels_exact(name: str) -> None:
-    """Every cp.async kernel bench_gemm compares: exact at a size ragged in M and N whose K
+    """Every cp.async kernel bench_gemm compares (32-bit index math where it says so):
+    exact at a size ragged in M and N (N % 8 != 0: the epilogues' realigned stores) whose K
     (328) wraps every ring and ends in a partial K tile."""
     from regcopy_backend.runtime.runner import run_kernel
-    from regcopy_bench.gemm_kernels import grid, kernel_text
+    from regcopy_bench.bench_gemm import narrow_index
+    from regcopy_bench.gemm_kernels import candidate_grid, candidate_text
     from regcopy_tools.regcopy_run import prepare
 
     kw = CANDIDATES[name]
     m, n, k = 260, 300, 328
-    prepared = prepare(kernel_text("gemm", "f16", **kw), "candidate.mlir")  # type: ignore[arg-type]
+    prepared = prepare(candidate_text("gemm", "f16", kw), "candidate.mlir")
     rng = np.random.default_rng(k)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
-    out = run_kernel(prepared.source, prepared.kernels[0],
+    source = narrow_index(prepared.source) if kw.get("index32") else prepared.source
+    out = run_kernel(source, prepared.kernels[0],
                      [_bits(a, "f16"), _bits(b, "f16"), _bits(np.zeros((m, n)), "f16")],
-                     grid=grid(m, n, int(kw.get("wn", 64)))).arrays[2]
+                     grid=candidate_grid(m, n, kw)).arrays[2]
     assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
