@@ -34,6 +34,7 @@ from regcopy_bench.gemm_kernels import (
     NARROW,
     STAGED_BK,
     STAGES,
+    candidate_block,
     candidate_grid,
     candidate_text,
     cta_n,
@@ -47,11 +48,13 @@ SIZES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (8192, 8192
 """``(M, N, K)`` of the table."""
 
 
-VARIANTS = ("async", "narrow", "tall", "rows", "columns")
+VARIANTS = ("async", "narrow", "tall", "columns")
 """The kernels timed: the cp.async ring (K % 8 == 0) on the example's 128 x 256 CTA tiles, on
 128 x 128 ones (``narrow``: warp tiles 64 x 32, two CTAs an SM) and on 256 x 128 ones
-(``tall``: warps 4 (M) x 2 (N)), and the staged kernel with each of
-``gemm_kernels.STAGED_LAYOUTS`` (any K)."""
+(``tall``: warps 4 (M) x 2 (N)), and the staged kernel (any K) with its ``columns``
+layout (``gemm_kernels.STAGED_LAYOUTS``; ``rows``, 84 TFLOPS against 140 on the H200, is
+no longer timed)."""
+STAGED = ("rows", "columns")
 TILES: dict[str, dict[str, int | bool | str]] = {
     "async": {}, "narrow": NARROW, "tall": {"cm": 2 * CTA_M}}
 """The ``candidate_text`` arguments of the cp.async variants (the example's otherwise)."""
@@ -150,14 +153,40 @@ def peak_note() -> str:
             "4 for B, per k16 step)")
 
 
-class RegcopyGemm:
-    """regcopy's two GEMM kernels for one dtype, compiled once, launched on torch tensors."""
+def _lower_job(job: tuple[str, bool]) -> tuple[str, Any]:
+    return lowered("gemm", "f16", False, text=job[0], index32=job[1])
 
-    def __init__(self, t: str) -> None:
+
+def prelower(jobs: dict[str, tuple[str, bool]]) -> dict[str, tuple[str, Any]]:
+    """``(CUDA source, KernelInfo)`` of each kernel of ``jobs`` (``name: (IR, index32)``),
+    lowered in parallel processes (the lowering is pure Python: a few seconds a kernel, one
+    core each)."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers <= 1:
+        return {name: _lower_job(job) for name, job in jobs.items()}
+    context = multiprocessing.get_context("spawn")  # no CUDA state in the workers
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            return dict(zip(jobs, pool.map(_lower_job, jobs.values()), strict=True))
+    except BrokenProcessPool:  # a __main__ the workers cannot import: one by one
+        return {name: _lower_job(job) for name, job in jobs.items()}
+
+
+class RegcopyGemm:
+    """regcopy's GEMM kernels for one dtype (``VARIANTS``, with ``candidates`` every kernel of
+    ``gemm_kernels.CANDIDATES`` too), compiled once, launched on torch tensors."""
+
+    def __init__(self, t: str, candidates: bool = False) -> None:
         from regcopy_backend.runtime.runner import (
             compile_kernel,
             cuda_core,
             get_device,
+            set_dynamic_shared_memory,
         )
 
         self.core, self.dev = cuda_core(), get_device()
@@ -165,26 +194,17 @@ class RegcopyGemm:
         self.kernels: dict[str, tuple[Any, Any]] = {}
         self.shape: dict[str, dict[str, int | bool | str]] = {}
         for variant in VARIANTS:
-            kw = TILES.get(variant, {})
-            text = (candidate_text(f"gemm_{t}", t, kw) if variant in TILES
-                    else kernel_text(f"gemm_{t}", t, True, variant))
-            self.add(variant, text, kw)
-        source, info = lowered(f"pad_{t}", t, False, text=pad_kernel_text(f"pad_{t}", t))
-        self.kernels["pad_rows"] = (compile_kernel(self.dev, source, info.symbol), info)
-
-    def add(self, variant: str, text: str, kw: dict[str, int | bool | str]) -> None:
-        """Compile the GEMM kernel ``text``, made by ``candidate_text(..., kw)`` (its grid;
-        ``index32``: 32-bit index math), as ``variant``."""
-        from regcopy_backend.runtime.runner import (
-            compile_kernel,
-            set_dynamic_shared_memory,
-        )
-
-        source, info = lowered("gemm", "f16", False, text=text,
-                               index32=bool(kw.get("index32")))
-        kernel = compile_kernel(self.dev, source, info.symbol)
-        set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
-        self.kernels[variant], self.shape[variant] = (kernel, info), kw
+            self.shape[variant] = TILES.get(variant, {})
+        if candidates:
+            self.shape.update((name, kw) for name, kw in CANDIDATES.items() if kw)
+        jobs = {name: ((candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
+                        else kernel_text(f"gemm_{t}", t, True, name)), bool(kw.get("index32")))
+                for name, kw in self.shape.items()}
+        jobs["pad_rows"] = (pad_kernel_text(f"pad_{t}", t), False)
+        for name, (source, info) in prelower(jobs).items():
+            kernel = compile_kernel(self.dev, source, info.symbol)
+            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
+            self.kernels[name] = (kernel, info)
 
     def pad_launcher(self, x: Any, y: Any, stream: Any) -> Callable[[], None]:
         """One launch of the row-padding kernel: ``y`` (R x K8) = ``x`` (R x K), zeros after."""
@@ -233,7 +253,7 @@ class RegcopyGemm:
         for p, x in zip(info.params, (a, b, d), strict=True):
             args += [x.data_ptr(), *extent_values(info, p, tuple(x.shape))]
         config = self.core.LaunchConfig(grid=candidate_grid(m, n, self.shape[variant]),
-                                        block=(256, 1, 1),
+                                        block=(candidate_block(self.shape[variant]), 1, 1),
                                         shmem_size=info.dynamic_shared_bytes)
         return lambda: self.core.launch(stream, config, kernel, *args)
 
@@ -271,9 +291,6 @@ def candidate_table(base: RegcopyGemm, iters: int, cubes: Sequence[int] = (4096,
 
     print("cp.async GEMM candidates, f16 (TFLOPS; ring BK x stages, 128x256 CTA tiles unless "
           "named):")
-    for name, kw in CANDIDATES.items():
-        if kw:
-            base.add(name, candidate_text("gemm_cand", "f16", kw), kw)
     for m in cubes:
         a = torch.randn(m, m, device="cuda", dtype=torch.float16)
         b = torch.randn(m, m, device="cuda", dtype=torch.float16)
@@ -364,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     best_aligned: dict[tuple[str, str], float] = {}
     cubes = [int(x) for x in args.candidate_sizes.split(",")]
     if not args.no_rings and args.candidates == "first":
-        gemms["f16"] = RegcopyGemm("f16")
+        gemms["f16"] = RegcopyGemm("f16", candidates=True)
         candidate_table(gemms["f16"], args.iters, cubes)
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
@@ -417,10 +434,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 variant = min(padded, key=lambda v: padded[v][1])
                 ms_rc, kernel = padded[variant][1], padded[variant][2]
                 staged = {v: time_ms(rc.launcher(a, b, d, cstream, v), args.iters)
-                          for v in ("columns", "rows")}
-                print(f"  K % 8 != 0 at {m}x{n}x{k}: staged (columns) "
-                      f"{flop / staged['columns'] / 1e9:.0f}, staged (rows) "
-                      f"{flop / staged['rows'] / 1e9:.0f} TFLOPS", flush=True)
+                          for v in VARIANTS if v in STAGED}
+                print(f"  K % 8 != 0 at {m}x{n}x{k}: " + ", ".join(
+                    f"staged ({v}) {flop / ms / 1e9:.0f}" for v, ms in staged.items())
+                      + " TFLOPS", flush=True)
                 best = min(staged, key=lambda v: staged[v])
                 if staged[best] < ms_rc:
                     ms_rc, kernel = staged[best], f"staged ({best})"
@@ -461,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {t} {m}x{n}x{k}: regcopy {rows[-1][2]:.0f}, cuBLAS {rows[-1][3]:.0f}, "
                   f"Triton {rows[-1][4]:.0f} TFLOPS ({rows[-1][5]})", flush=True)
     if not args.no_rings and args.candidates == "last":
-        candidate_table(gemms.get("f16") or RegcopyGemm("f16"), args.iters, cubes)
+        candidate_table(RegcopyGemm("f16", candidates=True), args.iters, cubes)
     print()
     print("| dtype | M x N x K | regcopy kernel | regcopy TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
           "| regcopy / cuBLAS | Triton / cuBLAS | regcopy / mma.sync peak | check |")
@@ -482,8 +499,8 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         b = torch.randint(-4, 5, (n, k), device="cuda", generator=g).to(dtype)
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
-        for variant in (("async", "narrow", "tall", "rows", "columns") if k % 8 == 0
-                        else ("pad", "pad-narrow", "pad-tall", "rows", "columns")):
+        for variant in (VARIANTS if k % 8 == 0
+                        else ("pad", "pad-narrow", "pad-tall", "columns")):
             d.fill_(7.0)
             torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()

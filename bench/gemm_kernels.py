@@ -24,6 +24,7 @@ writes them to shared memory (stmatrix) and copies the CTA's tile out in 128-bit
 from __future__ import annotations
 
 CTA_M, CTA_N, THREADS = 128, 256, 256
+WARPS = THREADS // 32
 BK, STAGES = 64, 3
 """The cp.async ring of the example: 64-wide K tiles, 3 stages (measured on the H200 faster
 than 32 x 4 and 32 x 3 at 4096^3 and 8192^3)."""
@@ -34,9 +35,6 @@ overlaps the mma.sync of the steps before it instead of delaying them all."""
 CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "example": {},
     "64x3 copies first in a branch": {"issue_at": 0, "branchless": False},
-    "64x3 fragments x2, copies first in a branch": {
-        "dbuf": True, "issue_at": 0, "branchless": False},
-    "64x3 convert epilogue": {"epilogue": "convert"},
     "64x3 convert, copies first in a branch": {
         "epilogue": "convert", "issue_at": 0, "branchless": False},
     "64x4 convert, copies first in a branch": {
@@ -54,14 +52,17 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "256x128 convert, copies first in a branch, 32-bit index": {
         "cm": 256, "epilogue": "convert", "issue_at": 0, "branchless": False,
         "index32": True},
-    "128x128 32x4": {"wn": 32, "bk": 32, "stages": 4},
-    "128x128 64x3 convert": {"wn": 32, "epilogue": "convert"},
+    "128x128 4 warps 64x3 convert, copies first in a branch": {
+        "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False},
+    "128x128 4 warps 64x3 convert, copies first in a branch, 32-bit index": {
+        "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False,
+        "index32": True},
 }
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes) beside the example's
 defaults, as ``kernel_text`` arguments: the ring shape (BK x stages; 4 stages of 64 fit in
 shared memory only without the ``shared`` epilogue's tile), where the next stage's copies
-issue, fragment double-buffering, the epilogue, the CTA tile (128 x 256, 256 x 128, and
-128 x 128 with warps 64 x 32, two CTAs an SM), and ``index32`` (not a ``kernel_text``
+issue, the epilogue, the CTA tile (128 x 256, 256 x 128, and 128 x 128 of 4 warps, two CTAs
+an SM), and ``index32`` (not a ``kernel_text``
 argument: the bench compiles the CUDA source with 32-bit index math, the CUDA target's
 coming form for extents that fit, to measure it early)."""
 
@@ -72,8 +73,8 @@ def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:
     return kernel_text(name, t, **args)  # type: ignore[arg-type]
 
 
-NARROW = CANDIDATES["128x128 32x4"]
-"""The 128 x 128 CTA tile of the main table."""
+NARROW: dict[str, int | bool | str] = {"wn": 32, "bk": 32, "stages": 4}
+"""The 128 x 128 CTA tile of 8 warps (64 x 32 each, two CTAs an SM) of the main table."""
 BRANCHLESS = True
 """The next stage's copies are issued in every iteration, with no branch around them (past
 the end of K they read nothing and zero-fill a free slot): ptxas interleaves them with the
@@ -103,11 +104,12 @@ def accumulator(t: str, wn: int = WARP_N) -> str:
             f"({wn // 2},2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def _rc(t: str, rows: int, cols: int) -> str:
-    """The CTA's ``rows x cols`` output tile over 256 threads, 8 consecutive elements a
-    thread and row (128-bit transfers)."""
+def _rc(t: str, rows: int, cols: int, threads: int = THREADS) -> str:
+    """The CTA's ``rows x cols`` output tile over ``threads`` threads, 8 consecutive elements
+    a thread and row (128-bit transfers)."""
     chunks = cols // 8  # 8-element chunks a row
-    return (f"memref<{rows}x{cols}x{t}, #regcopy.layout<({rows * chunks // 256},{256 // chunks},"
+    return (f"memref<{rows}x{cols}x{t}, #regcopy.layout<({rows * chunks // threads},"
+            f"{threads // chunks},"
             f"{chunks},8):(8,{chunks}@tx,1@tx,1)>, #regcopy.mem<local>>")
 
 
@@ -143,20 +145,27 @@ def _shared(rows: int, t: str, slots: int, bk: int = BK) -> str:
             "#regcopy.mem<shared.dyn>>")
 
 
-def cta_n(wn: int = WARP_N, cm: int = CTA_M) -> int:
-    """N of the CTA's tile: its 8 warps are ``cm / 64`` (M) x ``8 / (cm / 64)`` (N), each
+def cta_n(wn: int = WARP_N, cm: int = CTA_M, warps: int = WARPS) -> int:
+    """N of the CTA's tile: its warps are ``cm / 64`` (M) x ``warps / (cm / 64)`` (N), each
     ``64 x wn``."""
-    return 8 // (cm // 64) * wn
+    return warps // (cm // 64) * wn
 
 
-def grid(m: int, n: int, wn: int = WARP_N, cm: int = CTA_M) -> tuple[int, int, int]:
+def grid(m: int, n: int, wn: int = WARP_N, cm: int = CTA_M, warps: int = WARPS
+         ) -> tuple[int, int, int]:
     """The launch grid for an M x N output: ``ceil(N / cta_n) x ceil(M / cm)``."""
-    return -(-n // cta_n(wn, cm)), -(-m // cm), 1
+    return -(-n // cta_n(wn, cm, warps)), -(-m // cm), 1
 
 
 def candidate_grid(m: int, n: int, kw: dict[str, int | bool | str]) -> tuple[int, int, int]:
     """The grid of the kernel ``kernel_text(**kw)`` (a ``CANDIDATES`` entry)."""
-    return grid(m, n, int(kw.get("wn", WARP_N)), int(kw.get("cm", CTA_M)))
+    return grid(m, n, int(kw.get("wn", WARP_N)), int(kw.get("cm", CTA_M)),
+                int(kw.get("warps", WARPS)))
+
+
+def candidate_block(kw: dict[str, int | bool | str]) -> int:
+    """The threads of a CTA of the kernel ``kernel_text(**kw)``."""
+    return 32 * int(kw.get("warps", WARPS))
 
 
 def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WARP_N,
@@ -188,8 +197,8 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WA
 
 def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int = 0, branchless: bool = False,
-                cm: int = CTA_M) -> str:
-    g, cn = _G.format(t=t), cta_n(wn, cm)
+                cm: int = CTA_M, cn: int = CTA_N) -> str:
+    g = _G.format(t=t)
     ahead = stages - 1
 
     def start(k: str, slot: str, a: str, b: str, indent: str) -> str:
@@ -277,13 +286,14 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 bk: int = BK, stages: int = STAGES, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int | None = None,
                 branchless: bool | None = None, cm: int = CTA_M,
-                epilogue: str | None = None) -> str:
+                epilogue: str | None = None, warps: int = WARPS) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
     ``bk = 32`` and 2 slots); ``wn`` (64 or 32) is the N of a warp's tile and ``cm`` (128 or
-    256) the M of the CTA's, whose 8 warps are ``cm / 64`` x ``8 / (cm / 64)`` (``cta_n``;
-    the staged kernel has ``wn = 64``, ``cm = 128``); ``dbuf`` double-buffers the fragments in
+    256) the M of the CTA's, whose ``warps`` (8, or 4 with ``cm = 128``) are ``cm / 64`` x
+    ``warps / (cm / 64)`` (``cta_n``; the staged kernel has ``wn = 64``, ``cm = 128``, 8
+    warps); ``dbuf`` double-buffers the fragments in
     registers (``_mma_steps``); ``issue_at`` is the number of k16 steps computed before the
     next stage's cp.async are issued (default ``ISSUE_AT``, at most ``bk / 16``);
     ``branchless`` (default ``BRANCHLESS``) issues them in every iteration, with no branch
@@ -294,27 +304,28 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
     if staged:
-        bk, stages, wn, cm, dbuf = STAGED_BK, 2, WARP_N, CTA_M, False
-    cn = cta_n(wn, cm)
+        bk, stages, wn, cm, dbuf, warps = STAGED_BK, 2, WARP_N, CTA_M, False, WARPS
+    cn, wcols = cta_n(wn, cm, warps), warps // (cm // 64)
     sa, sb = _shared(cm, t, stages, bk), _shared(cn, t, stages, bk)
     g, c, co = _G.format(t=t), accumulator("f32", wn), accumulator(t, wn)
     fa, fb = FA.format(t=t), fragment_b(t, wn)
     spare = (f"  %FA1 = memref.alloca() : {fa}\n  %FB1 = memref.alloca() : {fb}\n"
              if dbuf else "")
     regs = 2 * wn  # accumulator registers a lane
-    ctas = 1 if wn == WARP_N else 2  # the narrow tile fits two CTAs an SM (<= 128 registers)
+    # 8 warps of 64 x 64 tiles: one CTA an SM; the smaller CTAs fit two
+    ctas = 1 if wn == WARP_N and warps == WARPS else 2
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
-            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm))
-    out_allocs, out_text = _epilogue(epilogue, t, wn, cm, co, g)
+            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn))
+    out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1,
-            (stages - 1) * bk, 8 // (cm // 64),
+            (stages - 1) * bk, wcols,
             *(s * bk for s in range(stages)), *range(stages)}
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
     return f"""func.func @{name}(%A: {g}{promise},
     %B: {g}{promise},
     %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = {ctas}>}} {{
+    attributes {{regcopy.launch = #regcopy.launch<block = {32 * warps}, grid = [1, 1], min_blocks = {ctas}>}} {{
   %SA = memref.alloca() : {sa}
   %SB = memref.alloca() : {sb}
 {out_allocs}  %FA = memref.alloca() : {fa}
@@ -346,8 +357,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %m0 = arith.muli %pm, %c{cm} : index
   %n0 = arith.muli %pn, %c{cn} : index
   %warp = arith.divui %tid, %c32 : index
-  %wm = arith.divui %warp, %c{8 // (cm // 64)} : index
-  %wn = arith.remui %warp, %c{8 // (cm // 64)} : index
+  %wm = arith.divui %warp, %c{wcols} : index
+  %wn = arith.remui %warp, %c{wcols} : index
   %am = arith.muli %wm, %c64 : index
   %bn = arith.muli %wn, %c{wn} : index
   // the accumulators start at zero
@@ -382,13 +393,13 @@ EPILOGUE = "shared"
 """The example's epilogue."""
 
 
-def _epilogue(kind: str, t: str, wn: int, cm: int, co: str, g: str) -> tuple[str, str]:
+def _epilogue(kind: str, t: str, wn: int, cm: int, cn: int, co: str, g: str
+              ) -> tuple[str, str]:
     """The allocas and the ops of epilogue ``kind`` (``EPILOGUES``) after the rounding into
-    ``%CO``."""
-    cn = cta_n(wn, cm)
+    ``%CO`` (a CTA tile ``cm x cn`` of warps ``64 x wn``)."""
     if kind == "shared":
         sc = f"memref<{cm}x{cn}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-        rc = _rc(t, cm, cn)
+        rc = _rc(t, cm, cn, 32 * (cm // 64) * (cn // wn))
         return (f"  %SC = memref.alloca() : {sc}\n  %RC = memref.alloca() : {rc}\n",
                 f"""  regcopy.copy warp %CO -> %SC[%am, %bn] [64, {wn}] : {co} -> {sc}
   "gpu.barrier"() : () -> ()

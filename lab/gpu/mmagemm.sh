@@ -35,7 +35,7 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     tail -n 60 "$out/$name.txt"
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
-step bench_gemm 150 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
+step bench_gemm 165 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
 step gpu_tests 60 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
