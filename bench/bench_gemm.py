@@ -30,6 +30,7 @@ from regcopy_bench.gemm_kernels import (
     CANDIDATES,
     CTA_M,
     EPILOGUE,
+    PREFETCH,
     ISSUE_AT,
     NARROW,
     STAGED_BK,
@@ -310,7 +311,7 @@ def candidate_table(base: RegcopyGemm, iters: int, cubes: Sequence[int] = (4096,
             label = (name if kw else
                      f"{name} = {CTA_M}x{cta_n()} BK {BK} x {STAGES}, issue after "
                      f"{ISSUE_AT} k16, {'no branch' if BRANCHLESS else 'in a branch'}, "
-                     f"{EPILOGUE} epilogue")
+                     f"{EPILOGUE} epilogue{', prefetch' if PREFETCH else ''}")
             print(f"  {m}^3 {label}: {speed[name]:.0f} TFLOPS" + ("" if good else " (WRONG)"),
                   flush=True)
         best = max(speed, key=lambda v: speed[v])

@@ -52,6 +52,20 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "256x128 convert, copies first in a branch, 32-bit index": {
         "cm": 256, "epilogue": "convert", "issue_at": 0, "branchless": False,
         "index32": True},
+    "64x3 prefetch, copies first in a branch": {
+        "prefetch": True, "issue_at": 0, "branchless": False},
+    "64x3 prefetch, copies first in a branch, 32-bit index": {
+        "prefetch": True, "issue_at": 0, "branchless": False, "index32": True},
+    "64x3 prefetch, 32-bit index": {"prefetch": True, "index32": True},
+    "64x3 prefetch convert, copies first in a branch, 32-bit index": {
+        "prefetch": True, "epilogue": "convert", "issue_at": 0, "branchless": False,
+        "index32": True},
+    "64x4 prefetch convert, copies first in a branch, 32-bit index": {
+        "prefetch": True, "stages": 4, "epilogue": "convert", "issue_at": 0,
+        "branchless": False, "index32": True},
+    "256x128 prefetch convert, copies first in a branch, 32-bit index": {
+        "prefetch": True, "cm": 256, "epilogue": "convert", "issue_at": 0,
+        "branchless": False, "index32": True},
     "128x128 4 warps 64x3 convert, copies first in a branch": {
         "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False},
     "128x128 4 warps 64x3 convert, copies first in a branch, 32-bit index": {
@@ -61,7 +75,8 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes) beside the example's
 defaults, as ``kernel_text`` arguments: the ring shape (BK x stages; 4 stages of 64 fit in
 shared memory only without the ``shared`` epilogue's tile), where the next stage's copies
-issue, the epilogue, the CTA tile (128 x 256, 256 x 128, and 128 x 128 of 4 warps, two CTAs
+issue, ``prefetch`` (the CUTLASS-style loop: fragments double-buffered, the barrier before the
+last k16 step's mma), the epilogue, the CTA tile (128 x 256, 256 x 128, and 128 x 128 of 4 warps, two CTAs
 an SM), and ``index32`` (not a ``kernel_text``
 argument: the bench compiles the CUDA source with 32-bit index math, the CUDA target's
 coming form for extents that fit, to measure it early)."""
@@ -195,9 +210,44 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WA
             for kk in steps]
 
 
+def _load(t: str, sa: str, sb: str, indent: str, slot: str, kk: int, r: str,
+          wn: int) -> str:
+    """ldmatrix of the k16 step at column ``kk`` of shared slot ``slot`` into ``%FA{r}``,
+    ``%FB{r}``."""
+    fa, fb = FA.format(t=t), fragment_b(t, wn)
+    return (f"{indent}regcopy.copy warp %SA[{slot}, %am, {kk}] [1, 64, 16] -> %FA{r} : "
+            f"{sa} -> {fa}\n"
+            f"{indent}regcopy.copy warp %SB[{slot}, %bn, {kk}] [1, {wn}, 16] -> %FB{r} : "
+            f"{sb} -> {fb}\n")
+
+
+def _prefetch_steps(t: str, sa: str, sb: str, indent: str, bk: int, wn: int, token: str,
+                    pending: int) -> list[str]:
+    """The ``bk / 16`` k16 steps of the ``prefetch`` loop: step ``s`` loads the fragments of
+    step ``s + 1`` (into the other register set) before its mma; the last step first waits
+    for the next stage (``token``, ``pending``) and meets the CTA at the barrier, then loads
+    the next stage's first fragments (slot ``%snext``), so its 32 mma.sync run while the
+    barrier's stragglers and those ldmatrix are in flight."""
+    fa, fb, c = FA.format(t=t), fragment_b(t, wn), accumulator("f32", wn)
+    sets = ("", "1")
+    steps = []
+    for s, kk in enumerate(range(0, bk, 16)):
+        if kk + 16 < bk:
+            text = _load(t, sa, sb, indent, "%stage", kk + 16, sets[(s + 1) % 2], wn)
+        else:
+            text = (f"{indent}// the next stage has landed everywhere, and every warp is done"
+                    " reading this one's slot\n"
+                    f"{indent}regcopy.async_wait {token} {{pending = {pending} : i64}}\n"
+                    f'{indent}"gpu.barrier"() : () -> ()\n'
+                    + _load(t, sa, sb, indent, "%snext", 0, sets[(s + 1) % 2], wn))
+        steps.append(text + f"{indent}regcopy.mma warp %FA{sets[s % 2]}, %FB{sets[s % 2]}, %C "
+                     f"{{transpose_b}} : {fa}, {fb}, {c}\n")
+    return steps
+
+
 def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int = 0, branchless: bool = False,
-                cm: int = CTA_M, cn: int = CTA_N) -> str:
+                cm: int = CTA_M, cn: int = CTA_N, prefetch: bool = False) -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
@@ -228,7 +278,9 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
       scf.yield %g : !regcopy.token
     }}
 """
-    steps = _mma_steps(t, sa, sb, "    ", bk, wn, dbuf)
+    following = [f"%gk{s}" for s in range(1, ahead)] + ["%gn"]  # stage k+1's group first
+    steps = (_prefetch_steps(t, sa, sb, "    ", bk, wn, following[0], ahead - 1) if prefetch
+             else _mma_steps(t, sa, sb, "    ", bk, wn, dbuf))
     if branchless:  # past the end the copies read nothing and fill a free slot with zeros
         issue = f"""    // start stage k+{ahead} into stage k-1's slot (past the end: zero-filled, unused){{where}}
     %kn = arith.addi %k, %c{ahead * bk} : index
@@ -240,16 +292,28 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     issue = issue.replace("{where}", f",\n    // after {issue_at} k16 step(s): their mma.sync run while these issue"
                           if issue_at else "")
     body = "".join(steps[:issue_at]) + issue + "".join(steps[issue_at:])
-    return text + f"""  %done:{ahead + 1} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}, %stage = %c0) -> ({tokens}, index) {{
-    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed (this thread's copies, then
+    advance = f"""    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c{stages} : index
+    %snext = arith.select %wrap, %c0, %s1 : index
+"""
+    if prefetch:
+        text += f"""  regcopy.async_wait %g0 {{pending = {ahead - 1} : i64}}
+  "gpu.barrier"() : () -> ()
+  // stage 0's first fragments; each iteration then ends with the next stage's
+{_load(t, sa, sb, "  ", "%c0", 0, "", wn)}"""
+        head = f"""    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed everywhere and its first
+    //    fragments are in %FA, %FB (the previous iteration's last step or the prologue)
+{advance}"""
+        advance = ""
+    else:
+        head = f"""    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed (this thread's copies, then
     //    everyone's); stage k-1 is free
     regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
     "gpu.barrier"() : () -> ()
-    // 2. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
-{body}    %s1 = arith.addi %stage, %c1 : index
-    %wrap = arith.cmpi eq, %s1, %c{stages} : index
-    %snext = arith.select %wrap, %c0, %s1 : index
-    scf.yield {shifted}, %snext : {tokens}, index
+"""
+    return text + f"""  %done:{ahead + 1} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}, %stage = %c0) -> ({tokens}, index) {{
+{head}    // 2. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+{body}{advance}    scf.yield {shifted}, %snext : {tokens}, index
   }}
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
   regcopy.async_wait %done#{ahead - 1} {{pending = 0 : i64}}
@@ -286,7 +350,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 bk: int = BK, stages: int = STAGES, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int | None = None,
                 branchless: bool | None = None, cm: int = CTA_M,
-                epilogue: str | None = None, warps: int = WARPS) -> str:
+                epilogue: str | None = None, warps: int = WARPS,
+                prefetch: bool | None = None) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
@@ -299,10 +364,15 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     ``branchless`` (default ``BRANCHLESS``) issues them in every iteration, with no branch
     for the last ones (their chunks lie past K: cp.async reads nothing and zero-fills a slot
     no step reads), so ptxas may interleave them with the HMMAs; ``epilogue`` (default
-    ``EPILOGUE``, ``EPILOGUES``) is how the rounded accumulators reach D."""
+    ``EPILOGUE``, ``EPILOGUES``) is how the rounded accumulators reach D; ``prefetch`` (default
+    ``PREFETCH``) moves the wait and the barrier for stage k+1 to before the last k16 step's
+    mma of stage k and loads each step's fragments one step ahead, in two register sets
+    (``_prefetch_steps``): no warp then waits at the barrier with nothing to compute, and no
+    step starts with its ldmatrix latency exposed."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
+    prefetch = PREFETCH if prefetch is None else prefetch
     if staged:
         bk, stages, wn, cm, dbuf, warps = STAGED_BK, 2, WARP_N, CTA_M, False, WARPS
     cn, wcols = cta_n(wn, cm, warps), warps // (cm // 64)
@@ -310,13 +380,14 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     g, c, co = _G.format(t=t), accumulator("f32", wn), accumulator(t, wn)
     fa, fb = FA.format(t=t), fragment_b(t, wn)
     spare = (f"  %FA1 = memref.alloca() : {fa}\n  %FB1 = memref.alloca() : {fb}\n"
-             if dbuf else "")
+             if dbuf or prefetch else "")
     regs = 2 * wn  # accumulator registers a lane
     # 8 warps of 64 x 64 tiles: one CTA an SM; the smaller CTAs fit two
     ctas = 1 if wn == WARP_N and warps == WARPS else 2
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
-            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn))
+            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
+                             prefetch))
     out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1,
             (stages - 1) * bk, wcols,
@@ -391,6 +462,8 @@ and no barrier. Both stores are bounds-checked against M and N and, where N % 8 
 each vector realigned as its aligned pieces."""
 EPILOGUE = "shared"
 """The example's epilogue."""
+PREFETCH = False
+"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``)."""
 
 
 def _epilogue(kind: str, t: str, wn: int, cm: int, cn: int, co: str, g: str
