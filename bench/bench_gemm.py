@@ -154,14 +154,17 @@ def peak_note() -> str:
             "4 for B, per k16 step)")
 
 
-def _lower_job(job: tuple[str, bool]) -> tuple[str, Any]:
-    return lowered("gemm", "f16", False, text=job[0], index32=job[1])
+def _lower_job(job: tuple[str, bool]) -> tuple[str, Any, bytes]:
+    from regcopy_backend.cuda.nvrtc import compile_cuda
+
+    source, info = lowered("gemm", "f16", False, text=job[0], index32=job[1])
+    return source, info, compile_cuda(source).cubin
 
 
-def prelower(jobs: dict[str, tuple[str, bool]]) -> dict[str, tuple[str, Any]]:
-    """``(CUDA source, KernelInfo)`` of each kernel of ``jobs`` (``name: (IR, index32)``),
-    lowered in parallel processes (the lowering is pure Python: a few seconds a kernel, one
-    core each)."""
+def prelower(jobs: dict[str, tuple[str, bool]]) -> dict[str, tuple[str, Any, bytes]]:
+    """``(CUDA source, KernelInfo, sm_90 cubin)`` of each kernel of ``jobs`` (``name: (IR,
+    index32)``), lowered and compiled in parallel processes (a few seconds a kernel, one core
+    each)."""
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
@@ -202,8 +205,11 @@ class RegcopyGemm:
                         else kernel_text(f"gemm_{t}", t, True, name)), bool(kw.get("index32")))
                 for name, kw in self.shape.items()}
         jobs["pad_rows"] = (pad_kernel_text(f"pad_{t}", t), False)
-        for name, (source, info) in prelower(jobs).items():
-            kernel = compile_kernel(self.dev, source, info.symbol)
+        for name, (source, info, cubin) in prelower(jobs).items():
+            try:
+                kernel = self.core.ObjectCode.from_cubin(cubin).get_kernel(info.symbol)
+            except Exception:  # noqa: BLE001 - an older cuda.core: compile here
+                kernel = compile_kernel(self.dev, source, info.symbol)
             set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
             self.kernels[name] = (kernel, info)
 
