@@ -9,11 +9,12 @@
 #    torch, the fastest named; then exact checks, mma.sync's measured peak and the table of the
 #    example's kernel (and its other CTA tiles) at 4096^3, 8192^3 and 4095x4097x4093, f16 and
 #    bf16, against cuBLAS and Triton, with the ragged/aligned ratio;
-# 2. the SASS main-loop mix of every candidate (no GPU needed, but recorded with the run);
+# 2. compute-sanitizer memcheck of one small ragged launch (M 300, N 370: N % 8 != 0, K 200:
+#    the ring wraps) of examples/gemm.mlir and of the convert-epilogue kernels (128x256 with
+#    the prefetching loop, 256x128);
 # 3. the GPU tests of the GEMM (test_gpu_gemm.py: the examples and every candidate bit-exact
 #    at sizes ragged in M, N (N % 8 != 0) and K);
-# 4. compute-sanitizer memcheck of one small ragged launch of examples/gemm.mlir and of the
-#    convert-epilogue kernel (N % 8 != 0: realigned stores on the edge).
+# 4. the SASS main-loop mix of every candidate (no GPU needed, recorded with the run).
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -37,17 +38,15 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
 }
 step bench_gemm 165 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
-step gpu_tests 60 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-    python3 -c "from regcopy_bench.gemm_kernels import kernel_text as k; print(k('gemm_convert', 'f16', epilogue='convert', issue_at=0, branchless=False) + k('gemm_convert_tall', 'bf16', epilogue='convert', cm=256))" \
+    python3 -c "from regcopy_bench.gemm_kernels import kernel_text as k; print(k('gemm_convert', 'f16', epilogue='convert', prefetch=True) + k('gemm_convert_tall', 'bf16', epilogue='convert', cm=256))" \
         >"$out/convert_epilogue.mlir"
     step memcheck_gemm 25 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
-        regcopy-run examples/gemm.mlir --arg A=300x200 --arg B=522x200 --arg D=300x522 --grid 3,3
+        regcopy-run examples/gemm.mlir --arg A=300x200 --arg B=370x200 --arg D=300x370 --grid 3,3
     step memcheck_convert 25 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
-        regcopy-run "$out/convert_epilogue.mlir" --kernel gemm_convert --arg A=300x200 --arg B=522x200 --arg D=300x522 --grid 3,3
-    step memcheck_convert_tall 25 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
-        regcopy-run "$out/convert_epilogue.mlir" --kernel gemm_convert_tall --arg A=300x200 --arg B=522x200 --arg D=300x522 --grid 5,2
+        regcopy-run "$out/convert_epilogue.mlir" --arg A=300x200 --arg B=370x200 --arg D=300x370 --grid 3,3
 fi
+step gpu_tests 90 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py
 step sass_candidates 40 python3 -m regcopy_bench.bench_gemm --sass-only
 echo "== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

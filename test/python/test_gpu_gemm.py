@@ -7,6 +7,7 @@ odd K); and one regcopy.mma per dtype pair of the instruction table against nump
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -90,23 +91,34 @@ def test_narrow_cta_tile_exact() -> None:
                           a.astype(np.float64) @ b.T)
 
 
+@pytest.fixture(scope="module")
+def compiled_candidates() -> dict[str, tuple[str, Any, bytes]]:
+    """Every candidate of ``CANDIDATES`` lowered and compiled at once, in parallel processes
+    (bench_gemm's ``prelower``: one NVRTC compile each instead of one a test, one at a time)."""
+    from regcopy_bench.bench_gemm import prelower
+    from regcopy_bench.gemm_kernels import candidate_text
+
+    return prelower({name: (candidate_text("gemm", "f16", kw), bool(kw.get("index32")))
+                     for name, kw in CANDIDATES.items() if kw})
+
+
 @pytest.mark.parametrize("name", [n for n, kw in CANDIDATES.items() if kw])
-def test_candidate_kernels_exact(name: str) -> None:
+def test_candidate_kernels_exact(name: str,
+                                 compiled_candidates: dict[str, tuple[str, Any, bytes]]
+                                 ) -> None:
     """Every cp.async kernel bench_gemm compares (32-bit index math where it says so):
     exact at a size ragged in M and N (N % 8 != 0: the epilogues' realigned stores) whose K
     (328) wraps every ring and ends in a partial K tile."""
-    from regcopy_backend.runtime.runner import run_kernel
-    from regcopy_bench.bench_gemm import narrow_index
-    from regcopy_bench.gemm_kernels import candidate_grid, candidate_text
-    from regcopy_tools.regcopy_run import prepare
+    from regcopy_backend.runtime.runner import cuda_core, run_kernel
+    from regcopy_bench.gemm_kernels import candidate_grid
 
     kw = CANDIDATES[name]
+    source, info, cubin = compiled_candidates[name]
+    kernel = cuda_core().ObjectCode.from_cubin(cubin).get_kernel(info.symbol)
     m, n, k = 260, 300, 328
-    prepared = prepare(candidate_text("gemm", "f16", kw), "candidate.mlir")
     rng = np.random.default_rng(k)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
-    source = narrow_index(prepared.source) if kw.get("index32") else prepared.source
-    out = run_kernel(source, prepared.kernels[0],
+    out = run_kernel(source, info,
                      [_bits(a, "f16"), _bits(b, "f16"), _bits(np.zeros((m, n)), "f16")],
-                     grid=candidate_grid(m, n, kw)).arrays[2]
+                     kernel=kernel, grid=candidate_grid(m, n, kw)).arrays[2]
     assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
