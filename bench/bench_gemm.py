@@ -41,7 +41,13 @@ from regcopy_bench.gemm_kernels import (
     cta_n,
     kernel_text,
 )
-from regcopy_bench.gemm_side import pad_grid, pad_kernel_text, peak_kernel_text
+from regcopy_bench.gemm_side import (
+    PAD_LAYOUT,
+    PAD_LAYOUTS,
+    pad_grid,
+    pad_kernel_text,
+    peak_kernel_text,
+)
 from regcopy_bench.triton_matmul import triton_matmul
 
 SIZES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (8192, 8192, 1024),
@@ -204,7 +210,8 @@ class RegcopyGemm:
         jobs = {name: ((candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
                         else kernel_text(f"gemm_{t}", t, True, name)), bool(kw.get("index32")))
                 for name, kw in self.shape.items()}
-        jobs["pad_rows"] = (pad_kernel_text(f"pad_{t}", t), False)
+        for layout in PAD_LAYOUTS:
+            jobs[f"pad_{layout}"] = (pad_kernel_text(f"pad_{t}", t, layout), False)
         for name, (source, info, cubin) in prelower(jobs).items():
             try:
                 kernel = self.core.ObjectCode.from_cubin(cubin).get_kernel(info.symbol)
@@ -213,10 +220,12 @@ class RegcopyGemm:
             set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
             self.kernels[name] = (kernel, info)
 
-    def pad_launcher(self, x: Any, y: Any, stream: Any) -> Callable[[], None]:
-        """One launch of the row-padding kernel: ``y`` (R x K8) = ``x`` (R x K), zeros after."""
+    def pad_launcher(self, x: Any, y: Any, stream: Any, layout: str = PAD_LAYOUT
+                     ) -> Callable[[], None]:
+        """One launch of the row-padding kernel (``layout``: ``PAD_LAYOUTS``): ``y`` (R x
+        K8) = ``x`` (R x K), zeros after."""
         from regcopy_backend.runtime.runner import extent_values
-        kernel, info = self.kernels["pad_rows"]
+        kernel, info = self.kernels[f"pad_{layout}"]
         args: list[Any] = []
         for p, v in zip(info.params, (x, y), strict=True):
             args += [v.data_ptr(), *extent_values(info, p, tuple(v.shape))]
@@ -438,6 +447,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"{flop / gemm / 1e9:.0f} TFLOPS of 2MNK), {ms:.3f} ms timed "
                           f"together ({flop / ms / 1e9:.0f} TFLOPS); padding "
                           f"{100 * (pa + pb) / (pa + pb + gemm):.0f}% of the parts", flush=True)
+                a8 = padded["pad"][0].buffers[0]  # type: ignore[attr-defined]
+                pads = {layout: time_ms(rc.pad_launcher(a, a8, cstream, layout), args.iters)
+                        for layout in PAD_LAYOUTS}
+                print(f"  K % 8 != 0 at {m}x{n}x{k}: pad A by layout: " + ", ".join(
+                    f"{layout} {ms:.4f} ms ({4 * a.numel() / ms / 1e9:.0f} GB/s)"
+                    for layout, ms in pads.items()) + f" (the route: {PAD_LAYOUT})",
+                      flush=True)
                 variant = min(padded, key=lambda v: padded[v][1])
                 ms_rc, kernel = padded[variant][1], padded[variant][2]
                 staged = {v: time_ms(rc.launcher(a, b, d, cstream, v), args.iters)

@@ -71,6 +71,9 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "128x128 4 warps 64x3 convert, copies first in a branch, 32-bit index": {
         "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False,
         "index32": True},
+    "128x128 4 warps 64x3 prefetch convert, copies first in a branch, 32-bit index": {
+        "warps": 4, "prefetch": True, "epilogue": "convert", "issue_at": 0,
+        "branchless": False, "index32": True},
 }
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes) beside the example's
 defaults, as ``kernel_text`` arguments: the ring shape (BK x stages; 4 stages of 64 fit in

@@ -51,9 +51,21 @@ def peak_kernel_text(t: str = "f16") -> str:
 
 PAD_ROWS, PAD_COLS = 32, 256
 """The tile of ``pad_kernel_text``'s CTAs."""
+PAD_LAYOUTS = {
+    "rows": "(4,8,32,8):(8,32@tx,1@tx,1)",
+    "columns": "(4,8,8,32):(8,32@tx,1,1@tx)",
+}
+"""The register layouts of the padding copy's 32 x 256 tile (warp ``j`` takes rows ``8 i +
+j``): ``rows``, 8 consecutive elements a thread (128-bit loads where K % 8 == 0, else 16-bit
+ones 16 bytes apart, 8 per chunk, which the L1 merges; 128-bit stores); ``columns``, lane
+``l`` takes columns ``32 c + l`` (16-bit loads and stores, each warp instruction 64 contiguous
+bytes: a quarter of the L1 line requests of ``rows`` for odd K, twice its store
+instructions)."""
+PAD_LAYOUT = "rows"
+"""The layout of ``examples/pad_rows.mlir`` and of bench_gemm's padded route."""
 
 
-def pad_kernel_text(name: str, t: str) -> str:
+def pad_kernel_text(name: str, t: str, layout: str = PAD_LAYOUT) -> str:
     """``@name``: ``Y[r, c] = X[r, c]`` for ``c < K``, 0 for ``K <= c < K8``: the rows of an
     ``R x K`` matrix copied into an ``R x K8`` one whose rows are 16-byte aligned (``K8`` =
     K rounded up to 8, promised). With it, a GEMM of any K runs the cp.async kernel on
@@ -63,9 +75,10 @@ def pad_kernel_text(name: str, t: str) -> str:
     registers -> global: the read is bounds-checked against the runtime K (zeros past it)
     and versioned on K % 8 (128-bit loads when rows are aligned, else the narrow loads the
     alignment proves, which a warp's L1 line requests merge); the write is 128-bit (K8 is
-    promised a multiple of 8). Grid: ``ceil(K8 / 256) x ceil(R / 32)``."""
+    promised a multiple of 8). Grid: ``ceil(K8 / 256) x ceil(R / 32)``. ``layout`` picks the
+    register tile's layout (``PAD_LAYOUTS``)."""
     g = f"memref<?x?x{t}, #regcopy.mem<global>>"
-    r = (f"memref<32x256x{t}, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, "
+    r = (f"memref<32x256x{t}, #regcopy.layout<{PAD_LAYOUTS[layout]}>, "
          "#regcopy.mem<local>>")
     return f"""func.func @{name}(%X: {g},
     %Y: {g} {{regcopy.divisibility = array<i64: 1, 8>}})
