@@ -49,11 +49,6 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "64x4 convert, copies first in a branch, 32-bit index": {
         "stages": 4, "epilogue": "convert", "issue_at": 0, "branchless": False,
         "index32": True},
-    "256x128 convert, copies first in a branch, 32-bit index": {
-        "cm": 256, "epilogue": "convert", "issue_at": 0, "branchless": False,
-        "index32": True},
-    "64x3 prefetch, copies first in a branch": {
-        "prefetch": True, "issue_at": 0, "branchless": False},
     "64x3 prefetch, copies first in a branch, 32-bit index": {
         "prefetch": True, "issue_at": 0, "branchless": False, "index32": True},
     "64x3 prefetch, 32-bit index": {"prefetch": True, "index32": True},
@@ -66,11 +61,16 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "256x128 prefetch convert, copies first in a branch, 32-bit index": {
         "prefetch": True, "cm": 256, "epilogue": "convert", "issue_at": 0,
         "branchless": False, "index32": True},
+    "64x3 prefetch edge": {"prefetch": True, "edge": True},
+    "64x3 prefetch edge convert": {"prefetch": True, "edge": True, "epilogue": "convert"},
+    "64x4 prefetch edge convert": {
+        "prefetch": True, "edge": True, "epilogue": "convert", "stages": 4},
+    "256x128 prefetch edge convert": {
+        "prefetch": True, "edge": True, "epilogue": "convert", "cm": 256},
+    "64x3 prefetch edge convert, 32-bit index": {
+        "prefetch": True, "edge": True, "epilogue": "convert", "index32": True},
     "128x128 4 warps 64x3 convert, copies first in a branch": {
         "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False},
-    "128x128 4 warps 64x3 convert, copies first in a branch, 32-bit index": {
-        "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False,
-        "index32": True},
     "128x128 4 warps 64x3 prefetch convert, copies first in a branch, 32-bit index": {
         "warps": 4, "prefetch": True, "epilogue": "convert", "issue_at": 0,
         "branchless": False, "index32": True},
@@ -225,16 +225,30 @@ def _load(t: str, sa: str, sb: str, indent: str, slot: str, kk: int, r: str,
 
 
 def _prefetch_steps(t: str, sa: str, sb: str, indent: str, bk: int, wn: int, token: str,
-                    pending: int) -> list[str]:
+                    pending: int, edge: bool = False) -> list[str]:
     """The ``bk / 16`` k16 steps of the ``prefetch`` loop: step ``s`` loads the fragments of
     step ``s + 1`` (into the other register set) before its mma; the last step first waits
     for the next stage (``token``, ``pending``) and meets the CTA at the barrier, then loads
     the next stage's first fragments (slot ``%snext``), so its 32 mma.sync run while the
-    barrier's stragglers and those ldmatrix are in flight."""
+    barrier's stragglers and those ldmatrix are in flight. With ``edge`` only that edge is
+    prefetched: the first step computes on ``%FA1``/``%FB1`` (loaded by the previous
+    iteration's last step), every other step loads its own fragments into ``%FA``/``%FB``
+    first (the two sets are live together only around the barrier)."""
     fa, fb, c = FA.format(t=t), fragment_b(t, wn), accumulator("f32", wn)
     sets = ("", "1")
     steps = []
+    last = bk - 16
     for s, kk in enumerate(range(0, bk, 16)):
+        if edge:
+            text = (_load(t, sa, sb, indent, "%stage", kk, "", wn) if kk else "")
+            if kk == last:
+                text += (f"{indent}regcopy.async_wait {token} {{pending = {pending} : i64}}\n"
+                         f'{indent}"gpu.barrier"() : () -> ()\n'
+                         + _load(t, sa, sb, indent, "%snext", 0, "1", wn))
+            r = "1" if kk == 0 else ""
+            steps.append(text + f"{indent}regcopy.mma warp %FA{r}, %FB{r}, %C {{transpose_b}} : "
+                         f"{fa}, {fb}, {c}\n")
+            continue
         if kk + 16 < bk:
             text = _load(t, sa, sb, indent, "%stage", kk + 16, sets[(s + 1) % 2], wn)
         else:
@@ -250,7 +264,8 @@ def _prefetch_steps(t: str, sa: str, sb: str, indent: str, bk: int, wn: int, tok
 
 def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int = 0, branchless: bool = False,
-                cm: int = CTA_M, cn: int = CTA_N, prefetch: bool = False) -> str:
+                cm: int = CTA_M, cn: int = CTA_N, prefetch: bool = False,
+                edge: bool = False) -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
@@ -282,7 +297,8 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     }}
 """
     following = [f"%gk{s}" for s in range(1, ahead)] + ["%gn"]  # stage k+1's group first
-    steps = (_prefetch_steps(t, sa, sb, "    ", bk, wn, following[0], ahead - 1) if prefetch
+    steps = (_prefetch_steps(t, sa, sb, "    ", bk, wn, following[0], ahead - 1, edge)
+             if prefetch
              else _mma_steps(t, sa, sb, "    ", bk, wn, dbuf))
     if branchless:  # past the end the copies read nothing and fill a free slot with zeros
         issue = f"""    // start stage k+{ahead} into stage k-1's slot (past the end: zero-filled, unused){{where}}
@@ -303,7 +319,7 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
         text += f"""  regcopy.async_wait %g0 {{pending = {ahead - 1} : i64}}
   "gpu.barrier"() : () -> ()
   // stage 0's first fragments; each iteration then ends with the next stage's
-{_load(t, sa, sb, "  ", "%c0", 0, "", wn)}"""
+{_load(t, sa, sb, "  ", "%c0", 0, "1" if edge else "", wn)}"""
         head = f"""    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed everywhere and its first
     //    fragments are in %FA, %FB (the previous iteration's last step or the prologue)
 {advance}"""
@@ -354,7 +370,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 dbuf: bool = False, issue_at: int | None = None,
                 branchless: bool | None = None, cm: int = CTA_M,
                 epilogue: str | None = None, warps: int = WARPS,
-                prefetch: bool | None = None) -> str:
+                prefetch: bool | None = None, edge: bool = False) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
@@ -371,7 +387,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     ``PREFETCH``) moves the wait and the barrier for stage k+1 to before the last k16 step's
     mma of stage k and loads each step's fragments one step ahead, in two register sets
     (``_prefetch_steps``): no warp then waits at the barrier with nothing to compute, and no
-    step starts with its ldmatrix latency exposed."""
+    step starts with its ldmatrix latency exposed; ``edge`` prefetches only across the
+    barrier (``_prefetch_steps``), for fewer live registers."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
@@ -390,7 +407,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
             else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
-                             prefetch))
+                             prefetch, edge))
     out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1,
             (stages - 1) * bk, wcols,
