@@ -112,23 +112,21 @@ def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
 def sass_report(candidates: bool = False) -> list[str]:
     """Per kernel, the instructions of its SASS main loop (one K tile: the loop is not
     unrolled) by opcode, the loop's length, and the kernel's local-memory accesses; with
-    ``candidates``, those of ``gemm_kernels.CANDIDATES`` too."""
-    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    ``candidates``, those of ``gemm_kernels.CANDIDATES`` too (compiled in parallel)."""
+    from regcopy_backend.cuda.nvrtc import disassemble
 
-    kernels: list[tuple[str, str, int]] = [
-        ("cp.async ring (K % 8 == 0), the example", kernel_text("gemm", "f16"), BK)]
+    kernels: dict[str, tuple[str, bool, int]] = {
+        "cp.async ring (K % 8 == 0), the example": (kernel_text("gemm", "f16"), False, BK)}
     for variant in ("rows", "columns"):
-        kernels.append((f"register-staged, {variant} layout (any K)",
-                        kernel_text("gemm", "f16", True, variant), STAGED_BK))
+        kernels[f"register-staged, {variant} layout (any K)"] = (
+            kernel_text("gemm", "f16", True, variant), False, STAGED_BK)
     if candidates:
-        kernels += [(f"candidate {name}", candidate_text("gemm", "f16", kw),
-                     int(kw.get("bk", BK))) for name, kw in CANDIDATES.items() if kw]
-    lines = []
-    for label, text, bk in kernels:
-        index32 = bool(CANDIDATES.get(label.removeprefix("candidate "), {}).get("index32"))
-        source, _ = lowered("gemm", "f16", False, text=text, index32=index32)
-        lines.append(f"{label}: " + loop_mix(disassemble(compile_cuda(source).cubin), bk))
-    return lines
+        kernels.update((f"candidate {name}", (candidate_text("gemm", "f16", kw),
+                                              bool(kw.get("index32")), int(kw.get("bk", BK))))
+                       for name, kw in CANDIDATES.items() if kw)
+    built = prelower({label: (text, index32) for label, (text, index32, _) in kernels.items()})
+    return [f"{label}: " + loop_mix(disassemble(built[label][2]), bk)
+            for label, (_, _, bk) in kernels.items()]
 
 
 def loop_mix(sass: str, bk: int) -> str:
