@@ -50,16 +50,16 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
         "stages": 4, "epilogue": "convert", "issue_at": 0, "branchless": False,
         "index32": True},
     "64x3 prefetch, copies first in a branch, 32-bit index": {
-        "prefetch": True, "issue_at": 0, "branchless": False, "index32": True},
-    "64x3 prefetch, 32-bit index": {"prefetch": True, "index32": True},
+        "prefetch": True, "edge": False, "issue_at": 0, "branchless": False, "index32": True},
+    "64x3 prefetch, 32-bit index": {"prefetch": True, "edge": False, "index32": True},
     "64x3 prefetch convert, copies first in a branch, 32-bit index": {
-        "prefetch": True, "epilogue": "convert", "issue_at": 0, "branchless": False,
+        "prefetch": True, "edge": False, "epilogue": "convert", "issue_at": 0, "branchless": False,
         "index32": True},
     "64x4 prefetch convert, copies first in a branch, 32-bit index": {
-        "prefetch": True, "stages": 4, "epilogue": "convert", "issue_at": 0,
+        "prefetch": True, "edge": False, "stages": 4, "epilogue": "convert", "issue_at": 0,
         "branchless": False, "index32": True},
     "256x128 prefetch convert, copies first in a branch, 32-bit index": {
-        "prefetch": True, "cm": 256, "epilogue": "convert", "issue_at": 0,
+        "prefetch": True, "edge": False, "cm": 256, "epilogue": "convert", "issue_at": 0,
         "branchless": False, "index32": True},
     "64x3 prefetch edge": {"prefetch": True, "edge": True},
     "64x3 prefetch edge convert": {"prefetch": True, "edge": True, "epilogue": "convert"},
@@ -72,7 +72,7 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "128x128 4 warps 64x3 convert, copies first in a branch": {
         "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False},
     "128x128 4 warps 64x3 prefetch convert, copies first in a branch, 32-bit index": {
-        "warps": 4, "prefetch": True, "epilogue": "convert", "issue_at": 0,
+        "warps": 4, "prefetch": True, "edge": False, "epilogue": "convert", "issue_at": 0,
         "branchless": False, "index32": True},
 }
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes) beside the example's
@@ -370,7 +370,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 dbuf: bool = False, issue_at: int | None = None,
                 branchless: bool | None = None, cm: int = CTA_M,
                 epilogue: str | None = None, warps: int = WARPS,
-                prefetch: bool | None = None, edge: bool = False) -> str:
+                prefetch: bool | None = None, edge: bool | None = None) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
@@ -393,6 +393,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
     prefetch = PREFETCH if prefetch is None else prefetch
+    edge = EDGE if edge is None else edge
     if staged:
         bk, stages, wn, cm, dbuf, warps = STAGED_BK, 2, WARP_N, CTA_M, False, WARPS
     cn, wcols = cta_n(wn, cm, warps), warps // (cm // 64)
@@ -484,6 +485,8 @@ EPILOGUE = "shared"
 """The example's epilogue."""
 PREFETCH = False
 """Whether the example's loop prefetches (``kernel_text``'s ``prefetch``)."""
+EDGE = False
+"""Whether the example's prefetch is the edge-only one (``kernel_text``'s ``edge``)."""
 
 
 def _epilogue(kind: str, t: str, wn: int, cm: int, cn: int, co: str, g: str
