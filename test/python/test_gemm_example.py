@@ -69,11 +69,15 @@ def test_gemm_sass_main_loop() -> None:
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
+    from regcopy_bench.sass_loops import main_loop, sass_ops
+
     module = parse_and_lower(kernel_text("gemm", "f16"), "gemm.mlir")
     sass = disassemble(compile_cuda(print_cuda(module)).cubin)
-    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128  # 4 k16 steps x 32, once
-    assert len(re.findall(r"LDSM\.16\.M88\.4 ", sass)) == 32
-    assert "LDGSTS.E.BYPASS.128" in sass
+    loop = main_loop(sass_ops(sass))  # one 64-wide K tile: 4 k16 steps
+    assert sum(op == "HMMA.16816.F32" for op in loop) == 128  # 4 x 32, not unrolled further
+    assert sum(op == "LDSM.16.M88.4" for op in loop) == 32  # 4 x (4 for A + 4 for B)
+    assert sum(op == "LDGSTS.E.BYPASS.128" for op in loop) == 12  # 4 A + 8 B chunks
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128  # the loop's, and no others
     assert not re.search(r"\b(LDL|STL)\b", sass)
 
 
