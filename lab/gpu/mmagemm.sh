@@ -11,7 +11,7 @@
 #    bf16, against cuBLAS and Triton, with the ragged/aligned ratio;
 # 2. compute-sanitizer memcheck of one small ragged launch (M 300, N 370: N % 8 != 0, K 200:
 #    the ring wraps) of examples/gemm.mlir and of the convert-epilogue kernels (128x256 with
-#    the prefetching loop, 256x128);
+#    the edge-prefetching loop, 128x256 and 256x128);
 # 3. the GPU tests of the GEMM (test_gpu_gemm.py: the examples and every candidate bit-exact
 #    at sizes ragged in M, N (N % 8 != 0) and K);
 # 4. the SASS main-loop mix of every candidate (no GPU needed, recorded with the run).
@@ -39,7 +39,7 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
 step bench_gemm 165 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-    python3 -c "from regcopy_bench.gemm_kernels import kernel_text as k; print(k('gemm_convert', 'f16', epilogue='convert', prefetch=True) + k('gemm_convert_tall', 'bf16', epilogue='convert', cm=256))" \
+    python3 -c "from regcopy_bench.gemm_kernels import kernel_text as k; print(k('gemm_convert', 'f16', epilogue='convert', prefetch=True, edge=True) + k('gemm_convert_tall', 'bf16', epilogue='convert', cm=256, prefetch=True, edge=True))" \
         >"$out/convert_epilogue.mlir"
     step memcheck_gemm 25 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
         regcopy-run examples/gemm.mlir --arg A=300x200 --arg B=370x200 --arg D=300x370 --grid 3,3
