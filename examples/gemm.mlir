@@ -3,27 +3,29 @@
 // rounded to the input type. Two kernels, identical but for the element type: @gemm (f16) and
 // @gemm_bf16 (bf16). M, N and K are runtime extents (one compiled kernel for every size),
 // ragged in all three: K is promised a multiple of 8 (16-byte rows, so every cp.async moves
-// 16 bytes), M and N nothing. Launch with ceil(N / 256) x ceil(M / 128) CTAs (--grid). K of any length (odd: rows not 16-byte aligned): examples/gemm_any_k.mlir.
+// 16 bytes), M and N nothing. Launch with ceil(N / 256) x ceil(M / 128) CTAs (--grid). K of
+// any length (odd: rows not 16-byte aligned): examples/pad_rows.mlir, then this kernel, or
+// examples/gemm_any_k.mlir.
 //   regcopy-run --check examples/gemm.mlir --arg A=40x24 --arg B=72x24 --arg D=40x72 --grid 1,1
 //
-// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D (the CTAs
-// walk the tiles in groups of 8 M tiles, for L2 reuse); each warp
-// a 64 x 64 tile, in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K
-// is walked in 64-wide tiles through a 3-stage ring of A (128 x 64) and B (256 x 64) tiles in
-// dynamic shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled,
-// so the cp.async writes and the ldmatrix reads are free of bank conflicts). The prologue
-// starts stages 0, 1; the slot of stage k, k / 64 mod 3, is carried from one iteration to the
-// next (%stage: no division in the loop); iteration k
-//   1. waits for its own copies of stage k (pending = 1: stage k+1 may still fly) and meets
-//      the other threads at a barrier (stage k has landed everywhere; every warp is done
-//      reading stage k-1);
-//   2. four times (k16 = 0, 16, 32, 48): copies its 64 x 16 A slice and 64 x 16 B slice from
+// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D
+// (the CTAs walk the tiles in groups of 8 M tiles, for L2 reuse); each warp a 64 x 64 tile,
+// in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K is walked in
+// 64-wide tiles through a 3-stage ring of A (128 x 64) and B (256 x 64) tiles in dynamic
+// shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled, so the
+// cp.async writes and the ldmatrix reads are free of bank conflicts). The slot of stage k,
+// k / 64 mod 3, is carried from one iteration to the next (%stage: no division in the
+// loop); iteration k
+//   1. waits for its own copies of stage k (pending = 1) and meets the other threads at a
+//      barrier (stage k has landed everywhere; every warp is done reading stage k-1);
+//   2. 4 times (k16 = 0, 16, 32, 48): copies its 64 x 16 A slice and 64 x 16 B slice from
 //      stage k into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs
-//      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and
-//      12 LDGSTS a thread per 64-wide K tile;
+//      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and 12
+//      LDGSTS a thread per 64-wide K tile;
 //   3. after the first k16 step, starts stage k+2 into stage k-1's slot, with no branch: past
 //      the end of K its chunks read nothing and zero-fill a slot no step reads, so ptxas
 //      interleaves their address math and bounds checks with the HMMAs.
+// The prologue starts stages 0, 1.
 // After the loop every copy has landed (async_wait, pending = 0) before the epilogue.
 // A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
 // tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
