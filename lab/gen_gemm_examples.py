@@ -12,6 +12,11 @@ from regcopy_bench.gemm_kernels import kernel_text
 from regcopy_bench.gemm_side import pad_kernel_text
 
 REPO = Path(__file__).resolve().parents[1]
+EPILOGUE_WORDS = {"shared": "stmatrix + 128-bit epilogue",
+                  "convert": "epilogue converting the accumulators to 128-bit rows"}
+"""How the any-K example's header names the epilogue it shares with examples/gemm.mlir."""
+
+
 def gemm_header() -> str:
     """The header comment of examples/gemm.mlir, for the example's shape (``gemm_kernels``'
     defaults: CTA tile, ring, where the copies issue, prefetching, epilogue)."""
@@ -111,7 +116,7 @@ def gemm_header() -> str:
 """
 
 
-ANY_K_HEADER = "// The GEMM of examples/gemm.mlir for K of any length: @gemm_any_k (f16) and @gemm_any_k_bf16.\n// With K odd no operand row starts 16-byte aligned, and cp.async has no width for such rows,\n// so each 32-wide K tile goes global -> registers -> shared (two slots), its global loads\n// issued one tile ahead so that they fly while the warps compute on the previous tile. The\n// register tiles put a warp along a row (32 consecutive elements an instruction): 16-bit\n// loads, the widest that rows of odd length allow, each warp instruction reading 64\n// contiguous bytes, and 16-bit shared stores. Everything else (ldmatrix.x4\n// fragments, regcopy.mma on 64 x 64 warp tiles, the stmatrix + 128-bit epilogue) is\n// examples/gemm.mlir's. The other route for odd K pads the rows of A and B first\n// (examples/pad_rows.mlir) and runs examples/gemm.mlir. Launch with ceil(N / 256) x\n// ceil(M / 128) CTAs:\n//   regcopy-run --check examples/gemm_any_k.mlir --arg A=40x37 --arg B=72x37 --arg D=40x72 --grid 1,1\n"
+ANY_K_HEADER_FORMAT = "// The GEMM of examples/gemm.mlir for K of any length: @gemm_any_k (f16) and @gemm_any_k_bf16.\n// With K odd no operand row starts 16-byte aligned, and cp.async has no width for such rows,\n// so each 32-wide K tile goes global -> registers -> shared (two slots), its global loads\n// issued one tile ahead so that they fly while the warps compute on the previous tile. The\n// register tiles put a warp along a row (32 consecutive elements an instruction): 16-bit\n// loads, the widest that rows of odd length allow, each warp instruction reading 64\n// contiguous bytes, and 16-bit shared stores. Everything else (ldmatrix.x4\n// fragments, regcopy.mma on 64 x 64 warp tiles, the {EPILOGUE_WORDS[gk.EPILOGUE]}) is\n// examples/gemm.mlir's. The other route for odd K pads the rows of A and B first\n// (examples/pad_rows.mlir) and runs examples/gemm.mlir. Launch with ceil(N / 256) x\n// ceil(M / 128) CTAs:\n//   regcopy-run --check examples/gemm_any_k.mlir --arg A=40x37 --arg B=72x37 --arg D=40x72 --grid 1,1\n"
 
 PAD_HEADER = """// Row padding for a GEMM of any K: Y[r, c] = X[r, c] for c < K, 0 for K <= c < K8, where K8
 // is K rounded up to a multiple of 8 (promised on Y). With K odd no row of X starts 16-byte
@@ -129,7 +134,8 @@ def main() -> None:
     (REPO / "examples" / "gemm.mlir").write_text(
         gemm_header() + kernel_text("gemm", "f16") + "\n" + kernel_text("gemm_bf16", "bf16"))
     (REPO / "examples" / "gemm_any_k.mlir").write_text(
-        ANY_K_HEADER + kernel_text("gemm_any_k", "f16", True, "columns") + "\n"
+        ANY_K_HEADER_FORMAT.replace("{EPILOGUE_WORDS[gk.EPILOGUE]}",
+                                    EPILOGUE_WORDS[gk.EPILOGUE]) + kernel_text("gemm_any_k", "f16", True, "columns") + "\n"
         + kernel_text("gemm_any_k_bf16", "bf16", True, "columns"))
     (REPO / "examples" / "pad_rows.mlir").write_text(
         PAD_HEADER + pad_kernel_text("pad_rows", "f16") + "\n"
