@@ -49,6 +49,7 @@ from regcopy_bench.gemm_side import (
     pad_kernel_text,
     peak_kernel_text,
 )
+from regcopy_bench.gemm_build import INDEX, build_all, lowered, use_index32
 from regcopy_bench.triton_matmul import triton_matmul
 
 SIZES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (8192, 8192, 1024),
@@ -71,63 +72,31 @@ LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128"}
 
 
 
-def narrow_index(source: str) -> str:
-    """``source`` (a printed kernel) with its index math in 32 bits: the extent parameters
-    stay 64-bit and are narrowed once on entry, every other ``long long`` becomes ``int``
-    (``unsigned long long`` ``unsigned``, ``8LL`` ``8``). Correct while every index and
-    extent fits 31 bits; the bench uses it to measure what 32-bit index math buys before the
-    CUDA target emits it."""
-    import re
-
-    start = source.find('extern "C" __global__')
-    end = source.find(") {\n", start)
-    if start < 0 or end < 0:
-        return source
-    sig, body = source[start:end], source[end + 4:]
-    params = re.findall(r"long long (\w+)", sig)
-    sig32 = re.sub(r"long long (\w+)", r"long long \1_64", sig)
-    entry = "".join(f"  const int {p} = (int){p}_64;\n" for p in params)
-    body = body.replace("unsigned long long", "unsigned").replace("long long", "int")
-    body = re.sub(r"\b(\d+)LL\b", r"\1", body)
-    return source[:start] + sig32 + ") {\n" + entry + body
-
-
-def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
-            text: str | None = None, index32: bool = False) -> tuple[str, Any]:
-    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR;
-    ``index32``: its index math narrowed, ``narrow_index``)."""
-    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
-    from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_passes.lower_reg_copy import LowerRegCopyPass
-    from xdsl.parser import Parser
-
-    from regcopy_dialect.context import regcopy_context
-
-    ctx = regcopy_context()
-    module = Parser(ctx, text or kernel_text(name, t, staged, layouts)).parse_module()
-    LowerRegCopyPass(strict=True).apply(ctx, module)
-    source = print_cuda(module)
-    return (narrow_index(source) if index32 else source), kernel_info(kernels(module)[0])
-
-
 def sass_report(candidates: bool = False) -> list[str]:
     """Per kernel, the instructions of its SASS main loop (one K tile: the loop is not
-    unrolled) by opcode, the loop's length, and the kernel's local-memory accesses; with
-    ``candidates``, those of ``gemm_kernels.CANDIDATES`` too (compiled in parallel)."""
+    unrolled) by opcode, the loop's length, and the kernel's local-memory accesses, in its
+    32-bit index form (what runs at the benchmarked sizes) and, for the example, its 64-bit
+    one; with ``candidates``, those of ``gemm_kernels.CANDIDATES`` too (compiled in
+    parallel)."""
     from regcopy_backend.cuda.nvrtc import disassemble
 
-    kernels: dict[str, tuple[str, bool, int]] = {
-        "cp.async ring (K % 8 == 0), the example": (kernel_text("gemm", "f16"), False, BK)}
+    kernels: dict[str, tuple[str, int]] = {
+        "cp.async ring (K % 8 == 0), the example": (kernel_text("gemm", "f16"), BK)}
     for variant in ("rows", "columns"):
         kernels[f"register-staged, {variant} layout (any K)"] = (
-            kernel_text("gemm", "f16", True, variant), False, STAGED_BK)
+            kernel_text("gemm", "f16", True, variant), STAGED_BK)
     if candidates:
         kernels.update((f"candidate {name}", (candidate_text("gemm", "f16", kw),
-                                              bool(kw.get("index32")), int(kw.get("bk", BK))))
+                                              int(kw.get("bk", BK))))
                        for name, kw in CANDIDATES.items() if kw)
-    built = prelower({label: (text, index32) for label, (text, index32, _) in kernels.items()})
-    return [f"{label}: " + loop_mix(disassemble(built[label][2]), bk)
-            for label, (_, _, bk) in kernels.items()]
+    built = build_all({label: text for label, (text, _) in kernels.items()})
+    lines = []
+    for i, (label, (_, bk)) in enumerate(kernels.items()):
+        lines.append(f"{label}, 32-bit index: " + loop_mix(disassemble(built[label].cubin32), bk))
+        if i == 0:
+            lines.append(f"{label}, 64-bit index: "
+                         + loop_mix(disassemble(built[label].cubin64), bk))
+    return lines
 
 
 def loop_mix(sass: str, bk: int) -> str:
@@ -159,40 +128,13 @@ def peak_note() -> str:
             "4 for B, per k16 step)")
 
 
-def _lower_job(job: tuple[str, bool]) -> tuple[str, Any, bytes]:
-    from regcopy_backend.cuda.nvrtc import compile_cuda
-
-    source, info = lowered("gemm", "f16", False, text=job[0], index32=job[1])
-    return source, info, compile_cuda(source).cubin
-
-
-def prelower(jobs: dict[str, tuple[str, bool]]) -> dict[str, tuple[str, Any, bytes]]:
-    """``(CUDA source, KernelInfo, sm_90 cubin)`` of each kernel of ``jobs`` (``name: (IR,
-    index32)``), lowered and compiled in parallel processes (a few seconds a kernel, one core
-    each)."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    workers = min(len(jobs), os.cpu_count() or 1)
-    if workers <= 1:
-        return {name: _lower_job(job) for name, job in jobs.items()}
-    context = multiprocessing.get_context("spawn")  # no CUDA state in the workers
-    try:
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            return dict(zip(jobs, pool.map(_lower_job, jobs.values()), strict=True))
-    except BrokenProcessPool:  # a __main__ the workers cannot import: one by one
-        return {name: _lower_job(job) for name, job in jobs.items()}
-
-
 class RegcopyGemm:
     """regcopy's GEMM kernels for one dtype (``VARIANTS``, with ``candidates`` every kernel of
-    ``gemm_kernels.CANDIDATES`` too), compiled once, launched on torch tensors."""
+    ``gemm_kernels.CANDIDATES`` too), compiled once in both index forms, launched on torch
+    tensors in the form the runner would pick (``gemm_build.use_index32``)."""
 
     def __init__(self, t: str, candidates: bool = False) -> None:
         from regcopy_backend.runtime.runner import (
-            compile_kernel,
             cuda_core,
             get_device,
             set_dynamic_shared_memory,
@@ -200,31 +142,37 @@ class RegcopyGemm:
 
         self.core, self.dev = cuda_core(), get_device()
         self.dev.set_current()
-        self.kernels: dict[str, tuple[Any, Any]] = {}
+        self.kernels: dict[str, tuple[Any, Any, Any]] = {}
         self.shape: dict[str, dict[str, int | bool | str]] = {}
         for variant in VARIANTS:
             self.shape[variant] = TILES.get(variant, {})
         if candidates:
             self.shape.update((name, kw) for name, kw in CANDIDATES.items() if kw)
-        jobs = {name: ((candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
-                        else kernel_text(f"gemm_{t}", t, True, name)), bool(kw.get("index32")))
+        jobs = {name: (candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
+                       else kernel_text(f"gemm_{t}", t, True, name))
                 for name, kw in self.shape.items()}
         for layout in PAD_LAYOUTS:
-            jobs[f"pad_{layout}"] = (pad_kernel_text(f"pad_{t}", t, layout), False)
-        for name, (source, info, cubin) in prelower(jobs).items():
-            try:
-                kernel = self.core.ObjectCode.from_cubin(cubin).get_kernel(info.symbol)
-            except Exception:  # noqa: BLE001 - an older cuda.core: compile here
-                kernel = compile_kernel(self.dev, source, info.symbol)
-            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
-            self.kernels[name] = (kernel, info)
+            jobs[f"pad_{layout}"] = pad_kernel_text(f"pad_{t}", t, layout)
+        for name, built in build_all(jobs).items():
+            forms = []
+            for cubin in (built.cubin64, built.cubin32):
+                kernel = self.core.ObjectCode.from_cubin(cubin).get_kernel(built.info.symbol)
+                set_dynamic_shared_memory(self.dev, kernel, built.info.dynamic_shared_bytes)
+                forms.append(kernel)
+            self.kernels[name] = (forms[0], forms[1], built.info)
+
+    def form(self, name: str, shapes: list[tuple[int, ...]]) -> tuple[Any, Any]:
+        """``(kernel, KernelInfo)`` of kernel ``name`` in the index form for buffers of
+        ``shapes``."""
+        k64, k32, info = self.kernels[name]
+        return (k32 if use_index32(shapes) else k64), info
 
     def pad_launcher(self, x: Any, y: Any, stream: Any, layout: str = PAD_LAYOUT
                      ) -> Callable[[], None]:
         """One launch of the row-padding kernel (``layout``: ``PAD_LAYOUTS``): ``y`` (R x
         K8) = ``x`` (R x K), zeros after."""
         from regcopy_backend.runtime.runner import extent_values
-        kernel, info = self.kernels[f"pad_{layout}"]
+        kernel, info = self.form(f"pad_{layout}", [tuple(x.shape), tuple(y.shape)])
         args: list[Any] = []
         for p, v in zip(info.params, (x, y), strict=True):
             args += [v.data_ptr(), *extent_values(info, p, tuple(v.shape))]
@@ -263,7 +211,7 @@ class RegcopyGemm:
             return self.padded_launcher(a, b, d, stream)
         if variant.startswith("pad-"):
             return self.padded_launcher(a, b, d, stream, variant.removeprefix("pad-"))
-        kernel, info = self.kernels[variant]
+        kernel, info = self.form(variant, [tuple(x.shape) for x in (a, b, d)])
         args: list[Any] = []
         for p, x in zip(info.params, (a, b, d), strict=True):
             args += [x.data_ptr(), *extent_values(info, p, tuple(x.shape))]
@@ -372,7 +320,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="compare the candidates before the table (first) or after it")
     ap.add_argument("--candidate-sizes", default="4096,8192",
                     help="the cubes the candidates are compared on")
+    ap.add_argument("--index", choices=("auto", "64"), default="auto",
+                    help="index math of regcopy's launches: the runner's choice (32-bit where "
+                         "every offset fits) or 64-bit always")
     args = ap.parse_args(argv)
+    INDEX[0] = args.index
     if not args.sass_only:
         # torch first: imported after NVRTC has compiled in this process, its schema parser
         # fails ("expected ident but found ')'"), as seen on the H200 (torch 2.11)
@@ -380,7 +332,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             import torch
         except ImportError:
             pass
-    print("SASS (NVRTC, sm_90):")
+    print(f"SASS (NVRTC, sm_90); regcopy's launches use index math: "
+          f"{'32-bit where every offset fits' if args.index == 'auto' else '64-bit'}")
     for line in sass_report(candidates=args.sass_only):
         print("  " + line)
     print("  " + peak_note())

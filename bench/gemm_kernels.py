@@ -28,75 +28,41 @@ WARPS = THREADS // 32
 BK, STAGES = 64, 3
 """The cp.async ring of the example: 64-wide K tiles, 3 stages (measured on the H200 faster
 than 32 x 4 and 32 x 3 at 4096^3 and 8192^3)."""
-ISSUE_AT = 1
-"""k16 steps of a K tile computed before the next stage's copies are issued: the cp.async
-issue (address math and bounds checks, a branch ptxas does not schedule across) then
-overlaps the mma.sync of the steps before it instead of delaying them all."""
+ISSUE_AT = 0
+"""k16 steps of a K tile computed before the next stage's copies are issued (0: first, so
+their global loads have the whole tile's HMMAs to land in; the H200 measured that faster
+than after the first step, with or without the prefetching loop)."""
 CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "example": {},
-    "64x3 copies first in a branch": {"issue_at": 0, "branchless": False},
-    "64x3 convert, copies first in a branch": {
-        "epilogue": "convert", "issue_at": 0, "branchless": False},
-    "64x4 convert, copies first in a branch": {
-        "stages": 4, "epilogue": "convert", "issue_at": 0, "branchless": False},
-    "128x2 convert, copies first in a branch": {
-        "bk": 128, "stages": 2, "epilogue": "convert", "issue_at": 0, "branchless": False},
-    "256x128 copies first in a branch": {"cm": 256, "issue_at": 0, "branchless": False},
-    "256x128 convert, copies first in a branch": {
-        "cm": 256, "epilogue": "convert", "issue_at": 0, "branchless": False},
-    "64x3 copies first in a branch, 32-bit index": {
-        "issue_at": 0, "branchless": False, "index32": True},
-    "64x4 convert, copies first in a branch, 32-bit index": {
-        "stages": 4, "epilogue": "convert", "issue_at": 0, "branchless": False,
-        "index32": True},
-    "64x3 prefetch, copies first in a branch, 32-bit index": {
-        "prefetch": True, "edge": False, "issue_at": 0, "branchless": False, "index32": True},
-    "64x3 prefetch, 32-bit index": {"prefetch": True, "edge": False, "index32": True},
-    "64x3 prefetch convert, copies first in a branch, 32-bit index": {
-        "prefetch": True, "edge": False, "epilogue": "convert", "issue_at": 0, "branchless": False,
-        "index32": True},
-    "64x4 prefetch convert, copies first in a branch, 32-bit index": {
-        "prefetch": True, "edge": False, "stages": 4, "epilogue": "convert", "issue_at": 0,
-        "branchless": False, "index32": True},
-    "256x128 prefetch convert, copies first in a branch, 32-bit index": {
-        "prefetch": True, "edge": False, "cm": 256, "epilogue": "convert", "issue_at": 0,
-        "branchless": False, "index32": True},
-    "64x3 prefetch edge": {"prefetch": True, "edge": True},
-    "64x3 prefetch edge convert": {"prefetch": True, "edge": True, "epilogue": "convert"},
-    "64x4 prefetch edge convert": {
-        "prefetch": True, "edge": True, "epilogue": "convert", "stages": 4},
-    "256x128 prefetch edge convert": {
-        "prefetch": True, "edge": True, "epilogue": "convert", "cm": 256},
-    "64x3 prefetch edge convert, 32-bit index": {
-        "prefetch": True, "edge": True, "epilogue": "convert", "index32": True},
-    "128x128 4 warps 64x3 convert, copies first in a branch": {
-        "warps": 4, "epilogue": "convert", "issue_at": 0, "branchless": False},
-    "128x128 4 warps 64x3 prefetch convert, copies first in a branch, 32-bit index": {
-        "warps": 4, "prefetch": True, "edge": False, "epilogue": "convert", "issue_at": 0,
-        "branchless": False, "index32": True},
+    "the previous example (copies after the first k16 step, no branch; shared epilogue; "
+    "no prefetch)": {"issue_at": 1, "branchless": True, "epilogue": "shared",
+                     "prefetch": False},
+    "no prefetch": {"prefetch": False},
+    "shared epilogue": {"epilogue": "shared"},
+    "64x4": {"stages": 4},
+    "256x128": {"cm": 256},
+    "edge prefetch, copies after the first k16 step, no branch": {
+        "edge": True, "issue_at": 1, "branchless": True},
+    "128x128 of 4 warps": {"warps": 4},
 }
-"""The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes) beside the example's
-defaults, as ``kernel_text`` arguments: the ring shape (BK x stages; 4 stages of 64 fit in
-shared memory only without the ``shared`` epilogue's tile), where the next stage's copies
-issue, ``prefetch`` (the CUTLASS-style loop: fragments double-buffered, the barrier before the
-last k16 step's mma), the epilogue, the CTA tile (128 x 256, 256 x 128, and 128 x 128 of 4 warps, two CTAs
-an SM), and ``index32`` (not a ``kernel_text``
-argument: the bench compiles the CUDA source with 32-bit index math, the CUDA target's
-coming form for extents that fit, to measure it early)."""
+"""The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes), as ``kernel_text``
+arguments that differ from the example's: the previous example, the example without the
+prefetching loop or with the ``shared`` epilogue, 4 stages, the 256 x 128 CTA tile, the
+edge-only prefetch, and 128 x 128 CTAs of 4 warps (two an SM). The H200 run that chose the
+example (lab/results/h200_2026-12-03/mmagemm) compared 21 of them; docs/mma.md has its table."""
 
 
 def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:
-    """``kernel_text(name, t, **kw)`` for a ``CANDIDATES`` entry (``index32`` left out)."""
-    args = {k: v for k, v in kw.items() if k != "index32"}
-    return kernel_text(name, t, **args)  # type: ignore[arg-type]
+    """``kernel_text(name, t, **kw)`` for a ``CANDIDATES`` entry."""
+    return kernel_text(name, t, **kw)  # type: ignore[arg-type]
 
 
 NARROW: dict[str, int | bool | str] = {"wn": 32, "bk": 32, "stages": 4}
 """The 128 x 128 CTA tile of 8 warps (64 x 32 each, two CTAs an SM) of the main table."""
-BRANCHLESS = True
-"""The next stage's copies are issued in every iteration, with no branch around them (past
-the end of K they read nothing and zero-fill a free slot): ptxas interleaves them with the
-HMMAs."""
+BRANCHLESS = False
+"""Whether the next stage's copies are issued in every iteration, with no branch around them
+(past the end of K they read nothing and zero-fill a free slot, and ptxas interleaves them
+with the HMMAs); the example issues them first, in a branch taken while stages remain."""
 STAGED_BK = 32
 """The register-staged kernel's K tile (two shared slots)."""
 
@@ -481,10 +447,11 @@ shared tile (stmatrix) and, after a barrier, the CTA copies it to D through regi
 shuffles, words move within quads of lanes) and stores its own 64 x wn tile, no shared memory
 and no barrier. Both stores are bounds-checked against M and N and, where N % 8 != 0, store
 each vector realigned as its aligned pieces."""
-EPILOGUE = "shared"
-"""The example's epilogue."""
-PREFETCH = False
-"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``)."""
+EPILOGUE = "convert"
+"""The example's epilogue (the H200: the fastest kernels all had it)."""
+PREFETCH = True
+"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``: 1.08x / 1.10x the
+previous example at 4096^3 / 8192^3 on the H200)."""
 EDGE = False
 """Whether the example's prefetch is the edge-only one (``kernel_text``'s ``edge``)."""
 

@@ -1,8 +1,9 @@
 """Launch GEMM candidates once each at 4096^3 f16, for Nsight Compute (lab/gpu/mmagemm_ncu.sh):
 
-    ncu -k regex:gemm ... python3 lab/gpu/gemm_ncu_run.py "example" "64x3 prefetch edge convert"
+    ncu -k regex:gemm ... python3 lab/gpu/gemm_ncu_run.py "example" "no prefetch"
 
-Each name is a key of ``regcopy_bench.gemm_kernels.CANDIDATES``; the kernel of candidate i is
+Each name is a key of ``regcopy_bench.gemm_kernels.CANDIDATES``, launched in its 32-bit index
+form (what runs at this size); the kernel of candidate i is
 ``gemm_<i>`` (the names are printed first, so ncu's report can be read against them). One
 warm-up launch each, then the profiled one."""
 
@@ -15,7 +16,7 @@ def main(names: list[str]) -> int:
     import torch  # first: before any NVRTC compile in this process (bench_gemm's note)
     from regcopy_backend.runtime.runner import cuda_core, extent_values, get_device
     from regcopy_backend.runtime.runner import set_dynamic_shared_memory
-    from regcopy_bench.bench_gemm import prelower
+    from regcopy_bench.gemm_build import build_all
     from regcopy_bench.gemm_kernels import (
         CANDIDATES,
         candidate_block,
@@ -25,17 +26,17 @@ def main(names: list[str]) -> int:
 
     core, dev = cuda_core(), get_device()
     dev.set_current()
-    jobs = {name: (candidate_text(f"gemm_{i}", "f16", CANDIDATES[name]),
-                   bool(CANDIDATES[name].get("index32"))) for i, name in enumerate(names)}
-    built = prelower(jobs)
+    jobs = {name: candidate_text(f"gemm_{i}", "f16", CANDIDATES[name])
+            for i, name in enumerate(names)}
+    built = build_all(jobs)
     m = n = k = 4096
     a = torch.randn(m, k, device="cuda", dtype=torch.float16)
     b = torch.randn(n, k, device="cuda", dtype=torch.float16)
     d = torch.empty(m, n, device="cuda", dtype=torch.float16)
     torch.cuda.synchronize()
     for i, name in enumerate(names):
-        _, info, cubin = built[name]
-        kernel = core.ObjectCode.from_cubin(cubin).get_kernel(info.symbol)
+        info = built[name].info
+        kernel = core.ObjectCode.from_cubin(built[name].cubin32).get_kernel(info.symbol)
         set_dynamic_shared_memory(dev, kernel, info.dynamic_shared_bytes)
         args: list[object] = []
         for p, x in zip(info.params, (a, b, d), strict=True):

@@ -1,13 +1,13 @@
 """The GEMM benchmark's machinery without a GPU: the CTA shapes and grids of the candidates,
 the ``convert`` epilogue's lowering (warp shuffles within quads, 128-bit stores), and the
-32-bit index form the bench compiles for its ``index32`` candidates."""
+32-bit index form the bench launches where the offsets fit."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from regcopy_bench.bench_gemm import narrow_index
+from regcopy_bench.gemm_build import narrow_index, use_index32
 from regcopy_bench.gemm_kernels import (
     CANDIDATES,
     candidate_block,
@@ -68,3 +68,8 @@ def test_narrow_index_keeps_the_parameters_and_narrows_the_body() -> None:
     assert "const int X_dim1 = (int)X_dim1_64;" in body
     assert "long long" not in body and not re.search(r"\b\d+LL\b", body)
     compile_cuda(narrow)  # NVRTC accepts it
+
+
+def test_index_form_of_a_launch() -> None:
+    assert use_index32([(8192, 8192), (8192, 8192), (8192, 8192)])
+    assert not use_index32([(46341, 46341)])  # 2^31 elements and more: the 64-bit form

@@ -92,33 +92,34 @@ def test_narrow_cta_tile_exact() -> None:
 
 
 @pytest.fixture(scope="module")
-def compiled_candidates() -> dict[str, tuple[str, Any, bytes]]:
-    """Every candidate of ``CANDIDATES`` lowered and compiled at once, in parallel processes
-    (bench_gemm's ``prelower``: one NVRTC compile each instead of one a test, one at a time)."""
-    from regcopy_bench.bench_gemm import prelower
+def compiled_candidates() -> dict[str, Any]:
+    """Every candidate of ``CANDIDATES`` lowered and compiled at once, in both index forms, in
+    parallel processes (``gemm_build.build_all``: no NVRTC compile per test)."""
+    from regcopy_bench.gemm_build import build_all
     from regcopy_bench.gemm_kernels import candidate_text
 
-    return prelower({name: (candidate_text("gemm", "f16", kw), bool(kw.get("index32")))
-                     for name, kw in CANDIDATES.items() if kw})
+    return build_all({name: candidate_text("gemm", "f16", kw)
+                      for name, kw in CANDIDATES.items() if kw})
 
 
+@pytest.mark.parametrize("index", [64, 32])
 @pytest.mark.parametrize("name", [n for n, kw in CANDIDATES.items() if kw])
-def test_candidate_kernels_exact(name: str,
-                                 compiled_candidates: dict[str, tuple[str, Any, bytes]]
-                                 ) -> None:
-    """Every cp.async kernel bench_gemm compares (32-bit index math where it says so):
-    exact at a size ragged in M and N (N % 8 != 0: the epilogues' realigned stores) whose K
-    (328) wraps every ring and ends in a partial K tile."""
+def test_candidate_kernels_exact(name: str, index: int,
+                                 compiled_candidates: dict[str, Any]) -> None:
+    """Every cp.async kernel bench_gemm compares, in both index forms: exact at a size ragged
+    in M and N (N % 8 != 0: the epilogues' realigned stores) whose K (328) wraps every ring
+    and ends in a partial K tile."""
     from regcopy_backend.runtime.runner import cuda_core, run_kernel
     from regcopy_bench.gemm_kernels import candidate_grid
 
     kw = CANDIDATES[name]
-    source, info, cubin = compiled_candidates[name]
-    kernel = cuda_core().ObjectCode.from_cubin(cubin).get_kernel(info.symbol)
+    built = compiled_candidates[name]
+    cubin = built.cubin32 if index == 32 else built.cubin64
+    kernel = cuda_core().ObjectCode.from_cubin(cubin).get_kernel(built.info.symbol)
     m, n, k = 260, 300, 328
     rng = np.random.default_rng(k)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
-    out = run_kernel(source, info,
+    out = run_kernel(built.source, built.info,
                      [_bits(a, "f16"), _bits(b, "f16"), _bits(np.zeros((m, n)), "f16")],
                      kernel=kernel, grid=candidate_grid(m, n, kw)).arrays[2]
     assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
