@@ -198,10 +198,11 @@ class RegcopyGemm:
         run.steps = steps  # type: ignore[attr-defined]  # timed one by one (bench's split)
         return run
 
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any, variant: str | None = None
-                 ) -> Callable[[], None]:
+    def launcher(self, a: Any, b: Any, d: Any, stream: Any, variant: str | None = None,
+                 index64: bool = False) -> Callable[[], None]:
         """One launch of ``D = A B^T``: the cp.async kernel where K % 8 == 0, else the
-        staged one (``variant`` picks another)."""
+        padded route (``variant`` picks another; ``index64``: the 64-bit index form
+        whatever the sizes)."""
         from regcopy_backend.runtime.runner import extent_values
         m, k = a.shape
         n = b.shape[0]
@@ -212,6 +213,8 @@ class RegcopyGemm:
         if variant.startswith("pad-"):
             return self.padded_launcher(a, b, d, stream, variant.removeprefix("pad-"))
         kernel, info = self.form(variant, [tuple(x.shape) for x in (a, b, d)])
+        if index64:
+            kernel = self.kernels[variant][0]
         args: list[Any] = []
         for p, x in zip(info.params, (a, b, d), strict=True):
             args += [x.data_ptr(), *extent_values(info, p, tuple(x.shape))]
@@ -445,6 +448,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         ms_rc, kernel = ms_t, LABELS[tile]
                 print(f"  CTA tiles at {m}x{n}x{k}: " + ", ".join(
                     f"{label} {v:.0f}" for label, v in speeds.items()) + " TFLOPS", flush=True)
+                if INDEX[0] == "auto" and use_index32([(m, k), (n, k), (m, n)]):
+                    ms64 = time_ms(rc.launcher(a, b, d, cstream, "async", index64=True),
+                                   args.iters)
+                    print(f"  index forms at {m}x{n}x{k} (128x256): 32-bit "
+                          f"{speeds['128x256']:.0f}, 64-bit {flop / ms64 / 1e9:.0f} TFLOPS",
+                          flush=True)
                 if m == n == k:
                     best_aligned[t, "aligned"] = max(best_aligned.get((t, "aligned"), 0.0),
                                                      flop / ms_rc / 1e9)
