@@ -30,26 +30,28 @@ BK, STAGES = 64, 3
 than 32 x 4 and 32 x 3 at 4096^3 and 8192^3)."""
 ISSUE_AT = 0
 """k16 steps of a K tile computed before the next stage's copies are issued (0: first, so
-their global loads have the whole tile's HMMAs to land in; the H200 measured that faster
-than after the first step, with or without the prefetching loop)."""
+their global loads have the whole tile's HMMAs to land in; the H200 measured that 3 % faster
+than after the first step)."""
 CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "example": {},
-    "the previous example (copies after the first k16 step, no branch; shared epilogue; "
-    "no prefetch)": {"issue_at": 1, "branchless": True, "epilogue": "shared",
-                     "prefetch": False},
-    "no prefetch": {"prefetch": False},
-    "shared epilogue": {"epilogue": "shared"},
-    "64x4": {"stages": 4},
+    "the previous example (copies after the first k16 step, no branch)": {
+        "issue_at": 1, "branchless": True},
+    "prefetch, convert epilogue (the fastest; its 64-bit index form spills)": {
+        "prefetch": True, "epilogue": "convert"},
+    "prefetch": {"prefetch": True},
+    "convert epilogue": {"epilogue": "convert"},
+    "prefetch, convert epilogue, 64x4": {"prefetch": True, "epilogue": "convert", "stages": 4},
     "256x128": {"cm": 256},
-    "edge prefetch, copies after the first k16 step, no branch": {
-        "edge": True, "issue_at": 1, "branchless": True},
-    "128x128 of 4 warps": {"warps": 4},
+    "edge prefetch, convert epilogue, copies after the first k16 step, no branch": {
+        "prefetch": True, "edge": True, "epilogue": "convert", "issue_at": 1,
+        "branchless": True},
+    "128x128 of 4 warps, convert epilogue": {"warps": 4, "epilogue": "convert"},
 }
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes), as ``kernel_text``
-arguments that differ from the example's: the previous example, the example without the
-prefetching loop or with the ``shared`` epilogue, 4 stages, the 256 x 128 CTA tile, the
-edge-only prefetch, and 128 x 128 CTAs of 4 warps (two an SM). The H200 run that chose the
-example (lab/results/h200_2026-12-03/mmagemm) compared 21 of them; docs/mma.md has its table."""
+arguments that differ from the example's: the previous example, the prefetching loop (with
+either epilogue, 3 or 4 stages), the ``convert`` epilogue, the 256 x 128 CTA tile, the
+edge-only prefetch, and 128 x 128 CTAs of 4 warps (two an SM). The H200 run of 15:46
+(lab/results/h200_2026-12-03/mmagemm) compared 21 of them; docs/mma.md has its table."""
 
 
 def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:
@@ -447,11 +449,15 @@ shared tile (stmatrix) and, after a barrier, the CTA copies it to D through regi
 shuffles, words move within quads of lanes) and stores its own 64 x wn tile, no shared memory
 and no barrier. Both stores are bounds-checked against M and N and, where N % 8 != 0, store
 each vector realigned as its aligned pieces."""
-EPILOGUE = "convert"
-"""The example's epilogue (the H200: the fastest kernels all had it)."""
-PREFETCH = True
-"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``: 1.08x / 1.10x the
-previous example at 4096^3 / 8192^3 on the H200)."""
+EPILOGUE = "shared"
+"""The example's epilogue (with the example's loop the H200 measured it faster than
+``convert``: 361 / 348 against 348 / 346 TFLOPS at 4096^3 / 8192^3)."""
+PREFETCH = False
+"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``). With the
+``convert`` epilogue it ran 1.05x / 1.07x the example on the H200, but in the 64-bit index
+form ptxas spills (10 to 18 local-memory accesses, by NVRTC version), and an example has
+none; in the 32-bit form it has none, so it is the next example once every launch that can
+runs that form and the 64-bit one stops spilling."""
 EDGE = False
 """Whether the example's prefetch is the edge-only one (``kernel_text``'s ``edge``)."""
 

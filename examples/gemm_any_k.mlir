@@ -5,7 +5,7 @@
 // register tiles put a warp along a row (32 consecutive elements an instruction): 16-bit
 // loads, the widest that rows of odd length allow, each warp instruction reading 64
 // contiguous bytes, and 16-bit shared stores. Everything else (ldmatrix.x4
-// fragments, regcopy.mma on 64 x 64 warp tiles, the epilogue converting the accumulators to 128-bit rows) is
+// fragments, regcopy.mma on 64 x 64 warp tiles, the stmatrix + 128-bit epilogue) is
 // examples/gemm.mlir's. The other route for odd K pads the rows of A and B first
 // (examples/pad_rows.mlir) and runs examples/gemm.mlir. Launch with ceil(N / 256) x
 // ceil(M / 128) CTAs:
@@ -16,11 +16,10 @@ func.func @gemm_any_k(%A: memref<?x?xf16, #regcopy.mem<global>>,
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>} {
   %SA = memref.alloca() : memref<2x128x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<2x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %RW = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,2,4,8):(32,16,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+  %SC = memref.alloca() : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
-  %FA1 = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %FB1 = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
@@ -91,17 +90,17 @@ func.func @gemm_any_k(%A: memref<?x?xf16, #regcopy.mem<global>>,
     regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<2x256x32xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   }
-  // epilogue: round to f16 (cvt.rn, same fragment layout), rows of 8 by warp shuffles, 128-bit stores
+  // epilogue: round to f16 (cvt.rn, same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
     vector.store %h, %out[%i] : memref<128xf16, #regcopy.mem<local>>, vector<4xf16>
   }
-  regcopy.copy warp %CO -> %RW : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x64xf16, #regcopy.layout<(4,2,8,2,4,8):(32,16,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-  %wm0 = arith.addi %m0, %am : index
-  %wn0 = arith.addi %n0, %bn : index
-  regcopy.copy warp %RW -> %D[%wm0, %wn0] [64, 64] : memref<64x64xf16, #regcopy.layout<(4,2,8,2,4,8):(32,16,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+  regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  "gpu.barrier"() : () -> ()
+  regcopy.copy cta %SC -> %RC : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   func.return
 }
 
@@ -111,11 +110,10 @@ func.func @gemm_any_k_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>>,
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = 1>} {
   %SA = memref.alloca() : memref<2x128x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<2x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-  %RW = memref.alloca() : memref<64x64xbf16, #regcopy.layout<(4,2,8,2,4,8):(32,16,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+  %SC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
-  %FA1 = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %FB1 = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
@@ -186,16 +184,16 @@ func.func @gemm_any_k_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>>,
     regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<2x256x32xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   }
-  // epilogue: round to bf16 (cvt.rn, same fragment layout), rows of 8 by warp shuffles, 128-bit stores
+  // epilogue: round to bf16 (cvt.rn, same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
     vector.store %h, %out[%i] : memref<128xbf16, #regcopy.mem<local>>, vector<4xbf16>
   }
-  regcopy.copy warp %CO -> %RW : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x64xbf16, #regcopy.layout<(4,2,8,2,4,8):(32,16,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-  %wm0 = arith.addi %m0, %am : index
-  %wn0 = arith.addi %n0, %bn : index
-  regcopy.copy warp %RW -> %D[%wm0, %wn0] [64, 64] : memref<64x64xbf16, #regcopy.layout<(4,2,8,2,4,8):(32,16,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+  regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  "gpu.barrier"() : () -> ()
+  regcopy.copy cta %SC -> %RC : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   func.return
 }

@@ -3,38 +3,36 @@
 // aligned and cp.async cannot read it; after this copy every row of Y does, and the GEMM of
 // examples/gemm.mlir runs on the padded A and B (the zero columns add nothing). regcopy
 // lowers the copy with its ragged-edge machinery: the read is bounds-checked against K
-// (zeros past it); lane l of a warp moves columns 32 c + l of its rows, so each warp
-// instruction reads and writes 64 contiguous bytes of 16-bit elements (the widest a row of
-// odd length allows; on the H200 faster than 8 consecutive elements a thread, whose 16-bit
-// loads lie 16 bytes apart). @pad_rows (f16) and @pad_rows_bf16; launch with
-// ceil(K8 / 256) x ceil(R / 32) CTAs:
+// (zeros past it) and versioned on K % 8 (128-bit loads when the rows are aligned, 16-bit
+// ones otherwise, which the L1 merges per line), the write is 128-bit. @pad_rows (f16) and
+// @pad_rows_bf16; launch with ceil(K8 / 256) x ceil(R / 32) CTAs:
 //   regcopy-run --check examples/pad_rows.mlir --arg X=40x37 --arg Y=40x40 --grid 1,2
 func.func @pad_rows(%X: memref<?x?xf16, #regcopy.mem<global>>,
     %Y: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>})
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>} {
-  %R = memref.alloca() : memref<32x256xf16, #regcopy.layout<(4,8,8,32):(8,32@tx,1,1@tx)>, #regcopy.mem<local>>
+  %R = memref.alloca() : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %c32 = arith.constant 32 : index
   %c256 = arith.constant 256 : index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   %r0 = arith.muli %by, %c32 : index
   %k0 = arith.muli %bx, %c256 : index
-  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<32x256xf16, #regcopy.layout<(4,8,8,32):(8,32@tx,1,1@tx)>, #regcopy.mem<local>>
-  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : memref<32x256xf16, #regcopy.layout<(4,8,8,32):(8,32@tx,1,1@tx)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   func.return
 }
 
 func.func @pad_rows_bf16(%X: memref<?x?xbf16, #regcopy.mem<global>>,
     %Y: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>})
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>} {
-  %R = memref.alloca() : memref<32x256xbf16, #regcopy.layout<(4,8,8,32):(8,32@tx,1,1@tx)>, #regcopy.mem<local>>
+  %R = memref.alloca() : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %c32 = arith.constant 32 : index
   %c256 = arith.constant 256 : index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   %r0 = arith.muli %by, %c32 : index
   %k0 = arith.muli %bx, %c256 : index
-  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<32x256xbf16, #regcopy.layout<(4,8,8,32):(8,32@tx,1,1@tx)>, #regcopy.mem<local>>
-  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : memref<32x256xbf16, #regcopy.layout<(4,8,8,32):(8,32@tx,1,1@tx)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   func.return
 }

@@ -123,11 +123,9 @@ PAD_HEADER = """// Row padding for a GEMM of any K: Y[r, c] = X[r, c] for c < K,
 // aligned and cp.async cannot read it; after this copy every row of Y does, and the GEMM of
 // examples/gemm.mlir runs on the padded A and B (the zero columns add nothing). regcopy
 // lowers the copy with its ragged-edge machinery: the read is bounds-checked against K
-// (zeros past it); lane l of a warp moves columns 32 c + l of its rows, so each warp
-// instruction reads and writes 64 contiguous bytes of 16-bit elements (the widest a row of
-// odd length allows; on the H200 faster than 8 consecutive elements a thread, whose 16-bit
-// loads lie 16 bytes apart). @pad_rows (f16) and @pad_rows_bf16; launch with
-// ceil(K8 / 256) x ceil(R / 32) CTAs:
+// (zeros past it) and versioned on K % 8 (128-bit loads when the rows are aligned, 16-bit
+// ones otherwise, which the L1 merges per line), the write is 128-bit. @pad_rows (f16) and
+// @pad_rows_bf16; launch with ceil(K8 / 256) x ceil(R / 32) CTAs:
 //   regcopy-run --check examples/pad_rows.mlir --arg X=40x37 --arg Y=40x40 --grid 1,2
 """
 

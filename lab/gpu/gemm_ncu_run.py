@@ -1,6 +1,6 @@
 """Launch GEMM candidates once each at 4096^3 f16, for Nsight Compute (lab/gpu/mmagemm_ncu.sh):
 
-    ncu -k regex:gemm ... python3 lab/gpu/gemm_ncu_run.py "example" "no prefetch"
+    ncu -k regex:gemm ... python3 lab/gpu/gemm_ncu_run.py "example" "prefetch, convert epilogue (the fastest; its 64-bit index form spills)"
 
 Each name is a key of ``regcopy_bench.gemm_kernels.CANDIDATES``, launched in its 32-bit index
 form (what runs at this size); the kernel of candidate i is

@@ -16,8 +16,8 @@ if [ ! -x "$ncu" ]; then echo "no ncu"; exit 2; fi
 timeout 100 "$ncu" -k regex:gemm_ \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section WarpStateStats --section Occupancy \
-    python3 lab/gpu/gemm_ncu_run.py "example" "no prefetch" \
-        "the previous example (copies after the first k16 step, no branch; shared epilogue; no prefetch)" >"$out/ncu.txt" 2>&1
+    python3 lab/gpu/gemm_ncu_run.py "example" "prefetch, convert epilogue (the fastest; its 64-bit index form spills)" \
+        "the previous example (copies after the first k16 step, no branch)" >"$out/ncu.txt" 2>&1
 rc=$?
 grep -E "gemm_[0-9]|Duration|Tensor|Shared|L2 Cache Throughput|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Memory Throughput|Stall|Warp Cycles Per Issued|Issue Slots|Achieved Occupancy|Registers Per" "$out/ncu.txt" | head -150
 echo "ncu: exit $rc" | tee "$out/summary.txt"
