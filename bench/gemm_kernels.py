@@ -24,66 +24,94 @@ writes them to shared memory (stmatrix) and copies the CTA's tile out in 128-bit
 from __future__ import annotations
 
 CTA_M, CTA_N, THREADS = 128, 256, 256
+WARPS = THREADS // 32
 BK, STAGES = 64, 3
 """The cp.async ring of the example: 64-wide K tiles, 3 stages (measured on the H200 faster
 than 32 x 4 and 32 x 3 at 4096^3 and 8192^3)."""
-ISSUE_AT = 1
-"""k16 steps of a K tile computed before the next stage's copies are issued: the cp.async
-issue (address math and bounds checks, a branch ptxas does not schedule across) then
-overlaps the mma.sync of the steps before it instead of delaying them all."""
-CANDIDATES: dict[str, dict[str, int | bool]] = {
+ISSUE_AT = 0
+"""k16 steps of a K tile computed before the next stage's copies are issued (0: first, so
+their global loads have the whole tile's HMMAs to land in; the H200 measured that 3 % faster
+than after the first step)."""
+CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "example": {},
-    "32x4 copies first in a branch (the previous shape)": {
-        "bk": 32, "stages": 4, "issue_at": 0, "branchless": False},
-    "64x3 copies first in a branch": {"issue_at": 0, "branchless": False},
-    "64x3 copies in a branch": {"branchless": False},
-    "64x3 issue after 2 k16": {"issue_at": 2},
-    "64x3 fragments x2": {"dbuf": True},
-    "128x128 32x4": {"wn": 32, "bk": 32, "stages": 4},
-    "128x128 32x4 copies first in a branch": {
-        "wn": 32, "bk": 32, "stages": 4, "issue_at": 0, "branchless": False},
-    "128x128 64x2": {"wn": 32, "bk": 64, "stages": 2},
+    "the previous example (copies after the first k16 step, no branch)": {
+        "issue_at": 1, "branchless": True},
+    "prefetch, convert epilogue (the fastest; its 64-bit index form spills)": {
+        "prefetch": True, "epilogue": "convert"},
+    "prefetch": {"prefetch": True},
+    "convert epilogue": {"epilogue": "convert"},
+    "prefetch, convert epilogue, 64x4": {"prefetch": True, "epilogue": "convert", "stages": 4},
+    "256x128": {"cm": 256},
+    "edge prefetch, convert epilogue, copies after the first k16 step, no branch": {
+        "prefetch": True, "edge": True, "epilogue": "convert", "issue_at": 1,
+        "branchless": True},
+    "128x128 of 4 warps, convert epilogue": {"warps": 4, "epilogue": "convert"},
 }
-"""``kernel_text`` arguments of the cp.async kernels ``bench_gemm`` compares (f16, aligned
-sizes), beside the example's defaults: the ring shape (BK x stages), where the next stage's
-copies issue, fragment double-buffering, and the 128 x 128 CTA tile (warps 64 x 32, two CTAs
-an SM: its rings fit 96 KiB of shared memory)."""
-NARROW = CANDIDATES["128x128 32x4"]
-"""The 128 x 128 CTA tile of the main table."""
-BRANCHLESS = True
-"""The next stage's copies are issued in every iteration, with no branch around them (past
-the end of K they read nothing and zero-fill a free slot): ptxas interleaves them with the
-HMMAs."""
+"""The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes), as ``kernel_text``
+arguments that differ from the example's: the previous example, the prefetching loop (with
+either epilogue, 3 or 4 stages), the ``convert`` epilogue, the 256 x 128 CTA tile, the
+edge-only prefetch, and 128 x 128 CTAs of 4 warps (two an SM). The H200 run of 15:46
+(lab/results/h200_2026-12-03/mmagemm) compared 21 of them; docs/mma.md has its table."""
+
+
+def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:
+    """``kernel_text(name, t, **kw)`` for a ``CANDIDATES`` entry."""
+    return kernel_text(name, t, **kw)  # type: ignore[arg-type]
+
+
+NARROW: dict[str, int | bool | str] = {"wn": 32, "bk": 32, "stages": 4}
+"""The 128 x 128 CTA tile of 8 warps (64 x 32 each, two CTAs an SM) of the main table."""
+BRANCHLESS = False
+"""Whether the next stage's copies are issued in every iteration, with no branch around them
+(past the end of K they read nothing and zero-fill a free slot, and ptxas interleaves them
+with the HMMAs); the example issues them first, in a branch taken while stages remain."""
 STAGED_BK = 32
 """The register-staged kernel's K tile (two shared slots)."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
-_FA = ("memref<64x16x{t}, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, "
-       "#regcopy.mem<local>>")
+FA = ("memref<64x16x{t}, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, "
+      "#regcopy.mem<local>>")
+"""The warp's ``64 x 16`` A fragments (``.format(t=...)``): 4 m16 tiles, register ``8 mi + i``."""
 WARP_N = 64
 """N of a warp's tile (64 x WARP_N); the CTA's N is 4 x that."""
 
 
-def _fb(t: str, wn: int = WARP_N) -> str:
+def fragment_b(t: str, wn: int = WARP_N) -> str:
     """The warp's ``wn x 16`` (N x K) B fragments: ``wn / 8`` n8 tiles, register
     ``4 ni + i``."""
     return (f"memref<{wn}x16x{t}, #regcopy.layout<({wn // 8},8,2,4,2):"
             "(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def _c(t: str, wn: int = WARP_N) -> str:
+def accumulator(t: str, wn: int = WARP_N) -> str:
     """The warp's ``64 x wn`` accumulator: 4 x ``wn / 8`` C fragments, register
     ``(wn / 2) mi + 4 ni + i``."""
     return (f"memref<64x{wn}x{t}, #regcopy.layout<(4,2,8,{wn // 8},4,2):"
             f"({wn // 2},2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>")
 
 
-def _rc(t: str, wn: int = WARP_N) -> str:
-    """The CTA's ``128 x 4 wn`` output tile over 256 threads, 8 consecutive elements a
-    thread and row (128-bit transfers)."""
-    chunks = wn // 2  # 8-element chunks a row
-    return (f"memref<128x{4 * wn}x{t}, #regcopy.layout<({wn // 4},{256 // chunks},"
+def _rc(t: str, rows: int, cols: int, threads: int = THREADS) -> str:
+    """The CTA's ``rows x cols`` output tile over ``threads`` threads, 8 consecutive elements
+    a thread and row (128-bit transfers)."""
+    chunks = cols // 8  # 8-element chunks a row
+    return (f"memref<{rows}x{cols}x{t}, #regcopy.layout<({rows * chunks // threads},"
+            f"{threads // chunks},"
             f"{chunks},8):(8,{chunks}@tx,1@tx,1)>, #regcopy.mem<local>>")
+
+
+def rows_layout(t: str, wn: int = WARP_N) -> str:
+    """The warp's ``64 x wn`` output tile as rows of 128-bit chunks, for the ``convert``
+    epilogue: element ``(16 mi + 8 h + g, 32 j + 8 q + e)`` in lane ``4 g + q``, register
+    ``8 (2 (wn / 32) mi + (wn / 32) h + j) + e``. Lane ``4 g + q`` of the accumulator holds
+    columns ``2q, 2q + 1`` of each n8 tile of row ``g``; here it holds the whole n8 tile ``4 j
+    + q`` of that row, so words move only within each quad of lanes (a 4 x 4 transpose of
+    32-bit words) and a warp's store instruction writes 8 rows of 64 contiguous bytes."""
+    nj = wn // 32
+    if nj == 1:
+        return (f"memref<64x{wn}x{t}, #regcopy.layout<(4,2,8,4,8):(16,8,4@laneid,1@laneid,1)>, "
+                "#regcopy.mem<local>>")
+    return (f"memref<64x{wn}x{t}, #regcopy.layout<(4,2,8,{nj},4,8):"
+            f"({16 * nj},{8 * nj},4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
 
 
 STAGED_LAYOUTS = {
@@ -103,9 +131,27 @@ def _shared(rows: int, t: str, slots: int, bk: int = BK) -> str:
             "#regcopy.mem<shared.dyn>>")
 
 
-def grid(m: int, n: int, wn: int = WARP_N) -> tuple[int, int, int]:
-    """The launch grid for an M x N output: ``ceil(N / (4 wn)) x ceil(M / 128)``."""
-    return -(-n // (4 * wn)), -(-m // CTA_M), 1
+def cta_n(wn: int = WARP_N, cm: int = CTA_M, warps: int = WARPS) -> int:
+    """N of the CTA's tile: its warps are ``cm / 64`` (M) x ``warps / (cm / 64)`` (N), each
+    ``64 x wn``."""
+    return warps // (cm // 64) * wn
+
+
+def grid(m: int, n: int, wn: int = WARP_N, cm: int = CTA_M, warps: int = WARPS
+         ) -> tuple[int, int, int]:
+    """The launch grid for an M x N output: ``ceil(N / cta_n) x ceil(M / cm)``."""
+    return -(-n // cta_n(wn, cm, warps)), -(-m // cm), 1
+
+
+def candidate_grid(m: int, n: int, kw: dict[str, int | bool | str]) -> tuple[int, int, int]:
+    """The grid of the kernel ``kernel_text(**kw)`` (a ``CANDIDATES`` entry)."""
+    return grid(m, n, int(kw.get("wn", WARP_N)), int(kw.get("cm", CTA_M)),
+                int(kw.get("warps", WARPS)))
+
+
+def candidate_block(kw: dict[str, int | bool | str]) -> int:
+    """The threads of a CTA of the kernel ``kernel_text(**kw)``."""
+    return 32 * int(kw.get("warps", WARPS))
 
 
 def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WARP_N,
@@ -113,7 +159,7 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WA
     """The ``bk / 16`` k16 steps on shared slot ``%stage``, one text each: fragments, then
     the mma. With ``dbuf`` the fragments alternate between two register sets (``%FA``/``%FB``
     and ``%FA1``/``%FB1``) and step ``s + 1``'s ldmatrix is issued before step ``s``'s mma."""
-    fa, fb, c = _FA.format(t=t), _fb(t, wn), _c("f32", wn)
+    fa, fb, c = FA.format(t=t), fragment_b(t, wn), accumulator("f32", wn)
     sets = ("", "1") if dbuf else ("",)
 
     def load(kk: int) -> str:
@@ -135,16 +181,67 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WA
             for kk in steps]
 
 
+def _load(t: str, sa: str, sb: str, indent: str, slot: str, kk: int, r: str,
+          wn: int) -> str:
+    """ldmatrix of the k16 step at column ``kk`` of shared slot ``slot`` into ``%FA{r}``,
+    ``%FB{r}``."""
+    fa, fb = FA.format(t=t), fragment_b(t, wn)
+    return (f"{indent}regcopy.copy warp %SA[{slot}, %am, {kk}] [1, 64, 16] -> %FA{r} : "
+            f"{sa} -> {fa}\n"
+            f"{indent}regcopy.copy warp %SB[{slot}, %bn, {kk}] [1, {wn}, 16] -> %FB{r} : "
+            f"{sb} -> {fb}\n")
+
+
+def _prefetch_steps(t: str, sa: str, sb: str, indent: str, bk: int, wn: int, token: str,
+                    pending: int, edge: bool = False) -> list[str]:
+    """The ``bk / 16`` k16 steps of the ``prefetch`` loop: step ``s`` loads the fragments of
+    step ``s + 1`` (into the other register set) before its mma; the last step first waits
+    for the next stage (``token``, ``pending``) and meets the CTA at the barrier, then loads
+    the next stage's first fragments (slot ``%snext``), so its 32 mma.sync run while the
+    barrier's stragglers and those ldmatrix are in flight. With ``edge`` only that edge is
+    prefetched: the first step computes on ``%FA1``/``%FB1`` (loaded by the previous
+    iteration's last step), every other step loads its own fragments into ``%FA``/``%FB``
+    first (the two sets are live together only around the barrier)."""
+    fa, fb, c = FA.format(t=t), fragment_b(t, wn), accumulator("f32", wn)
+    sets = ("", "1")
+    steps = []
+    last = bk - 16
+    for s, kk in enumerate(range(0, bk, 16)):
+        if edge:
+            text = (_load(t, sa, sb, indent, "%stage", kk, "", wn) if kk else "")
+            if kk == last:
+                text += (f"{indent}regcopy.async_wait {token} {{pending = {pending} : i64}}\n"
+                         f'{indent}"gpu.barrier"() : () -> ()\n'
+                         + _load(t, sa, sb, indent, "%snext", 0, "1", wn))
+            r = "1" if kk == 0 else ""
+            steps.append(text + f"{indent}regcopy.mma warp %FA{r}, %FB{r}, %C {{transpose_b}} : "
+                         f"{fa}, {fb}, {c}\n")
+            continue
+        if kk + 16 < bk:
+            text = _load(t, sa, sb, indent, "%stage", kk + 16, sets[(s + 1) % 2], wn)
+        else:
+            text = (f"{indent}// the next stage has landed everywhere, and every warp is done"
+                    " reading this one's slot\n"
+                    f"{indent}regcopy.async_wait {token} {{pending = {pending} : i64}}\n"
+                    f'{indent}"gpu.barrier"() : () -> ()\n'
+                    + _load(t, sa, sb, indent, "%snext", 0, sets[(s + 1) % 2], wn))
+        steps.append(text + f"{indent}regcopy.mma warp %FA{sets[s % 2]}, %FB{sets[s % 2]}, %C "
+                     f"{{transpose_b}} : {fa}, {fb}, {c}\n")
+    return steps
+
+
 def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
-                dbuf: bool = False, issue_at: int = 0, branchless: bool = False) -> str:
+                dbuf: bool = False, issue_at: int = 0, branchless: bool = False,
+                cm: int = CTA_M, cn: int = CTA_N, prefetch: bool = False,
+                edge: bool = False) -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
     def start(k: str, slot: str, a: str, b: str, indent: str) -> str:
-        return (f"{indent}{a} = regcopy.copy_async cta %A[%m0, {k}] [128, {bk}] -> "
-                f"%SA[{slot}, 0, 0] [1, 128, {bk}] : {g} -> {sa}\n"
-                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [{4 * wn}, {bk}] -> "
-                f"%SB[{slot}, 0, 0] [1, {4 * wn}, {bk}] : {g} -> {sb}\n")
+        return (f"{indent}{a} = regcopy.copy_async cta %A[%m0, {k}] [{cm}, {bk}] -> "
+                f"%SA[{slot}, 0, 0] [1, {cm}, {bk}] : {g} -> {sa}\n"
+                f"{indent}{b} = regcopy.copy_async cta %B[%n0, {k}] [{cn}, {bk}] -> "
+                f"%SB[{slot}, 0, 0] [1, {cn}, {bk}] : {g} -> {sb}\n")
 
     text = f"  // prologue: stages 0 .. {ahead - 1} in flight\n"
     for s in range(ahead):
@@ -167,7 +264,10 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
       scf.yield %g : !regcopy.token
     }}
 """
-    steps = _mma_steps(t, sa, sb, "    ", bk, wn, dbuf)
+    following = [f"%gk{s}" for s in range(1, ahead)] + ["%gn"]  # stage k+1's group first
+    steps = (_prefetch_steps(t, sa, sb, "    ", bk, wn, following[0], ahead - 1, edge)
+             if prefetch
+             else _mma_steps(t, sa, sb, "    ", bk, wn, dbuf))
     if branchless:  # past the end the copies read nothing and fill a free slot with zeros
         issue = f"""    // start stage k+{ahead} into stage k-1's slot (past the end: zero-filled, unused){{where}}
     %kn = arith.addi %k, %c{ahead * bk} : index
@@ -179,16 +279,28 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     issue = issue.replace("{where}", f",\n    // after {issue_at} k16 step(s): their mma.sync run while these issue"
                           if issue_at else "")
     body = "".join(steps[:issue_at]) + issue + "".join(steps[issue_at:])
-    return text + f"""  %done:{ahead + 1} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}, %stage = %c0) -> ({tokens}, index) {{
-    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed (this thread's copies, then
+    advance = f"""    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c{stages} : index
+    %snext = arith.select %wrap, %c0, %s1 : index
+"""
+    if prefetch:
+        text += f"""  regcopy.async_wait %g0 {{pending = {ahead - 1} : i64}}
+  "gpu.barrier"() : () -> ()
+  // stage 0's first fragments; each iteration then ends with the next stage's
+{_load(t, sa, sb, "  ", "%c0", 0, "1" if edge else "", wn)}"""
+        head = f"""    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed everywhere and its first
+    //    fragments are in %FA, %FB (the previous iteration's last step or the prologue)
+{advance}"""
+        advance = ""
+    else:
+        head = f"""    // 1. stage k (slot %stage = k / {bk} mod {stages}) has landed (this thread's copies, then
     //    everyone's); stage k-1 is free
     regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
     "gpu.barrier"() : () -> ()
-    // 2. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
-{body}    %s1 = arith.addi %stage, %c1 : index
-    %wrap = arith.cmpi eq, %s1, %c{stages} : index
-    %snext = arith.select %wrap, %c0, %s1 : index
-    scf.yield {shifted}, %snext : {tokens}, index
+"""
+    return text + f"""  %done:{ahead + 1} = scf.for %k = %c0 to %K step %c{bk} iter_args({carried}, %stage = %c0) -> ({tokens}, index) {{
+{head}    // 2. {bk // 16} k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+{body}{advance}    scf.yield {shifted}, %snext : {tokens}, index
   }}
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
   regcopy.async_wait %done#{ahead - 1} {{pending = 0 : i64}}
@@ -224,49 +336,62 @@ def _staged_loop(t: str, sa: str, sb: str, layouts: str) -> str:
 def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 bk: int = BK, stages: int = STAGES, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int | None = None,
-                branchless: bool | None = None) -> str:
+                branchless: bool | None = None, cm: int = CTA_M,
+                epilogue: str | None = None, warps: int = WARPS,
+                prefetch: bool | None = None, edge: bool | None = None) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
-    ``bk = 32`` and 2 slots); ``wn`` (64 or 32) is the N of a warp's tile, so the CTA's is
-    ``4 wn`` (the staged kernel has ``wn = 64``); ``dbuf`` double-buffers the fragments in
+    ``bk = 32`` and 2 slots); ``wn`` (64 or 32) is the N of a warp's tile and ``cm`` (128 or
+    256) the M of the CTA's, whose ``warps`` (8, or 4 with ``cm = 128``) are ``cm / 64`` x
+    ``warps / (cm / 64)`` (``cta_n``; the staged kernel has ``wn = 64``, ``cm = 128``, 8
+    warps); ``dbuf`` double-buffers the fragments in
     registers (``_mma_steps``); ``issue_at`` is the number of k16 steps computed before the
     next stage's cp.async are issued (default ``ISSUE_AT``, at most ``bk / 16``);
-    ``branchless`` (default ``BRANCHLESS``) issues them in every iteration, with no branch for the last ones (their
-    chunks lie past K: cp.async reads nothing and zero-fills a slot no step reads), so
-    ptxas may interleave them with the HMMAs."""
+    ``branchless`` (default ``BRANCHLESS``) issues them in every iteration, with no branch
+    for the last ones (their chunks lie past K: cp.async reads nothing and zero-fills a slot
+    no step reads), so ptxas may interleave them with the HMMAs; ``epilogue`` (default
+    ``EPILOGUE``, ``EPILOGUES``) is how the rounded accumulators reach D; ``prefetch`` (default
+    ``PREFETCH``) moves the wait and the barrier for stage k+1 to before the last k16 step's
+    mma of stage k and loads each step's fragments one step ahead, in two register sets
+    (``_prefetch_steps``): no warp then waits at the barrier with nothing to compute, and no
+    step starts with its ldmatrix latency exposed; ``edge`` prefetches only across the
+    barrier (``_prefetch_steps``), for fewer live registers."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
     branchless = BRANCHLESS if branchless is None else branchless
+    epilogue = EPILOGUE if epilogue is None else epilogue
+    prefetch = PREFETCH if prefetch is None else prefetch
+    edge = EDGE if edge is None else edge
     if staged:
-        bk, stages, wn, dbuf = STAGED_BK, 2, WARP_N, False
-    cn = 4 * wn
-    sa, sb = _shared(CTA_M, t, stages, bk), _shared(cn, t, stages, bk)
-    sc = f"memref<128x{cn}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-    g, c, co, rc = _G.format(t=t), _c("f32", wn), _c(t, wn), _rc(t, wn)
-    fa, fb = _FA.format(t=t), _fb(t, wn)
+        bk, stages, wn, cm, dbuf, warps = STAGED_BK, 2, WARP_N, CTA_M, False, WARPS
+    cn, wcols = cta_n(wn, cm, warps), warps // (cm // 64)
+    sa, sb = _shared(cm, t, stages, bk), _shared(cn, t, stages, bk)
+    g, c, co = _G.format(t=t), accumulator("f32", wn), accumulator(t, wn)
+    fa, fb = FA.format(t=t), fragment_b(t, wn)
     spare = (f"  %FA1 = memref.alloca() : {fa}\n  %FB1 = memref.alloca() : {fb}\n"
-             if dbuf else "")
+             if dbuf or prefetch else "")
     regs = 2 * wn  # accumulator registers a lane
-    ctas = 1 if wn == WARP_N else 2  # the narrow tile fits two CTAs an SM (<= 128 registers)
+    # 8 warps of 64 x 64 tiles: one CTA an SM; the smaller CTAs fit two
+    ctas = 1 if wn == WARP_N and warps == WARPS else 2
     promise = "" if staged else " {regcopy.divisibility = array<i64: 1, 8>}"
     loop = (_staged_loop(t, sa, sb, layouts) if staged
-            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless))
-    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, regs, bk, stages, stages - 1,
-            (stages - 1) * bk,
+            else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
+                             prefetch, edge))
+    out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
+    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1,
+            (stages - 1) * bk, wcols,
             *(s * bk for s in range(stages)), *range(stages)}
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
     return f"""func.func @{name}(%A: {g}{promise},
     %B: {g}{promise},
     %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1], min_blocks = {ctas}>}} {{
+    attributes {{regcopy.launch = #regcopy.launch<block = {32 * warps}, grid = [1, 1], min_blocks = {ctas}>}} {{
   %SA = memref.alloca() : {sa}
   %SB = memref.alloca() : {sb}
-  %SC = memref.alloca() : {sc}
-  %FA = memref.alloca() : {fa}
+{out_allocs}  %FA = memref.alloca() : {fa}
   %FB = memref.alloca() : {fb}
 {spare}  %C = memref.alloca() : {c}
   %CO = memref.alloca() : {co}
-  %RC = memref.alloca() : {rc}
 {consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : {g}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
@@ -289,11 +414,11 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %pm = arith.addi %first, %pmo : index
   %pn = arith.divui %inside, %size : index
   // the CTA's first rows of A (M) and B (N); the warp's 64 x {wn} tile inside the CTA's
-  %m0 = arith.muli %pm, %c128 : index
+  %m0 = arith.muli %pm, %c{cm} : index
   %n0 = arith.muli %pn, %c{cn} : index
   %warp = arith.divui %tid, %c32 : index
-  %wm = arith.divui %warp, %c4 : index
-  %wn = arith.remui %warp, %c4 : index
+  %wm = arith.divui %warp, %c{wcols} : index
+  %wn = arith.remui %warp, %c{wcols} : index
   %am = arith.muli %wm, %c64 : index
   %bn = arith.muli %wn, %c{wn} : index
   // the accumulators start at zero
@@ -301,99 +426,61 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   scf.for %i = %c0 to %c{regs} step %c4 {{
     vector.store %zero, %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
   }}
-{loop}  // epilogue: round to {t} (same fragment layout), stmatrix to shared, 128-bit rows out
+{loop}  // epilogue: round to {t} (cvt.rn, same fragment layout), {EPILOGUES[epilogue]}
   %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
   scf.for %i = %c0 to %c{regs} step %c4 {{
     %v = vector.load %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
     %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
     vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
   }}
-  regcopy.copy warp %CO -> %SC[%am, %bn] [64, {wn}] : {co} -> {sc}
+{out_text}  func.return
+}}
+"""
+
+
+EPILOGUES = {
+    "shared": "stmatrix to shared, 128-bit rows out",
+    "convert": "rows of 8 by warp shuffles, 128-bit stores",
+}
+"""The epilogues: ``shared``, the warps write their rounded fragments to one ``cm x cn``
+shared tile (stmatrix) and, after a barrier, the CTA copies it to D through registers in
+128-bit rows; ``convert``, each warp converts its fragments into rows of 128-bit chunks
+(``regcopy.copy`` between two register tiles: ``rows_layout``; lower-reg-copy picks warp
+shuffles, words move within quads of lanes) and stores its own 64 x wn tile, no shared memory
+and no barrier. Both stores are bounds-checked against M and N and, where N % 8 != 0, store
+each vector realigned as its aligned pieces."""
+EPILOGUE = "shared"
+"""The example's epilogue (with the example's loop the H200 measured it faster than
+``convert``: 361 / 348 against 348 / 346 TFLOPS at 4096^3 / 8192^3)."""
+PREFETCH = False
+"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``). With the
+``convert`` epilogue it ran 1.05x / 1.07x the example on the H200, but in the 64-bit index
+form ptxas spills (10 to 18 local-memory accesses, by NVRTC version), and an example has
+none; in the 32-bit form it has none, so it is the next example once every launch that can
+runs that form and the 64-bit one stops spilling."""
+EDGE = False
+"""Whether the example's prefetch is the edge-only one (``kernel_text``'s ``edge``)."""
+
+
+def _epilogue(kind: str, t: str, wn: int, cm: int, cn: int, co: str, g: str
+              ) -> tuple[str, str]:
+    """The allocas and the ops of epilogue ``kind`` (``EPILOGUES``) after the rounding into
+    ``%CO`` (a CTA tile ``cm x cn`` of warps ``64 x wn``)."""
+    if kind == "shared":
+        sc = f"memref<{cm}x{cn}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+        rc = _rc(t, cm, cn, 32 * (cm // 64) * (cn // wn))
+        return (f"  %SC = memref.alloca() : {sc}\n  %RC = memref.alloca() : {rc}\n",
+                f"""  regcopy.copy warp %CO -> %SC[%am, %bn] [64, {wn}] : {co} -> {sc}
   "gpu.barrier"() : () -> ()
   regcopy.copy cta %SC -> %RC : {sc} -> {rc}
-  regcopy.copy cta %RC -> %D[%m0, %n0] [128, {cn}] : {rc} -> {g}
-  func.return
-}}
-"""
-
-
-def peak_kernel_text(t: str = "f16") -> str:
-    """``@mma_peak``: the GEMM's warp tile without memory: each of 8 warps a CTA runs ``%n``
-    times the 32 ``mma.sync.m16n8k16`` of one k16 step (``regcopy.mma`` on fragments loaded
-    once from ``%X``/``%Y``), then writes its accumulators to ``%D`` (64 rows a warp), so
-    nothing is elided. ``2 * 64 * 64 * 16 * n`` flop a warp: mma.sync's own rate."""
-    fa, fb, c = _FA.format(t=t), _fb(t), _c("f32")
-    g = f"memref<64x16x{t}, #regcopy.mem<global>>"
-    d = "memref<?x64xf32, #regcopy.mem<global>>"
-    return f"""func.func @mma_peak(%X: {g}, %Y: {g}, %D: {d}, %n: index)
-    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [132], min_blocks = 1>}} {{
-  %FA = memref.alloca() : {fa}
-  %FB = memref.alloca() : {fb}
-  %C = memref.alloca() : {c}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %c32 = arith.constant 32 : index
-  %c64 = arith.constant 64 : index
-  %c128 = arith.constant 128 : index
-  %zero = arith.constant dense<0.0> : vector<4xf32>
-  %acc = regcopy.storage %C : {c} -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {{
-    vector.store %zero, %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }}
-  regcopy.copy warp %X -> %FA : {g} -> {fa}
-  regcopy.copy warp %Y -> %FB : {g} -> {fb}
-  scf.for %i = %c0 to %n step %c1 {{
-    regcopy.mma warp %FA, %FB, %C {{transpose_b}} : {fa}, {fb}, {c}
-  }}
-  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %warp = arith.divui %tid, %c32 : index
-  %b8 = arith.muli %bx, %c4 : index
-  %b8w = arith.addi %b8, %b8 : index
-  %w = arith.addi %b8w, %warp : index
-  %row = arith.muli %w, %c64 : index
-  regcopy.copy warp %C -> %D[%row, 0] [64, 64] : {c} -> {d}
-  func.return
-}}
-"""
-
-
-PAD_ROWS, PAD_COLS = 32, 256
-"""The tile of ``pad_kernel_text``'s CTAs."""
-
-
-def pad_kernel_text(name: str, t: str) -> str:
-    """``@name``: ``Y[r, c] = X[r, c]`` for ``c < K``, 0 for ``K <= c < K8``: the rows of an
-    ``R x K`` matrix copied into an ``R x K8`` one whose rows are 16-byte aligned (``K8`` =
-    K rounded up to 8, promised). With it, a GEMM of any K runs the cp.async kernel on
-    zero-padded copies of A and B (the zeros add nothing to the products).
-
-    256 threads copy a 32 x 256 tile, 8 consecutive elements a thread and row, global ->
-    registers -> global: the read is bounds-checked against the runtime K (zeros past it)
-    and versioned on K % 8 (128-bit loads when rows are aligned, else the narrow loads the
-    alignment proves, which a warp's L1 line requests merge); the write is 128-bit (K8 is
-    promised a multiple of 8). Grid: ``ceil(K8 / 256) x ceil(R / 32)``."""
-    g = f"memref<?x?x{t}, #regcopy.mem<global>>"
-    r = (f"memref<32x256x{t}, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, "
-         "#regcopy.mem<local>>")
-    return f"""func.func @{name}(%X: {g},
-    %Y: {g} {{regcopy.divisibility = array<i64: 1, 8>}})
-    attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1]>}} {{
-  %R = memref.alloca() : {r}
-  %c32 = arith.constant 32 : index
-  %c256 = arith.constant 256 : index
-  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
-  %r0 = arith.muli %by, %c32 : index
-  %k0 = arith.muli %bx, %c256 : index
-  regcopy.copy cta %X[%r0, %k0] [32, 256] -> %R : {g} -> {r}
-  regcopy.copy cta %R -> %Y[%r0, %k0] [32, 256] : {r} -> {g}
-  func.return
-}}
-"""
-
-
-def pad_grid(rows: int, k8: int) -> tuple[int, int, int]:
-    """The launch grid of ``pad_kernel_text`` for an ``rows x k8`` output."""
-    return -(-k8 // PAD_COLS), -(-rows // PAD_ROWS), 1
+  regcopy.copy cta %RC -> %D[%m0, %n0] [{cm}, {cn}] : {rc} -> {g}
+""")
+    if kind != "convert":
+        raise ValueError(f"epilogue {kind!r}: expected one of {', '.join(EPILOGUES)}")
+    rw = rows_layout(t, wn)
+    return (f"  %RW = memref.alloca() : {rw}\n",
+            f"""  regcopy.copy warp %CO -> %RW : {co} -> {rw}
+  %wm0 = arith.addi %m0, %am : index
+  %wn0 = arith.addi %n0, %bn : index
+  regcopy.copy warp %RW -> %D[%wm0, %wn0] [64, {wn}] : {rw} -> {g}
+""")

@@ -3,27 +3,28 @@
 // rounded to the input type. Two kernels, identical but for the element type: @gemm (f16) and
 // @gemm_bf16 (bf16). M, N and K are runtime extents (one compiled kernel for every size),
 // ragged in all three: K is promised a multiple of 8 (16-byte rows, so every cp.async moves
-// 16 bytes), M and N nothing. Launch with ceil(N / 256) x ceil(M / 128) CTAs (--grid). K of any length (odd: rows not 16-byte aligned): examples/gemm_any_k.mlir.
+// 16 bytes), M and N nothing. Launch with ceil(N / 256) x ceil(M / 128) CTAs (--grid). K of
+// any length (odd: rows not 16-byte aligned): examples/pad_rows.mlir, then this kernel, or
+// examples/gemm_any_k.mlir.
 //   regcopy-run --check examples/gemm.mlir --arg A=40x24 --arg B=72x24 --arg D=40x72 --grid 1,1
 //
-// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D (the CTAs
-// walk the tiles in groups of 8 M tiles, for L2 reuse); each warp
-// a 64 x 64 tile, in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K
-// is walked in 64-wide tiles through a 3-stage ring of A (128 x 64) and B (256 x 64) tiles in
-// dynamic shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled,
-// so the cp.async writes and the ldmatrix reads are free of bank conflicts). The prologue
-// starts stages 0, 1; the slot of stage k, k / 64 mod 3, is carried from one iteration to the
-// next (%stage: no division in the loop); iteration k
-//   1. waits for its own copies of stage k (pending = 1: stage k+1 may still fly) and meets
-//      the other threads at a barrier (stage k has landed everywhere; every warp is done
-//      reading stage k-1);
-//   2. four times (k16 = 0, 16, 32, 48): copies its 64 x 16 A slice and 64 x 16 B slice from
+// One CTA (256 threads = 8 warps as 2 (M) x 4 (N)) computes a 128 x 256 tile of D
+// (the CTAs walk the tiles in groups of 8 M tiles, for L2 reuse); each warp a 64 x 64 tile,
+// in registers: %C, 4 x 8 m16n8 accumulator fragments (128 f32 a lane). K is walked in
+// 64-wide tiles through a 3-stage ring of A (128 x 64) and B (256 x 64) tiles in dynamic
+// shared memory whose layouts the compiler chooses (#regcopy.layout<auto>: swizzled, so the
+// cp.async writes and the ldmatrix reads are free of bank conflicts). The slot of stage k,
+// k / 64 mod 3, is carried from one iteration to the next (%stage: no division in the
+// loop); iteration k
+//   1. waits for its own copies of stage k (pending = 1) and meets the other threads at a
+//      barrier (stage k has landed everywhere; every warp is done reading stage k-1);
+//   2. 4 times (k16 = 0, 16, 32, 48): copies its 64 x 16 A slice and 64 x 16 B slice from
 //      stage k into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs
-//      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and
-//      12 LDGSTS a thread per 64-wide K tile;
-//   3. after the first k16 step, starts stage k+2 into stage k-1's slot, with no branch: past
-//      the end of K its chunks read nothing and zero-fill a slot no step reads, so ptxas
-//      interleaves their address math and bounds checks with the HMMAs.
+//      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and 12
+//      LDGSTS a thread per 64-wide K tile;
+//   3. before any k16 step, starts stage k+2 into stage k-1's slot in a branch taken while
+//      stages remain.
+// The prologue starts stages 0, 1.
 // After the loop every copy has landed (async_wait, pending = 0) before the epilogue.
 // A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
 // tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
@@ -44,11 +45,11 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %SA = memref.alloca() : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SC = memref.alloca() : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -106,18 +107,24 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
     regcopy.async_wait %gk0 {pending = 1 : i64}
     "gpu.barrier"() : () -> ()
     // 2. 4 k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+    // start stage k+2 into stage k-1's slot (an empty group past the end)
+    %kn = arith.addi %k, %c128 : index
+    %more = arith.cmpi ult, %kn, %K : index
+    %gn = scf.if %more -> (!regcopy.token) {
+      %atzero = arith.cmpi eq, %stage, %c0 : index
+      %prev = arith.subi %stage, %c1 : index
+      %sn = arith.select %atzero, %c2, %prev : index
+      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %g = regcopy.async_group %ta, %tb
+      scf.yield %g : !regcopy.token
+    } else {
+      %g = regcopy.async_group
+      scf.yield %g : !regcopy.token
+    }
     regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    // start stage k+2 into stage k-1's slot (past the end: zero-filled, unused),
-    // after 1 k16 step(s): their mma.sync run while these issue
-    %kn = arith.addi %k, %c128 : index
-    %atzero = arith.cmpi eq, %stage, %c0 : index
-    %prev = arith.subi %stage, %c1 : index
-    %sn = arith.select %atzero, %c2, %prev : index
-    %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-    %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-    %gn = regcopy.async_group %ta, %tb
     regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -134,7 +141,7 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   }
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
   regcopy.async_wait %done#1 {pending = 0 : i64}
-  // epilogue: round to f16 (same fragment layout), stmatrix to shared, 128-bit rows out
+  // epilogue: round to f16 (cvt.rn, same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
@@ -155,11 +162,11 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %SA = memref.alloca() : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SB = memref.alloca() : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %SC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+  %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -217,18 +224,24 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
     regcopy.async_wait %gk0 {pending = 1 : i64}
     "gpu.barrier"() : () -> ()
     // 2. 4 k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
+    // start stage k+2 into stage k-1's slot (an empty group past the end)
+    %kn = arith.addi %k, %c128 : index
+    %more = arith.cmpi ult, %kn, %K : index
+    %gn = scf.if %more -> (!regcopy.token) {
+      %atzero = arith.cmpi eq, %stage, %c0 : index
+      %prev = arith.subi %stage, %c1 : index
+      %sn = arith.select %atzero, %c2, %prev : index
+      %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
+      %g = regcopy.async_group %ta, %tb
+      scf.yield %g : !regcopy.token
+    } else {
+      %g = regcopy.async_group
+      scf.yield %g : !regcopy.token
+    }
     regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    // start stage k+2 into stage k-1's slot (past the end: zero-filled, unused),
-    // after 1 k16 step(s): their mma.sync run while these issue
-    %kn = arith.addi %k, %c128 : index
-    %atzero = arith.cmpi eq, %stage, %c0 : index
-    %prev = arith.subi %stage, %c1 : index
-    %sn = arith.select %atzero, %c2, %prev : index
-    %ta = regcopy.copy_async cta %A[%m0, %kn] [128, 64] -> %SA[%sn, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-    %tb = regcopy.copy_async cta %B[%n0, %kn] [256, 64] -> %SB[%sn, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
-    %gn = regcopy.async_group %ta, %tb
     regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -245,7 +258,7 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   }
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
   regcopy.async_wait %done#1 {pending = 0 : i64}
-  // epilogue: round to bf16 (same fragment layout), stmatrix to shared, 128-bit rows out
+  // epilogue: round to bf16 (cvt.rn, same fragment layout), stmatrix to shared, 128-bit rows out
   %out = regcopy.storage %CO : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xbf16, #regcopy.mem<local>>
   scf.for %i = %c0 to %c128 step %c4 {
     %v = vector.load %acc[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>

@@ -16,11 +16,12 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_bench.gemm_kernels import (
     CANDIDATES,
+    candidate_grid,
+    candidate_text,
     grid,
     kernel_text,
-    pad_grid,
-    pad_kernel_text,
 )
+from regcopy_bench.gemm_side import pad_grid, pad_kernel_text
 from regcopy_tools.regcopy_run import parse_and_lower
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,15 +66,26 @@ def test_gemm_on_the_interpreter(example: str, kernel: str, t: str,
 
 
 def test_gemm_sass_main_loop() -> None:
-    from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    """The example's main loop in the 32-bit index form (what runs where the offsets fit):
+    per 64-wide K tile 128 HMMA and 32 LDSM, 12 LDGSTS a stage, and no local memory; the 64-bit
+    form has the same 128 HMMA and no local memory either."""
+    from regcopy_backend.cuda.nvrtc import disassemble
+    from regcopy_bench.gemm_build import build
+    from regcopy_bench.sass_loops import main_loop, sass_ops
 
-    module = parse_and_lower(kernel_text("gemm", "f16"), "gemm.mlir")
-    sass = disassemble(compile_cuda(print_cuda(module)).cubin)
-    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128  # 4 k16 steps x 32, once
-    assert len(re.findall(r"LDSM\.16\.M88\.4 ", sass)) == 32
-    assert "LDGSTS.E.BYPASS.128" in sass
+    built = build(kernel_text("gemm", "f16"))
+    sass = disassemble(built.cubin32)
+    loop = main_loop(sass_ops(sass))  # one 64-wide K tile: 4 k16 steps
+    assert sum(op == "HMMA.16816.F32" for op in loop) == 128  # 4 x 32, not unrolled further
+    assert sum(op == "LDSM.16.M88.4" for op in loop) == 32  # 4 x (4 for A + 4 for B)
+    # 12 16-byte cp.async a thread per K tile (4 A + 8 B chunks): the two of the prologue and
+    # the loop's (in its branch, which ptxas may place after the loop's back edge)
+    assert len(re.findall(r"LDGSTS\.E\.BYPASS\.(?:LTC128B\.)?128 ", sass)) == 3 * 12
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128  # the loop's, and no others
     assert not re.search(r"\b(LDL|STL)\b", sass)
+    sass64 = disassemble(built.cubin64)
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass64)) == 128
+    assert not re.search(r"\b(LDL|STL)\b", sass64)
 
 
 def test_padded_rows_then_gemm_on_the_interpreter() -> None:
@@ -98,17 +110,19 @@ def test_padded_rows_then_gemm_on_the_interpreter() -> None:
     assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, "f16"))
 
 
-@pytest.mark.parametrize("name", ["example"])
+@pytest.mark.parametrize("name", ["example", "prefetch, convert epilogue (the fastest; its 64-bit index form spills)"])
 def test_candidates_wrap_their_rings_on_the_interpreter(name: str) -> None:
     """K = 200: 4 K tiles of 64, so the 3-slot ring wraps (the carried slot index returns to
-    0) and the last tile is partial; M and N ragged. (Every candidate runs on the H200 in
-    test_gpu_gemm; the interpreter is slow enough to take the example only.)"""
+    0) and the last tile is partial; M and N ragged (N = 12: the epilogue's realigned
+    stores); the example and the prefetching loop with the convert epilogue. (Every
+    candidate runs on the H200 in test_gpu_gemm; the interpreter is slow enough to take
+    these two only.)"""
     kw = CANDIDATES[name]
     m, n, k = 20, 12, 200
     rng = np.random.default_rng(n)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
-    module = parse_and_lower(kernel_text("gemm", "bf16", **kw), "candidate.mlir")  # type: ignore[arg-type]
+    module = parse_and_lower(candidate_text("gemm", "bf16", kw), "candidate.mlir")
     out = run_on_cpu(module, "gemm", [_bits(a, "bf16"), _bits(b, "bf16"),
                                       _bits(np.ones((m, n)), "bf16")],
-                     grid=grid(m, n, int(kw.get("wn", 64))))[2]
+                     grid=candidate_grid(m, n, kw))[2]
     assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, "bf16"))

@@ -7,6 +7,7 @@ odd K); and one regcopy.mma per dtype pair of the instruction table against nump
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -53,7 +54,8 @@ def test_gemm_exact(example: str, kernel: str, t: str, mnk: tuple[int, int, int]
 def test_padded_rows_then_gemm_exact() -> None:
     """Odd K through examples/pad_rows.mlir and the cp.async GEMM, on the GPU."""
     from regcopy_backend.runtime.runner import run_kernel
-    from regcopy_bench.gemm_kernels import grid, pad_grid
+    from regcopy_bench.gemm_kernels import grid
+    from regcopy_bench.gemm_side import pad_grid
     from regcopy_tools.regcopy_run import prepare
 
     m, n, k = 300, 270, 77
@@ -89,20 +91,35 @@ def test_narrow_cta_tile_exact() -> None:
                           a.astype(np.float64) @ b.T)
 
 
+@pytest.fixture(scope="module")
+def compiled_candidates() -> dict[str, Any]:
+    """Every candidate of ``CANDIDATES`` lowered and compiled at once, in both index forms, in
+    parallel processes (``gemm_build.build_all``: no NVRTC compile per test)."""
+    from regcopy_bench.gemm_build import build_all
+    from regcopy_bench.gemm_kernels import candidate_text
+
+    return build_all({name: candidate_text("gemm", "f16", kw)
+                      for name, kw in CANDIDATES.items() if kw})
+
+
+@pytest.mark.parametrize("index", [64, 32])
 @pytest.mark.parametrize("name", [n for n, kw in CANDIDATES.items() if kw])
-def test_candidate_kernels_exact(name: str) -> None:
-    """Every cp.async kernel bench_gemm compares: exact at a size ragged in M and N whose K
-    (328) wraps every ring and ends in a partial K tile."""
-    from regcopy_backend.runtime.runner import run_kernel
-    from regcopy_bench.gemm_kernels import grid, kernel_text
-    from regcopy_tools.regcopy_run import prepare
+def test_candidate_kernels_exact(name: str, index: int,
+                                 compiled_candidates: dict[str, Any]) -> None:
+    """Every cp.async kernel bench_gemm compares, in both index forms: exact at a size ragged
+    in M and N (N % 8 != 0: the epilogues' realigned stores) whose K (328) wraps every ring
+    and ends in a partial K tile."""
+    from regcopy_backend.runtime.runner import cuda_core, run_kernel
+    from regcopy_bench.gemm_kernels import candidate_grid
 
     kw = CANDIDATES[name]
+    built = compiled_candidates[name]
+    cubin = built.cubin32 if index == 32 else built.cubin64
+    kernel = cuda_core().ObjectCode.from_cubin(cubin).get_kernel(built.info.symbol)
     m, n, k = 260, 300, 328
-    prepared = prepare(kernel_text("gemm", "f16", **kw), "candidate.mlir")  # type: ignore[arg-type]
     rng = np.random.default_rng(k)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
-    out = run_kernel(prepared.source, prepared.kernels[0],
+    out = run_kernel(built.source, built.info,
                      [_bits(a, "f16"), _bits(b, "f16"), _bits(np.zeros((m, n)), "f16")],
-                     grid=grid(m, n, int(kw.get("wn", 64)))).arrays[2]
+                     kernel=kernel, grid=candidate_grid(m, n, kw)).arrays[2]
     assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)

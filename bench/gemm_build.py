@@ -1,0 +1,121 @@
+"""Lowering and compiling the GEMM benchmark's kernels (``bench_gemm``), in both index widths
+and in parallel worker processes.
+
+A kernel with runtime extents does its index math in 64 bits unless the launch's offsets all
+fit in 31 bits, where the CUDA target's ``-DREGCOPY_INDEX32`` form (``rc_index`` is ``int``)
+is what the runner launches. The bench compiles both forms of every kernel and launches the
+one the runner would (``INDEX``: ``auto``; ``64`` forces the 64-bit form). For a printer that
+does not have the macro yet, ``narrow_index`` makes the 32-bit form from the source text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from regcopy_bench.gemm_kernels import kernel_text
+
+INDEX = ["auto"]
+"""The index width the bench launches: ``auto`` (32-bit where every offset fits, as the
+runner does) or ``64``."""
+INDEX32_MACRO = "REGCOPY_INDEX32"
+
+
+@dataclass(frozen=True)
+class Built:
+    """One kernel lowered and compiled: its CUDA source, ``KernelInfo`` and the sm_90 cubins of
+    its 64-bit and 32-bit index forms."""
+
+    source: str
+    info: Any
+    cubin64: bytes
+    cubin32: bytes
+
+
+def narrow_index(source: str) -> str:
+    """``source`` (a printed kernel whose index type is ``long long``) with its index math in
+    32 bits: the extent parameters stay 64-bit and are narrowed once on entry, every other
+    ``long long`` becomes ``int`` (``unsigned long long`` ``unsigned``, ``8LL`` ``8``).
+    Correct while every index and extent fits 31 bits: the 32-bit form for a printer without
+    ``-DREGCOPY_INDEX32``."""
+    start = source.find('extern "C" __global__')
+    end = source.find(") {\n", start)
+    if start < 0 or end < 0:
+        return source
+    sig, body = source[start:end], source[end + 4:]
+    params = re.findall(r"long long (\w+)", sig)
+    sig32 = re.sub(r"long long (\w+)", r"long long \1_64", sig)
+    entry = "".join(f"  const int {p} = (int){p}_64;\n" for p in params)
+    body = body.replace("unsigned long long", "unsigned").replace("long long", "int")
+    body = re.sub(r"\b(\d+)LL\b", r"\1", body)
+    return source[:start] + sig32 + ") {\n" + entry + body
+
+
+def index32_cubin(source: str) -> bytes:
+    """The cubin of ``source``'s 32-bit index form: compiled with ``-DREGCOPY_INDEX32`` where
+    the printer supports it, else ``narrow_index``'s text."""
+    from regcopy_backend.cuda.nvrtc import compile_cuda
+
+    if INDEX32_MACRO in source:
+        return compile_cuda(source, options=(f"-D{INDEX32_MACRO}",)).cubin
+    return compile_cuda(narrow_index(source)).cubin
+
+
+def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
+            text: str | None = None) -> tuple[str, Any]:
+    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR)."""
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+    from regcopy_backend.cuda.printer import print_cuda
+    from regcopy_passes.lower_reg_copy import LowerRegCopyPass
+    from xdsl.parser import Parser
+
+    from regcopy_dialect.context import regcopy_context
+
+    ctx = regcopy_context()
+    module = Parser(ctx, text or kernel_text(name, t, staged, layouts)).parse_module()
+    LowerRegCopyPass(strict=True).apply(ctx, module)
+    return print_cuda(module), kernel_info(kernels(module)[0])
+
+
+def build(text: str) -> Built:
+    """``text`` (one kernel's IR) lowered and compiled in both index forms."""
+    from regcopy_backend.cuda.nvrtc import compile_cuda
+
+    source, info = lowered("gemm", "f16", False, text=text)
+    return Built(source, info, compile_cuda(source).cubin, index32_cubin(source))
+
+
+def build_all(jobs: dict[str, str]) -> dict[str, Built]:
+    """``build`` of every kernel of ``jobs`` (``name: IR``) in parallel processes (a few
+    seconds a kernel, one core each)."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers <= 1:
+        return {name: build(text) for name, text in jobs.items()}
+    context = multiprocessing.get_context("spawn")  # no CUDA state in the workers
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            return dict(zip(jobs, pool.map(build, jobs.values()), strict=True))
+    except BrokenProcessPool:  # a __main__ the workers cannot import: one by one
+        return {name: build(text) for name, text in jobs.items()}
+
+
+def use_index32(shapes: list[tuple[int, ...]], overhang: int = 1 << 24) -> bool:
+    """Whether a launch on buffers of ``shapes`` runs the 32-bit form: ``INDEX`` is ``auto``
+    and every buffer's elements, plus ``overhang`` for the tiles that reach past its edges,
+    fit in 31 bits (the bench's GEMM operands are dense row-major matrices)."""
+    if INDEX[0] == "64":
+        return False
+    largest = max((_numel(s) for s in shapes), default=0)
+    return largest + overhang < 1 << 31
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

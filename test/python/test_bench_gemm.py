@@ -1,0 +1,75 @@
+"""The GEMM benchmark's machinery without a GPU: the CTA shapes and grids of the candidates,
+the ``convert`` epilogue's lowering (warp shuffles within quads, 128-bit stores), and the
+32-bit index form the bench launches where the offsets fit."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from regcopy_bench.gemm_build import narrow_index, use_index32
+from regcopy_bench.gemm_kernels import (
+    CANDIDATES,
+    candidate_block,
+    candidate_grid,
+    candidate_text,
+    cta_n,
+    kernel_text,
+)
+from regcopy_bench.gemm_side import pad_kernel_text
+from regcopy_tools.regcopy_run import parse_and_lower
+
+
+@pytest.mark.parametrize(("kw", "tile", "block"), [
+    ({}, (128, 256), 256),
+    ({"cm": 256}, (256, 128), 256),
+    ({"wn": 32}, (128, 128), 256),
+    ({"warps": 4}, (128, 128), 128),
+])
+def test_cta_shapes(kw: dict[str, int | bool | str], tile: tuple[int, int], block: int) -> None:
+    cm = int(kw.get("cm", 128))
+    assert (cm, cta_n(int(kw.get("wn", 64)), cm, int(kw.get("warps", 8)))) == tile
+    assert candidate_block(kw) == block
+    # 4095 x 4097: every row and column of D is in some CTA's tile, no CTA wholly outside
+    gx, gy, _ = candidate_grid(4095, 4097, kw)
+    assert (gx - 1) * tile[1] < 4097 <= gx * tile[1]
+    assert (gy - 1) * tile[0] < 4095 <= gy * tile[0]
+    text = candidate_text("gemm", "f16", kw)
+    assert f"block = {block}," in text
+
+
+def test_every_candidate_names_known_arguments() -> None:
+    for name, kw in CANDIDATES.items():
+        assert f"@c{len(name)}" in candidate_text(f"c{len(name)}", "bf16", kw)
+
+
+def test_convert_epilogue_is_shuffles_and_wide_stores() -> None:
+    """The convert epilogue: no output tile in shared memory, the conversion by shuffles
+    (no scratch tile, no stmatrix), then 128-bit stores."""
+    text = kernel_text("gemm", "bf16", epilogue="convert")
+    shared = [ln for ln in text.splitlines() if "memref.alloca()" in ln and "shared.dyn" in ln]
+    assert [ln.split()[0] for ln in shared] == ["%SA", "%SB"]  # the ring only
+    lowered = str(parse_and_lower(text, "convert.mlir"))
+    assert lowered.count("gpu.shuffle") == 48  # 64 words a lane, 3 of every 4 move
+    assert "stmatrix" not in lowered and "regcopy.scratch" not in lowered
+    assert "vector<8xbf16>" in lowered
+
+
+def test_narrow_index_keeps_the_parameters_and_narrows_the_body() -> None:
+    from regcopy_backend.cuda.nvrtc import compile_cuda
+    from regcopy_backend.cuda.printer import print_cuda
+
+    module = parse_and_lower(pad_kernel_text("pad", "f16"), "pad.mlir")
+    source = print_cuda(module)
+    narrow = narrow_index(source)
+    sig = next(ln for ln in narrow.splitlines() if ln.startswith('extern "C"'))
+    assert "long long X_dim0_64" in sig and "long long Y_dim1_64" in sig
+    body = narrow.split(sig, 1)[1]
+    assert "const int X_dim1 = (int)X_dim1_64;" in body
+    assert "long long" not in body and not re.search(r"\b\d+LL\b", body)
+    compile_cuda(narrow)  # NVRTC accepts it
+
+
+def test_index_form_of_a_launch() -> None:
+    assert use_index32([(8192, 8192), (8192, 8192), (8192, 8192)])
+    assert not use_index32([(46341, 46341)])  # 2^31 elements and more: the 64-bit form
