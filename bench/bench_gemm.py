@@ -165,7 +165,7 @@ class RegcopyGemm:
         """``(kernel, KernelInfo)`` of kernel ``name`` in the index form for buffers of
         ``shapes``."""
         k64, k32, info = self.kernels[name]
-        return (k32 if use_index32(shapes) else k64), info
+        return (k32 if use_index32(info, shapes) else k64), info
 
     def pad_launcher(self, x: Any, y: Any, stream: Any, layout: str = PAD_LAYOUT
                      ) -> Callable[[], None]:
@@ -448,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         ms_rc, kernel = ms_t, LABELS[tile]
                 print(f"  CTA tiles at {m}x{n}x{k}: " + ", ".join(
                     f"{label} {v:.0f}" for label, v in speeds.items()) + " TFLOPS", flush=True)
-                if INDEX[0] == "auto" and use_index32([(m, k), (n, k), (m, n)]):
+                if use_index32(rc.kernels["async"][2], [(m, k), (n, k), (m, n)]):
                     ms64 = time_ms(rc.launcher(a, b, d, cstream, "async", index64=True),
                                    args.iters)
                     print(f"  index forms at {m}x{n}x{k} (128x256): 32-bit "

@@ -9,16 +9,18 @@ does not have the macro yet, ``narrow_index`` makes the 32-bit form from the sou
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from regcopy_backend.cuda.kernel_info import KernelInfo
+from regcopy_backend.cuda.types import INDEX32_MACRO
+from regcopy_backend.runtime.index_width import fits_index32
 from regcopy_bench.gemm_kernels import kernel_text
 
 INDEX = ["auto"]
 """The index width the bench launches: ``auto`` (32-bit where every offset fits, as the
 runner does) or ``64``."""
-INDEX32_MACRO = "REGCOPY_INDEX32"
 
 
 @dataclass(frozen=True)
@@ -32,33 +34,14 @@ class Built:
     cubin32: bytes
 
 
-def narrow_index(source: str) -> str:
-    """``source`` (a printed kernel whose index type is ``long long``) with its index math in
-    32 bits: the extent parameters stay 64-bit and are narrowed once on entry, every other
-    ``long long`` becomes ``int`` (``unsigned long long`` ``unsigned``, ``8LL`` ``8``).
-    Correct while every index and extent fits 31 bits: the 32-bit form for a printer without
-    ``-DREGCOPY_INDEX32``."""
-    start = source.find('extern "C" __global__')
-    end = source.find(") {\n", start)
-    if start < 0 or end < 0:
-        return source
-    sig, body = source[start:end], source[end + 4:]
-    params = re.findall(r"long long (\w+)", sig)
-    sig32 = re.sub(r"long long (\w+)", r"long long \1_64", sig)
-    entry = "".join(f"  const int {p} = (int){p}_64;\n" for p in params)
-    body = body.replace("unsigned long long", "unsigned").replace("long long", "int")
-    body = re.sub(r"\b(\d+)LL\b", r"\1", body)
-    return source[:start] + sig32 + ") {\n" + entry + body
-
-
 def index32_cubin(source: str) -> bytes:
-    """The cubin of ``source``'s 32-bit index form: compiled with ``-DREGCOPY_INDEX32`` where
-    the printer supports it, else ``narrow_index``'s text."""
+    """The cubin of ``source``'s 32-bit index form: compiled with ``-DREGCOPY_INDEX32`` (a
+    kernel on static buffers has one form, its printed one)."""
     from regcopy_backend.cuda.nvrtc import compile_cuda
 
     if INDEX32_MACRO in source:
         return compile_cuda(source, options=(f"-D{INDEX32_MACRO}",)).cubin
-    return compile_cuda(narrow_index(source)).cubin
+    return compile_cuda(source).cubin
 
 
 def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
@@ -104,18 +87,9 @@ def build_all(jobs: dict[str, str]) -> dict[str, Built]:
         return {name: build(text) for name, text in jobs.items()}
 
 
-def use_index32(shapes: list[tuple[int, ...]], overhang: int = 1 << 24) -> bool:
-    """Whether a launch on buffers of ``shapes`` runs the 32-bit form: ``INDEX`` is ``auto``
-    and every buffer's elements, plus ``overhang`` for the tiles that reach past its edges,
-    fit in 31 bits (the bench's GEMM operands are dense row-major matrices)."""
-    if INDEX[0] == "64":
-        return False
-    largest = max((_numel(s) for s in shapes), default=0)
-    return largest + overhang < 1 << 31
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+def use_index32(info: KernelInfo, shapes: Sequence[Sequence[int]],
+                grid: Sequence[int] = (1, 1, 1)) -> bool:
+    """Whether a launch of ``info``'s kernel on buffers of ``shapes`` over ``grid`` runs the
+    32-bit form: ``INDEX`` is ``auto`` and the runner's rule
+    (``regcopy_backend.runtime.index_width.fits_index32``) says every offset fits."""
+    return INDEX[0] != "64" and fits_index32(info, shapes, grid)

@@ -4,10 +4,8 @@ the ``convert`` epilogue's lowering (warp shuffles within quads, 128-bit stores)
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from regcopy_bench.gemm_build import narrow_index, use_index32
+from regcopy_bench.gemm_build import use_index32
 from regcopy_bench.gemm_kernels import (
     CANDIDATES,
     candidate_block,
@@ -55,21 +53,11 @@ def test_convert_epilogue_is_shuffles_and_wide_stores() -> None:
     assert "vector<8xbf16>" in lowered
 
 
-def test_narrow_index_keeps_the_parameters_and_narrows_the_body() -> None:
-    from regcopy_backend.cuda.nvrtc import compile_cuda
-    from regcopy_backend.cuda.printer import print_cuda
-
-    module = parse_and_lower(pad_kernel_text("pad", "f16"), "pad.mlir")
-    source = print_cuda(module)
-    narrow = narrow_index(source)
-    sig = next(ln for ln in narrow.splitlines() if ln.startswith('extern "C"'))
-    assert "long long X_dim0_64" in sig and "long long Y_dim1_64" in sig
-    body = narrow.split(sig, 1)[1]
-    assert "const int X_dim1 = (int)X_dim1_64;" in body
-    assert "long long" not in body and not re.search(r"\b\d+LL\b", body)
-    compile_cuda(narrow)  # NVRTC accepts it
-
-
 def test_index_form_of_a_launch() -> None:
-    assert use_index32([(8192, 8192), (8192, 8192), (8192, 8192)])
-    assert not use_index32([(46341, 46341)])  # 2^31 elements and more: the 64-bit form
+    """The bench launches the form the runner would: 32-bit at 8192^3, 64-bit once an
+    operand holds 2^31 elements or more."""
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+
+    info = kernel_info(kernels(parse_and_lower(pad_kernel_text("pad", "f16"), "pad.mlir"))[0])
+    assert use_index32(info, [(8192, 8192), (8192, 8192)])
+    assert not use_index32(info, [(46341, 46341), (46341, 46344)])
