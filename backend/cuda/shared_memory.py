@@ -21,16 +21,9 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from regcopy_backend.cuda.types import element_bytes
+from regcopy_passes.reg_copy.staging_budget import DYN_ALIGN, SM90_OPTIN_LIMIT, STATIC_LIMIT
 from regcopy_dialect.regcopy import MemSpace, buffer_layout, memory_space
 
-STATIC_LIMIT = 48 * 1024
-"""Bytes of static ``__shared__`` memory a kernel may declare (ptxas: 0xc000)."""
-
-SM90_OPTIN_LIMIT = 227 * 1024
-"""Bytes of shared memory (static + dynamic) one block may use on sm_90 after opting in."""
-
-DYN_ALIGN = 128
-"""Alignment of every ``shared.dyn`` buffer inside the dynamic shared array."""
 
 
 class SharedMemoryError(ValueError):

@@ -25,6 +25,7 @@ from regcopy_passes.reg_copy.misaligned_cost import (
 )
 from regcopy_passes.core.planning import CopyPlan, plan_copy
 from regcopy_passes.reg_copy.shared_plan import SharedPlan
+from regcopy_passes.reg_copy.staging_budget import KernelShared, kernel_shared
 from regcopy_passes.reg_copy.transfer import LoweringPlan
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
@@ -61,12 +62,13 @@ def extents_of(op: CopyOp, side: str) -> Extents:
 
 def bounds_key(op: CopyOp) -> Hashable:
     """What the bounded plan reads beyond ``plan_key``'s types and regions: the extents' and
-    offsets' divisors, the buffer's name, ``{in_bounds}``, the padding. None for static
+    offsets' divisors, the buffer's name, ``{in_bounds}``, the padding, and the kernel's
+    shared bytes (``staging_budget``: whether the staged form's slices fit). None for static
     copies (their plan reads none of these)."""
     side = dynamic_side(op)
     if side is None:
         return None
-    return bounded_key(extents_of(op, side), op.in_bounds, op.padding)
+    return bounded_key(extents_of(op, side), op.in_bounds, op.padding), kernel_shared(op)
 
 
 def warp_rows(plan: CopyPlan, sizes: tuple[int, ...]) -> tuple[int, int]:
@@ -85,11 +87,12 @@ def warp_rows(plan: CopyPlan, sizes: tuple[int, ...]) -> tuple[int, int]:
 
 
 def staging_refusal(plan: CopyPlan, scope: Scope, lanes: int, element_bits: int,
-                    granule: int) -> str | None:
+                    granule: int, shared: KernelShared | None = None,
+                    element_type: str = "") -> str | None:
     """Why the staged form cannot move ``plan`` (None: it can): it needs a CTA-wide copy of
     whole warps, every lane owning a vector each round, ``n / granule`` transfers dividing a
-    warp's 32, and the slices (the CTA's registers of the copy) within
-    ``STAGE_SCRATCH_BYTES``."""
+    warp's 32, the slices (the CTA's registers of the copy) within ``STAGE_SCRATCH_BYTES``,
+    and room for them beside the kernel's ``shared`` bytes (``KernelShared.refusal``)."""
     if scope is not Scope.CTA:
         return f"a {scope.name.lower()}-scope copy"
     if plan.guarded or lanes < 32 or plan.threads % 32:
@@ -99,15 +102,19 @@ def staging_refusal(plan: CopyPlan, scope: Scope, lanes: int, element_bits: int,
     scratch = plan.threads * plan.rounds * plan.n * element_bits // 8
     if scratch > STAGE_SCRATCH_BYTES:
         return f"its slices would take {scratch} bytes of shared memory, over {STAGE_SCRATCH_BYTES}"
+    if shared is not None:
+        return shared.refusal((element_type, plan.threads * plan.rounds * plan.n), scratch)
     return None
 
 
 def misaligned_tile(plan: CopyPlan, sizes: tuple[int, ...], element_bits: int, granule: int,
-                    tail: int, reads: bool = False, scope: Scope = Scope.WARP
+                    tail: int, reads: bool = False, scope: Scope = Scope.WARP,
+                    shared: KernelShared | None = None, element_type: str = ""
                     ) -> MisalignedTile:
-    """The cost model's view of a copy's wide ``plan`` (``misaligned_cost``)."""
+    """The cost model's view of a copy's wide ``plan`` (``misaligned_cost``), in a kernel
+    with ``shared`` bytes (None: unknown, not checked)."""
     rows, lanes = warp_rows(plan, sizes)
-    staging = staging_refusal(plan, scope, lanes, element_bits, granule)
+    staging = staging_refusal(plan, scope, lanes, element_bits, granule, shared, element_type)
     return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads, staging)
 
 
@@ -130,10 +137,11 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
                          divisors, names)
 
     choices: list[MisalignedChoice] = []
+    shared = kernel_shared(op)
 
     def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> str:
         tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes,
-                               acc.scope)
+                               acc.scope, shared, str(acc.element_type))
         choices.append(choose_misaligned_form(tile, misaligned))
         return choices[-1].form
 

@@ -203,3 +203,61 @@ def test_staged_fitted_tiles_are_bit_exact_on_the_gpu() -> None:
             got = run_kernel(source, info, [x.view(np.float32), y.view(np.float32)],
                              grid=grid).arrays[1]
             assert np.array_equal(got.view(np.int32), x), (tile, n)
+
+
+def _crowded(shared: str) -> str:
+    """The ``rows`` kernel with one more shared buffer of type ``shared`` (unused)."""
+    return _kernel("rows").replace("  %R = memref.alloca()",
+                                   f"  %S = memref.alloca() : {shared}\n  %R = memref.alloca()")
+
+
+@pytest.mark.parametrize("shared, words", [
+    ("memref<12000xf32, #regcopy.mem<shared>>",
+     "not staged (the kernel's static shared memory would be 50048 bytes (48000 of its shared "
+     "buffers, 2048 of these slices), over the 49152-byte (48 KiB) limit)"),
+    ("memref<47500xf32, #regcopy.mem<shared.dyn>>",
+     "not staged (the kernel's shared memory would be 233088 bytes (40960 of its shared "
+     "buffers, 2048 of these slices, 190080 of its shared.dyn buffers), over the "
+     "232448-byte per-block limit of sm_90)"),
+])
+def test_no_staging_past_the_kernels_shared_memory(shared: str, words: str) -> None:
+    """A kernel whose own shared buffers leave no room for the slices (2 KiB here) does not
+    stage, forced or not: the remark says why, and the kernel prints (before, the slices took
+    the static array past 48 KiB, or static + dynamic past sm_90's 227 KiB, and printing the
+    kernel failed). Without the buffer, the same copy stages."""
+    from regcopy_backend.cuda.printer import print_cuda
+    from regcopy_passes.lower_reg_copy import plan_for
+
+    from regcopy_dialect.regcopy import CopyOp
+
+    if "shared.dyn" in shared:  # 40 KiB static + 185.6 KiB dynamic + the slices
+        text = _crowded(shared).replace(
+            "  %R = memref.alloca()",
+            "  %T = memref.alloca() : memref<10240xf32, #regcopy.mem<shared>>\n"
+            "  %R = memref.alloca()")
+    else:
+        text = _crowded(shared)
+    store = [op for op in parse_unverified(text).walk() if isinstance(op, CopyOp)][1]
+    note = plan_for(store).transfer.misaligned  # type: ignore[union-attr]
+    assert note.startswith("misaligned stores predicated by the cost model"), note
+    assert note.endswith(words), note
+    for form in ("auto", "staged"):
+        source = print_cuda(lower(parse_unverified(text), misaligned_stores=form))
+        assert "staging[" not in source and "__syncwarp" not in source, form
+    roomy = _kernel("rows").replace("  %R", "  %S = memref.alloca() : "
+                                    "memref<11776xf32, #regcopy.mem<shared>>\n  %R", 1)
+    assert "staging[512]" in print_cuda(lower(parse_unverified(roomy)))
+
+
+def test_slices_of_other_types_count_against_the_budget() -> None:
+    """``KernelShared.refusal``: slices of a type the kernel already holds share its array (no
+    new bytes); slices of another type add theirs to the kernel's buffers and the other
+    arrays."""
+    from regcopy_passes.reg_copy.staging_budget import STATIC_LIMIT, KernelShared
+
+    k = KernelShared(static=32768, staging=((("f32", 2048), 8192),))
+    assert k.refusal(("f32", 2048), 8192) is None
+    assert k.refusal(("bf16", 4096), STATIC_LIMIT - 32768 - 8192) is None
+    why = k.refusal(("bf16", 4096), 8200)
+    assert why is not None and "49160 bytes (32768 of its shared buffers, 8192 of other " \
+        "staged copies' slices, 8200 of these slices)" in why
