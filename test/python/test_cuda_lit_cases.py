@@ -42,9 +42,11 @@ OPTIONS = ("--diag-suppress=550,549", WARN_LOCAL_MEMORY)
 (NVRTC warning 550, "set but never used"), and, R -> S alone (which lane-rotated rounds read
 directly), read and never written (549, "used before its value is set"); any other warning
 fails, ptxas's "Local memory used for function ..." included."""
-FILES = [*sorted((TEST / "transforms").glob("*.mlir")),
-         *sorted(p for p in (TEST / "backend").glob("*.mlir")
-                 if "error" not in p.name and p.name != SPILLS)]
+FILES = [p for folder in ("transforms", "backend")
+         for p in sorted((TEST / folder).glob("*.mlir"))
+         if "error" not in p.name and p.name != SPILLS]
+"""Every lit input that lowers (``*error*`` files test a located failure of the pass or the
+target: their own lit RUN lines check it)."""
 CHUNKS = [(path, k, chunk)
           for path in FILES
           for k, chunk in enumerate(path.read_text().split("// -----"))]
