@@ -35,6 +35,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
+from regcopy_backend.interpreter.arith import plain_impl
 from regcopy_backend.interpreter.cta_barrier import BarrierBroken
 from regcopy_backend.interpreter.regcopy import gpu_state
 from regcopy_dialect.diagnostics import op_location, op_text
@@ -68,9 +69,10 @@ class KernelError(InterpretationError):
                          f"{thread.tid})")
 
 
-Step = tuple[Operation, tuple[int, ...], tuple[int, ...], Any, Any]
+Step = tuple[Operation, tuple[int, ...], tuple[int, ...], Any, Any, bool]
 """One op of a compiled block: the op, the keys of its operands and results, its functions
-object and implementation."""
+object and implementation, and whether that is the plain function under xDSL's ``impl``
+wrapper (it returns the result values; no ``OpImplResult`` is made for it)."""
 
 
 class RegcopyInterpreter(Interpreter):
@@ -106,8 +108,10 @@ class RegcopyInterpreter(Interpreter):
                 raise self._fail(op, InterpretationError(
                     f"the CPU interpreter cannot run {op.name}"))
             ft, run = impls[type(op)]
+            inner = plain_impl(run)
             steps.append((op, tuple(id(v) for v in op.operands),
-                          tuple(id(r) for r in op.results), ft, run))
+                          tuple(id(r) for r in op.results), ft,
+                          run if inner is None else inner, inner is not None))
         self.programs[block] = steps
         return steps
 
@@ -148,13 +152,17 @@ class RegcopyInterpreter(Interpreter):
                 env[id(a)] = x
             steps = programs.get(block) or self._compile(block)
             block = None
-            for op, operands, results, ft, run in steps:
+            for op, operands, results, ft, run, plain in steps:
                 try:
                     result = run(ft, self, op, tuple([env[k] for k in operands]))
                 except (KernelError, BarrierBroken):
                     raise
                 except Exception as e:  # noqa: BLE001 - every runtime error gets a location
                     raise self._fail(op, e) from None
+                if plain:
+                    for k, x in zip(results, result):
+                        env[k] = x
+                    continue
                 for k, x in zip(results, result.values):
                     env[k] = x
                 term = result.terminator_value

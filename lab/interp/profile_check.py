@@ -1,5 +1,5 @@
 """Profile ``regcopy-run --check`` of one example on the CPU interpreter (CPU time of every Python thread of
-a phased CTA included): ``python3 lab/interp/profile_check.py examples/X.mlir ARGS...``
+a phased CTA included): ``REGCOPY_CHECK_JOBS=1 python3 lab/interp/profile_check.py examples/X.mlir ARGS...``
 (the arguments of regcopy-run). Prints the top functions by own time and by cumulative time."""
 
 from __future__ import annotations
