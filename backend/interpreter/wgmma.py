@@ -131,11 +131,10 @@ def run_wgmma(op: WgmmaOp, lanes: Sequence[Lane]) -> list[None]:
         a = _registers_a(w, k, ta.element_type, a_slot, [x[1][0] for x in lanes])
     raw = shared(args[1], "b", (0, k), (0, n), bool(op.transpose_b))
     b = decode(raw, tb.element_type).reshape(k, n)
-    c_layout = layout_of(tc)
+    slots = _accumulator_slots(tc, w, n)
 
     def c_slot(lane: int, i: int) -> int:
-        r, c = accumulator_cell(32 * w + lane, i)
-        return c_layout.apply(r * n + c)[1]
+        return slots[lane, i]
 
     def put(lane: int, i: int, v: float) -> None:
         lanes[lane][1][2].storage[c_slot(lane, i)] = v
@@ -160,6 +159,15 @@ def _tile_offsets(t: MemRefType, size: int, start: tuple[int, ...], rows: tuple[
             index[-1] += r if swap else c
             out.append(probe.offset(index))
     return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _accumulator_slots(tc: MemRefType, w: int, n: int) -> dict[tuple[int, int], int]:
+    """The register slot (of the local accumulator ``tc``) of element ``i`` of lane ``lane``
+    of warp ``w``'s accumulator fragment (``accumulator_cell`` through the tile's layout)."""
+    layout = layout_of(tc)
+    return {(lane, i): layout.apply(r * n + c)[1] for lane in range(WARP) for i in range(n // 2)
+            for r, c in [accumulator_cell(32 * w + lane, i)]}
 
 
 def _descriptor_read(buf: Buffer, base: int, starts: Sequence[int], d: Descriptor,
@@ -237,8 +245,19 @@ def _check_landed(interp: Interpreter, op: WgmmaOp, args: PythonValues) -> None:
         buf = args[k]
         if not _in_flight(interp, buf):
             continue
-        boxes = product(*(range(o, o + z) for o, z in zip(offs, region[1], strict=True)))
-        check_landed(interp, op, buf, [buf.offset(list(i)) for i in boxes])
+        check_landed(interp, op, buf, list(_region_offsets(buf.type, len(buf.storage),
+                                                           tuple(offs), tuple(region[1]))))
+
+
+@lru_cache(maxsize=256)
+def _region_offsets(t: MemRefType, size: int, start: tuple[int, ...], sizes: tuple[int, ...]
+                    ) -> tuple[int, ...]:
+    """Storage offsets (``Buffer.offset``, its errors included) of the box ``start`` +
+    ``sizes`` of a ``size``-element buffer of type ``t``, row-major: a pure function of the
+    type and the box, computed once per region (every thread of a warpgroup checks it)."""
+    probe = Buffer(t, [None] * size)
+    boxes = product(*(range(o, o + z) for o, z in zip(start, sizes, strict=True)))
+    return tuple(probe.offset(list(i)) for i in boxes)
 
 
 def _meet(interp: Interpreter, op: Operation, args: PythonValues, execute: Any) -> tuple[()]:
