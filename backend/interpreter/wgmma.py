@@ -20,9 +20,10 @@ to the shared operands before the ``wgmma_wait`` (a race on the GPU).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, wraps
+import threading
 from itertools import product
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from regcopy_backend.interpreter.async_copy import _in_flight, check_landed
@@ -50,6 +51,30 @@ from regcopy_dialect.wgmma_layouts import (
     k_step,
 )
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
+
+_T = TypeVar("_T")
+_ONCE = threading.Lock()
+
+
+def computed_once(fn: Callable[..., _T]) -> Callable[..., _T]:
+    """``fn`` (pure, hashable arguments) cached, and computed once per arguments even when
+    the threads of a phased CTA ask for it together (``lru_cache`` lets each of them compute
+    it); at most 256 results are kept. An exception is not cached."""
+    cache: dict[tuple[Any, ...], _T] = {}
+
+    @wraps(fn)
+    def get(*key: Any) -> _T:
+        if (value := cache.get(key)) is not None:
+            return value
+        with _ONCE:
+            if (value := cache.get(key)) is None:
+                if len(cache) >= 256:
+                    cache.clear()
+                value = cache[key] = fn(*key)
+        return value
+
+    return get
+
 
 Lane = tuple[int, tuple[Any, ...]]  # (warp of the warpgroup, the lane's operands)
 
@@ -143,7 +168,7 @@ def run_wgmma(op: WgmmaOp, lanes: Sequence[Lane]) -> list[None]:
     return [None] * WARP
 
 
-@lru_cache(maxsize=256)
+@computed_once
 def _tile_offsets(t: MemRefType, size: int, start: tuple[int, ...], rows: tuple[int, int],
                   cols: tuple[int, int], swap: bool) -> tuple[int, ...]:
     """Storage offsets (``Buffer.offset``, its errors included) of the cells ``(start[-2] + r,
@@ -161,7 +186,7 @@ def _tile_offsets(t: MemRefType, size: int, start: tuple[int, ...], rows: tuple[
     return tuple(out)
 
 
-@lru_cache(maxsize=64)
+@computed_once
 def _accumulator_slots(tc: MemRefType, w: int, n: int) -> dict[tuple[int, int], int]:
     """The register slot (of the local accumulator ``tc``) of element ``i`` of lane ``lane``
     of warp ``w``'s accumulator fragment (``accumulator_cell`` through the tile's layout)."""
@@ -181,7 +206,7 @@ def _descriptor_read(buf: Buffer, base: int, starts: Sequence[int], d: Descripto
     return np.array(values, dtype=object).reshape(mn_extent, k)
 
 
-@lru_cache(maxsize=256)
+@computed_once
 def _descriptor_places(base: int, starts: tuple[int, ...], d: Descriptor, mn_extent: int,
                        k: int, e: int) -> tuple[tuple[int, ...], int | None]:
     """The storage offsets ``_descriptor_read`` reads, row-major, up to the first byte
@@ -249,7 +274,7 @@ def _check_landed(interp: Interpreter, op: WgmmaOp, args: PythonValues) -> None:
                                                            tuple(offs), tuple(region[1]))))
 
 
-@lru_cache(maxsize=256)
+@computed_once
 def _region_offsets(t: MemRefType, size: int, start: tuple[int, ...], sizes: tuple[int, ...]
                     ) -> tuple[int, ...]:
     """Storage offsets (``Buffer.offset``, its errors included) of the box ``start`` +
