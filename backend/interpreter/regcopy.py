@@ -75,6 +75,30 @@ def set_thread(interp: Interpreter, thread: ThreadState) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+_LOCAL_PLACES: dict[tuple[Any, ...], tuple[dict[str, int], bool, int]] = {}
+"""``(type, storage size, *index)`` of a local buffer -> the element's owner (thread axes),
+whether the layout has replicas, its register slot: pure functions of the type and index,
+computed once for every thread (``_local_offset``)."""
+
+
+def _local_offset(interp: Interpreter, op: Operation, buf: Buffer, indices: Sequence[int]
+                  ) -> int:
+    """The register slot of ``indices`` in the local ``buf``, after the ownership check
+    (``_check_owner``), with the errors of ``Buffer.owner``/``offset`` in the same order."""
+    key = (buf.type, len(buf.storage), *indices)
+    if (hit := _LOCAL_PLACES.get(key)) is None:
+        axes = buf.owner(indices)
+        replicas = bool(buf.layout.replicas)
+        RegcopyFunctions._check_owner(interp, op, buf, indices, axes, replicas)
+        offset = buf.offset(indices)
+        if len(_LOCAL_PLACES) >= 1 << 17:
+            _LOCAL_PLACES.clear()
+        _LOCAL_PLACES[key] = (axes, replicas, offset)
+        return offset
+    RegcopyFunctions._check_owner(interp, op, buf, indices, hit[0], hit[1])
+    return hit[2]
+
+
 def _dim(op: Operation) -> int:
     return "xyz".index(cast(Any, op).dimension.data.value)
 
@@ -187,7 +211,8 @@ class RegcopyFunctions(InterpreterFunctions):
         buf, *indices = args
         if isinstance(buf, ShapedArray):
             return (cast(ShapedArray[Any], buf).load(tuple(indices)),)
-        self._check_owner(interp, op, buf, indices)
+        if buf.local:
+            return (buf.storage[_local_offset(interp, op, buf, indices)],)
         return (buf.read(indices),)
 
     @impl(memref.StoreOp)
@@ -196,18 +221,25 @@ class RegcopyFunctions(InterpreterFunctions):
         if isinstance(buf, ShapedArray):
             cast(ShapedArray[Any], buf).store(tuple(indices), value)
             return ()
-        self._check_owner(interp, op, buf, indices)
+        if buf.local:
+            buf.storage[_local_offset(interp, op, buf, indices)] = value
+            return ()
         buf.write(indices, value)
         return ()
 
     @staticmethod
     def _check_owner(interp: Interpreter, op: Operation, buf: Buffer,
-                     indices: Sequence[int]) -> None:
+                     indices: Sequence[int], axes: dict[str, int] | None = None,
+                     replicas: bool | None = None) -> None:
+        """Refuse a ``memref.load/store`` of a local element that the executing thread does
+        not own (nor a replica of); ``axes``/``replicas``: the element's owner and whether
+        the layout has replicas, when known."""
         state = gpu_state(interp)
         if not (buf.local and state.check_ownership):
             return
-        axes = buf.owner(indices)
-        if buf.layout.replicas:  # any replica may read or write its own copy
+        if axes is None:
+            axes = buf.owner(indices)
+        if buf.layout.replicas if replicas is None else replicas:
             if replica_of(buf.layout, axes, state.thread.axis) is None:
                 raise InterpretationError(
                     f"{op.name} of {list(indices)} in {buf.type} by thread "
