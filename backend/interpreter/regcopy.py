@@ -75,28 +75,31 @@ def set_thread(interp: Interpreter, thread: ThreadState) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-_LOCAL_PLACES: dict[tuple[Any, ...], tuple[dict[str, int], bool, int]] = {}
-"""``(type, storage size, *index)`` of a local buffer -> the element's owner (thread axes),
-whether the layout has replicas, its register slot: pure functions of the type and index,
-computed once for every thread (``_local_offset``)."""
+_LOCAL_PLACES: dict[tuple[int, ...], tuple[Any, dict[str, int], bool, int]] = {}
+"""``(id of the type, storage size, *index)`` of a local buffer -> the type (an entry counts
+only for that very type object: hashing an xDSL type costs more than the lookup saves), the
+element's owner (thread axes), whether the layout has replicas, its register slot: pure
+functions of the type and index, computed once for every thread (``_local_offset``)."""
 
 
 def _local_offset(interp: Interpreter, op: Operation, buf: Buffer, indices: Sequence[int]
                   ) -> int:
     """The register slot of ``indices`` in the local ``buf``, after the ownership check
     (``_check_owner``), with the errors of ``Buffer.owner``/``offset`` in the same order."""
-    key = (buf.type, len(buf.storage), *indices)
-    if (hit := _LOCAL_PLACES.get(key)) is None:
+    t = buf.type
+    key = (id(t), len(buf.storage), *indices)
+    hit = _LOCAL_PLACES.get(key)
+    if hit is None or hit[0] is not t:
         axes = buf.owner(indices)
         replicas = bool(buf.layout.replicas)
         RegcopyFunctions._check_owner(interp, op, buf, indices, axes, replicas)
         offset = buf.offset(indices)
         if len(_LOCAL_PLACES) >= 1 << 17:
             _LOCAL_PLACES.clear()
-        _LOCAL_PLACES[key] = (axes, replicas, offset)
+        _LOCAL_PLACES[key] = (t, axes, replicas, offset)
         return offset
-    RegcopyFunctions._check_owner(interp, op, buf, indices, hit[0], hit[1])
-    return hit[2]
+    RegcopyFunctions._check_owner(interp, op, buf, indices, hit[1], hit[2])
+    return hit[3]
 
 
 def _dim(op: Operation) -> int:
