@@ -194,32 +194,40 @@ class FastIntArithFunctions(InterpreterFunctions):
     lane by lane (``run_lanes``): one ``type(x) is tuple`` test on the scalar path."""
 
     def __init__(self) -> None:
-        self._widths: dict[Operation, int] = {}
-        self._constants: dict[Operation, PythonValues] = {}
+        # keyed by id(op), the op kept in the entry (xDSL ops hash in Python: slower than
+        # the lookup; the entry's op is compared by identity, and keeps its id from reuse)
+        self._widths: dict[int, tuple[Operation, int]] = {}
+        self._constants: dict[int, tuple[Operation, PythonValues]] = {}
         self._lane_ops: dict[Operation, Operation] = {}
         self._comparisons: dict[Operation, Callable[[int, int], bool]] = {}
 
     def _w(self, interp: Interpreter, op: Operation) -> int:
-        if (w := self._widths.get(op)) is None:
-            w = self._widths[op] = _bits(interp, op)
+        hit = self._widths.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        w = _bits(interp, op)
+        self._widths[id(op)] = (op, w)
         return w
 
     @impl(arith.ConstantOp)
     def run_constant(self, interp: Interpreter, op: arith.ConstantOp, args: PythonValues):
-        if (v := self._constants.get(op)) is None:
-            value = op.value
-            if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
-                v = (_wrap(value.value.data, _bits(interp, op)),)
-            elif isinstance(value, FloatAttr):
-                v = (_CONSTANT_ROUNDING.get(type(value.type), _same)(value.value.data),)
-            elif isinstance(value, IntegerAttr):
-                v = (value.value.data,)
-            elif isinstance(value, DenseIntOrFPElementsAttr) and \
-                    isinstance(op.result.type, VectorType):
-                v = (vector_constant(value.get_values(), op.result.type.element_type),)
-            else:
-                raise InterpretationError(f"arith.constant of {value} is not supported")
-            self._constants[op] = v
+        hit = self._constants.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        value = op.value
+        v: PythonValues
+        if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+            v = (_wrap(value.value.data, _bits(interp, op)),)
+        elif isinstance(value, FloatAttr):
+            v = (_CONSTANT_ROUNDING.get(type(value.type), _same)(value.value.data),)
+        elif isinstance(value, IntegerAttr):
+            v = (value.value.data,)
+        elif isinstance(value, DenseIntOrFPElementsAttr) and \
+                isinstance(op.result.type, VectorType):
+            v = (vector_constant(value.get_values(), op.result.type.element_type),)
+        else:
+            raise InterpretationError(f"arith.constant of {value} is not supported")
+        self._constants[id(op)] = (op, v)
         return v
 
     @impl(arith.AddiOp)
