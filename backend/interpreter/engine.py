@@ -23,14 +23,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     Interpreter,
+    InterpreterFunctions,
     OpImplResult,
     PythonValues,
     ReturnedValues,
     Successor,
+    impl,
+    register_impls,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import InterpretationError
@@ -144,6 +147,26 @@ class RegcopyInterpreter(Interpreter):
             else:
                 self.env = saved
 
+    def run_loop(self, region: Region, lb: int, ub: int, step: int,
+                 carried: PythonValues) -> PythonValues:
+        """``scf.for``'s iterations over ``region`` (xDSL's semantics: the body runs with
+        ``(i, *carried)`` for i in range(lb, ub, step) and yields the next ``carried``), the
+        per-run bookkeeping of ``run_ssacfg_region`` done once per loop, not per iteration
+        (a region entered again while it runs, or watched by listeners, keeps the per-run
+        path)."""
+        block = region.blocks.first
+        if block is None or self.listeners or region in self.active:
+            for i in range(lb, ub, step):
+                carried = self.run_ssacfg_region(region, (i, *carried))
+            return carried
+        self.active.add(region)
+        try:
+            for i in range(lb, ub, step):
+                carried = self._run_blocks(block, (i, *carried))
+        finally:
+            self.active.discard(region)
+        return carried
+
     def _run_blocks(self, block: Block | None, args: PythonValues) -> PythonValues:
         programs = self.programs
         while block is not None:
@@ -174,3 +197,19 @@ class RegcopyInterpreter(Interpreter):
                     block, args = term.block, term.args
                     break
         return ()
+
+
+@register_impls
+class LoopFunctions(InterpreterFunctions):
+    """``scf.for`` through ``RegcopyInterpreter.run_loop`` (register with ``override=True``
+    after xDSL's ``ScfFunctions``; another interpreter runs xDSL's loop)."""
+
+    @impl(scf.ForOp)
+    def run_for(self, interp: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
+        lb, ub, step, *carried = args
+        if isinstance(interp, RegcopyInterpreter):
+            return interp.run_loop(op.body, lb, ub, step, tuple(carried))
+        loop_args = tuple(carried)
+        for i in range(lb, ub, step):
+            loop_args = interp.run_ssacfg_region(op.body, (i, *loop_args), "for_loop")
+        return loop_args
