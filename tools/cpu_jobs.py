@@ -108,15 +108,21 @@ class CpuJobs:
             raise value
         return value
 
-    def close(self) -> None:
-        """Stop the workers (jobs not yet started are cancelled)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-            _INHERITED.clear()
+    def close(self, abandon: bool = False) -> None:
+        """Stop the workers: jobs not yet started are cancelled; with ``abandon`` (an error
+        ends the run) the running ones are killed instead of awaited."""
+        if self._pool is None:
+            return
+        if abandon:
+            processes = getattr(self._pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                process.kill()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
+        _INHERITED.clear()
 
     def __enter__(self) -> CpuJobs:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.close(abandon=kind is not None)

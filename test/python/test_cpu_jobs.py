@@ -66,3 +66,27 @@ def test_the_number_of_workers(monkeypatch: pytest.MonkeyPatch) -> None:
         default_workers()
     monkeypatch.delenv(JOBS_VARIABLE)
     assert 1 <= default_workers() <= 2
+
+
+# one thread counting to %n: about a second per 10^6 iterations on the interpreter
+SPIN = """func.func @spin(%n: index) attributes {regcopy.launch = #regcopy.launch<block = 1, grid = [1]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+  }
+  func.return
+}
+"""
+
+
+def test_an_error_does_not_wait_for_the_jobs_still_running() -> None:
+    """The caller's error ends the pool at once: the long job still running is killed."""
+    import time
+
+    spin = parse_located(regcopy_context(), SPIN, "spin.mlir")
+    jobs = [CpuJob(spin, "spin", [10]), CpuJob(spin, "spin", [10**8])]
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="stop"), CpuJobs(jobs, workers=2) as pool:
+        assert pool.result(0) == []
+        raise RuntimeError("stop")
+    assert time.perf_counter() - start < 10  # the second job alone takes minutes
