@@ -20,15 +20,15 @@ to the shared operands before the ``wgmma_wait`` (a race on the GPU).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache, wraps
-import threading
+from functools import lru_cache
 from itertools import product
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import numpy as np
 from regcopy_backend.interpreter.async_copy import _in_flight, check_landed
 from regcopy_backend.interpreter.buffers import Buffer, layout_of
 from regcopy_backend.interpreter.mma import accumulate, decode
+from regcopy_backend.interpreter.once import computed_once
 from regcopy_backend.interpreter.regcopy import gpu_state
 from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import (
@@ -51,30 +51,6 @@ from regcopy_dialect.wgmma_layouts import (
     k_step,
 )
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
-
-_T = TypeVar("_T")
-_ONCE = threading.Lock()
-
-
-def computed_once(fn: Callable[..., _T]) -> Callable[..., _T]:
-    """``fn`` (pure, hashable arguments) cached, and computed once per arguments even when
-    the threads of a phased CTA ask for it together (``lru_cache`` lets each of them compute
-    it); at most 256 results are kept. An exception is not cached."""
-    cache: dict[tuple[Any, ...], _T] = {}
-
-    @wraps(fn)
-    def get(*key: Any) -> _T:
-        if (value := cache.get(key)) is not None:
-            return value
-        with _ONCE:
-            if (value := cache.get(key)) is None:
-                if len(cache) >= 256:
-                    cache.clear()
-                value = cache[key] = fn(*key)
-        return value
-
-    return get
-
 
 Lane = tuple[int, tuple[Any, ...]]  # (warp of the warpgroup, the lane's operands)
 

@@ -20,7 +20,7 @@ from xdsl.ir import Block
 
 from regcopy_backend.interpreter.arith import integer_comparison, plain_impl
 from regcopy_backend.interpreter.driver import launch, make_interpreter
-from regcopy_backend.interpreter.wgmma import computed_once
+from regcopy_backend.interpreter.once import computed_once
 
 PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
