@@ -34,7 +34,8 @@ def main() -> None:
         profiles: list[cProfile.Profile] = []
         original = threading.Thread.run
 
-        def run(self: threading.Thread) -> Any:
+        def run(self: threading.Thread, profiles: list[cProfile.Profile] = profiles,
+                original: Any = original) -> Any:
             p = cProfile.Profile(timer=time.thread_time)
             profiles.append(p)
             p.enable()
