@@ -83,6 +83,7 @@ from regcopy_backend.cuda.nvrtc import (
 from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_tools import launch_grid
 from regcopy_tools.cli import run_main
+from regcopy_tools.cpu_jobs import CpuJob, CpuJobs, CpuRunError
 from regcopy_tools.launch_grid import GridArg, block_dims, parse_grid_spec, unvisited
 from regcopy_tools.run_report import (
     ArgumentSpecError,
@@ -447,46 +448,66 @@ def run(args: argparse.Namespace) -> int:
         print(f"regcopy-run: {e}: GPU run skipped; comparing the lowered IR, run on the CPU "
               "interpreter, with the reference instead", file=sys.stderr)
     reference = parse_module(text, args.input)[1] if args.check else None
+    lowered = None if gpu or reference is None else lower_layout_access(prepared.module.clone())
     rng = np.random.default_rng(args.seed)
-    failed = False
+    # every kernel's arguments and launch first (in order: the random inputs are those of a
+    # run kernel after kernel), then the interpreted launches run on the CPU's cores while
+    # the results are taken in order (cpu_jobs): the output is that of one launch after
+    # another; an argument error of a kernel is raised at its turn
+    launches: list[tuple[Any, ...]] = []
+    jobs: list[CpuJob] = []
     for info, fn in zip(prepared.kernels, kernel_funcs(prepared), strict=True):
         try:
             host = host_arguments(fn, rng, scalars)
             launch_grid = kernel_grid(info, grid, host)
         except (ArgumentSpecError, ArgumentError) as e:
-            raise RunInputError(str(e)) from None
+            launches.append((info, fn, RunInputError(str(e))))
+            break
         if (why := empty_launch(info, [array_arg(a) for a in host])) is not None:
-            print(why)
+            launches.append((info, fn, why))
             continue
         # the reference runs first: a runtime error (an offset out of bounds) is reported at
         # its op in the input file, before the GPU or the lowered IR runs into it
-        want = None if reference is None else run_on_cpu(reference, info.name, host,
-                                                         launch_grid)
-        if gpu:
-            arrays = run_kernel(prepared.source, info, host, grid=launch_grid).arrays
-            label = "gpu"
-        else:
-            arrays = run_on_cpu(lower_layout_access(prepared.module.clone()), info.name, host,
-                                launch_grid)
-            label = "lowered"
-        if want is None or reference is None:
-            print("\n".join(checksum_lines(info, arrays)))
-            continue
-        lines = compare_buffers(info, arrays, want, label,
-                                approximate_ops(fn) if gpu else (),
-                                accumulating_ops(fn) if gpu else ())
-        if args.grid is not None or any(p.dynamic for p in info.buffers):
-            for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
-                                           reference, host, want, launch_grid).items():
-                lines[k] = line
-        failed = failed or any(("MISMATCH" in ln or "UNVISITED" in ln) for ln in lines)
-        print("\n".join(lines))
+        first = len(jobs)
+        if reference is not None:
+            jobs.append(CpuJob(reference, info.name, host, launch_grid))
+        if lowered is not None:
+            jobs.append(CpuJob(lowered, info.name, host, launch_grid))
+        launches.append((info, fn, host, launch_grid, first))
+    failed = False
+    with CpuJobs(jobs) as cpu:
+        for info, fn, *rest in launches:
+            if isinstance(rest[0], RunInputError):
+                raise rest[0]
+            if isinstance(rest[0], str):
+                print(rest[0])
+                continue
+            host, launch_grid, first = rest
+            want = None if reference is None else cpu.result(first)
+            if gpu:
+                arrays = run_kernel(prepared.source, info, host, grid=launch_grid).arrays
+                label = "gpu"
+            else:
+                arrays = cpu.result(first + 1)
+                label = "lowered"
+            if want is None or reference is None:
+                print("\n".join(checksum_lines(info, arrays)))
+                continue
+            lines = compare_buffers(info, arrays, want, label,
+                                    approximate_ops(fn) if gpu else (),
+                                    accumulating_ops(fn) if gpu else ())
+            if args.grid is not None or any(p.dynamic for p in info.buffers):
+                for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
+                                               reference, host, want, launch_grid).items():
+                    lines[k] = line
+            failed = failed or any(("MISMATCH" in ln or "UNVISITED" in ln) for ln in lines)
+            print("\n".join(lines), flush=True)
     return 3 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    run_main("regcopy-run", lambda: run(args), (RunInputError, KernelError))
+    run_main("regcopy-run", lambda: run(args), (RunInputError, KernelError, CpuRunError))
 
 
 if __name__ == "__main__":

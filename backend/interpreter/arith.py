@@ -9,7 +9,9 @@ Lane-wise versions of all of them on vectors (tuples) are ``interp_vector``'s.""
 from __future__ import annotations
 
 import math
+import operator
 import struct
+from typing import Any
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
@@ -115,6 +117,33 @@ def lane_op(op: Operation) -> Operation:
                            properties=dict(op.properties), attributes=dict(op.attributes))
 
 
+def plain_impl(run: Any) -> Any | None:
+    """The function an xDSL ``@impl`` (not ``@impl_terminator``) wraps: the wrapper only puts
+    its result values into an ``OpImplResult`` without a terminator value, so calling the
+    function itself gives the same values; None for any other implementation."""
+    if getattr(run, "__code__", None) is not _IMPL_WRAPPER or run.__closure__ is None:
+        return None
+    inner = run.__closure__[0].cell_contents
+    return inner if callable(inner) else None
+
+
+_IMPL_WRAPPER = impl(arith.AddiOp)(lambda *args: ()).__code__
+"""The code of the wrapper xDSL's ``@impl`` makes (``@impl_terminator``'s is another)."""
+
+
+def _lane_runner(interp: Interpreter, scalar: Operation) -> Callable[[PythonValues], Any]:
+    """Runs ``scalar`` on one lane's operands and returns its result values: the
+    interpreter's implementation called directly (as ``run_op`` would, less its dispatch),
+    or ``run_op`` itself while listeners watch the interpreter."""
+    impls = getattr(getattr(interp, "_impls", None), "_impl_dict", None)
+    entry = None if impls is None or interp.listeners else impls.get(type(scalar))
+    inner = None if entry is None else plain_impl(entry[1])
+    if entry is None or inner is None:
+        return lambda lane: interp.run_op(scalar, lane)
+    ft = entry[0]
+    return lambda lane: inner(ft, interp, scalar, lane)
+
+
 def run_lanes(interp: Interpreter, op: Operation, args: PythonValues,
               lane_ops: dict[Operation, Operation]) -> PythonValues:
     """An elementwise op on vectors (tuples of lanes, all of one length): the interpreter's
@@ -127,8 +156,9 @@ def run_lanes(interp: Interpreter, op: Operation, args: PythonValues,
                                   "scalars")
     if (scalar := lane_ops.get(op)) is None:
         scalar = lane_ops[op] = lane_op(op)
+    run = _lane_runner(interp, scalar)
     try:
-        lanes = [interp.run_op(scalar, lane) for lane in zip(*args)]
+        lanes = [run(lane) for lane in zip(*args)]
     except InterpretationError as e:
         raise InterpretationError(f"{op.name} on {op.operands[0].type}: {e}") from None
     except (TypeError, ValueError, AssertionError, ArithmeticError) as e:
@@ -164,31 +194,40 @@ class FastIntArithFunctions(InterpreterFunctions):
     lane by lane (``run_lanes``): one ``type(x) is tuple`` test on the scalar path."""
 
     def __init__(self) -> None:
-        self._widths: dict[Operation, int] = {}
-        self._constants: dict[Operation, PythonValues] = {}
+        # keyed by id(op), the op kept in the entry (xDSL ops hash in Python: slower than
+        # the lookup; the entry's op is compared by identity, and keeps its id from reuse)
+        self._widths: dict[int, tuple[Operation, int]] = {}
+        self._constants: dict[int, tuple[Operation, PythonValues]] = {}
         self._lane_ops: dict[Operation, Operation] = {}
+        self._comparisons: dict[Operation, Callable[[int, int], bool]] = {}
 
     def _w(self, interp: Interpreter, op: Operation) -> int:
-        if (w := self._widths.get(op)) is None:
-            w = self._widths[op] = _bits(interp, op)
+        hit = self._widths.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        w = _bits(interp, op)
+        self._widths[id(op)] = (op, w)
         return w
 
     @impl(arith.ConstantOp)
     def run_constant(self, interp: Interpreter, op: arith.ConstantOp, args: PythonValues):
-        if (v := self._constants.get(op)) is None:
-            value = op.value
-            if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
-                v = (_wrap(value.value.data, _bits(interp, op)),)
-            elif isinstance(value, FloatAttr):
-                v = (_CONSTANT_ROUNDING.get(type(value.type), _same)(value.value.data),)
-            elif isinstance(value, IntegerAttr):
-                v = (value.value.data,)
-            elif isinstance(value, DenseIntOrFPElementsAttr) and \
-                    isinstance(op.result.type, VectorType):
-                v = (vector_constant(value.get_values(), op.result.type.element_type),)
-            else:
-                raise InterpretationError(f"arith.constant of {value} is not supported")
-            self._constants[op] = v
+        hit = self._constants.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        value = op.value
+        v: PythonValues
+        if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+            v = (_wrap(value.value.data, _bits(interp, op)),)
+        elif isinstance(value, FloatAttr):
+            v = (_CONSTANT_ROUNDING.get(type(value.type), _same)(value.value.data),)
+        elif isinstance(value, IntegerAttr):
+            v = (value.value.data,)
+        elif isinstance(value, DenseIntOrFPElementsAttr) and \
+                isinstance(op.result.type, VectorType):
+            v = (vector_constant(value.get_values(), op.result.type.element_type),)
+        else:
+            raise InterpretationError(f"arith.constant of {value} is not supported")
+        self._constants[id(op)] = (op, v)
         return v
 
     @impl(arith.AddiOp)
@@ -279,6 +318,37 @@ class FastIntArithFunctions(InterpreterFunctions):
             raise InterpretationError("arith.remsi by zero")
         r = abs(a) % abs(b)  # takes the sign of the dividend
         return (_wrap(r if a >= 0 else -r, self._w(interp, op)),)
+
+    @impl(arith.CmpiOp)
+    def run_cmpi(self, interp: Interpreter, op: arith.CmpiOp, args: PythonValues):
+        if type(args[0]) is tuple:
+            return run_lanes(interp, op, args, self._lane_ops)
+        if (compare := self._comparisons.get(op)) is None:
+            compare = self._comparisons[op] = integer_comparison(interp, op)
+        return (compare(args[0], args[1]),)
+
+
+_PREDICATES = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+               operator.lt, operator.le, operator.gt, operator.ge)
+"""``arith.cmpi``'s predicates by number: eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge."""
+
+
+def integer_comparison(interp: Interpreter, op: arith.CmpiOp) -> Callable[[int, int], bool]:
+    """``arith.cmpi``'s comparison of two scalars (xDSL's semantics: both operands read as
+    signed, for the first six predicates, or unsigned values of the operand width, then
+    compared), its width and predicate looked up once."""
+    t = op.lhs.type
+    if not isinstance(t, IndexType | IntegerType):
+        raise InterpretationError(f"arith.cmpi on {t} is not supported")
+    bits = interp.index_bitwidth if isinstance(t, IndexType) else t.width.data
+    predicate = op.predicate.value.data
+    if not 0 <= predicate < len(_PREDICATES):
+        raise InterpretationError(f"arith.cmpi predicate {op.predicate} is not supported")
+    compare, modulus = _PREDICATES[predicate], 1 << bits
+    if predicate >= 6:
+        return lambda a, b: compare(a % modulus, b % modulus)
+    half = modulus >> 1
+    return lambda a, b: compare((a + half) % modulus - half, (b + half) % modulus - half)
 
 
 _F32 = struct.Struct("<f")

@@ -19,10 +19,10 @@ ops' own, takes its place).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, cast
 
 from regcopy_backend.interpreter.buffers import Buffer, runtime_region, check_region
+from regcopy_backend.interpreter.once import computed_once
 from regcopy_backend.interpreter.state import GpuState
 from regcopy_passes.convert.plan import ConvertError, places
 from xdsl.dialects import vector
@@ -37,7 +37,7 @@ from regcopy_dialect.regcopy import CopyOp, buffer_layout
 Region = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-@lru_cache(maxsize=128)
+@computed_once
 def conversion_table(src_t: MemRefType, src_region: Region, dst_t: MemRefType,
                      dst_region: Region, threads: int
                      ) -> dict[int, tuple[tuple[int, int, int], ...]]:

@@ -87,6 +87,7 @@ from regcopy_backend.interpreter.compute import ComputeFunctions
 from regcopy_backend.interpreter.cta_barrier import CtaBarrier, run_cta
 from regcopy_backend.interpreter.engine import (
     KernelError,
+    LoopFunctions,
     RegcopyInterpreter,
     Step,
     op_head,
@@ -151,9 +152,9 @@ def make_interpreter(module: ModuleOp, programs: dict[Block, list[Step]] | None 
     for fns in (BuiltinFunctions(), *arith_fns, FuncFunctions(), ScfFunctions(),
                 MemRefFunctions()):
         interp.register_implementations(fns)
-    for fns in (*overrides, VectorFunctions((*arith_fns, *overrides)), RegcopyFunctions(),
-                ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(), ComputeFunctions(),
-                MmaFunctions(), WgmmaFunctions()):
+    for fns in (*overrides, LoopFunctions(), VectorFunctions((*arith_fns, *overrides)),
+                RegcopyFunctions(), ExtentFunctions(), AsyncCopyFunctions(), TmaFunctions(),
+                ComputeFunctions(), MmaFunctions(), WgmmaFunctions()):
         interp.register_implementations(fns, override=True)
     return interp
 

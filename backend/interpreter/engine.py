@@ -23,18 +23,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
     Interpreter,
+    InterpreterFunctions,
     OpImplResult,
     PythonValues,
     ReturnedValues,
     Successor,
+    impl,
+    register_impls,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import InterpretationError
 
+from regcopy_backend.interpreter.arith import plain_impl
 from regcopy_backend.interpreter.cta_barrier import BarrierBroken
 from regcopy_backend.interpreter.regcopy import gpu_state
 from regcopy_dialect.diagnostics import op_location, op_text
@@ -68,9 +72,10 @@ class KernelError(InterpretationError):
                          f"{thread.tid})")
 
 
-Step = tuple[Operation, tuple[int, ...], tuple[int, ...], Any, Any]
+Step = tuple[Operation, tuple[int, ...], tuple[int, ...], Any, Any, bool]
 """One op of a compiled block: the op, the keys of its operands and results, its functions
-object and implementation."""
+object and implementation, and whether that is the plain function under xDSL's ``impl``
+wrapper (it returns the result values; no ``OpImplResult`` is made for it)."""
 
 
 class RegcopyInterpreter(Interpreter):
@@ -106,8 +111,10 @@ class RegcopyInterpreter(Interpreter):
                 raise self._fail(op, InterpretationError(
                     f"the CPU interpreter cannot run {op.name}"))
             ft, run = impls[type(op)]
+            inner = plain_impl(run)
             steps.append((op, tuple(id(v) for v in op.operands),
-                          tuple(id(r) for r in op.results), ft, run))
+                          tuple(id(r) for r in op.results), ft,
+                          run if inner is None else inner, inner is not None))
         self.programs[block] = steps
         return steps
 
@@ -140,6 +147,26 @@ class RegcopyInterpreter(Interpreter):
             else:
                 self.env = saved
 
+    def run_loop(self, region: Region, lb: int, ub: int, step: int,
+                 carried: PythonValues) -> PythonValues:
+        """``scf.for``'s iterations over ``region`` (xDSL's semantics: the body runs with
+        ``(i, *carried)`` for i in range(lb, ub, step) and yields the next ``carried``), the
+        per-run bookkeeping of ``run_ssacfg_region`` done once per loop, not per iteration
+        (a region entered again while it runs, or watched by listeners, keeps the per-run
+        path)."""
+        block = region.blocks.first
+        if block is None or self.listeners or region in self.active:
+            for i in range(lb, ub, step):
+                carried = self.run_ssacfg_region(region, (i, *carried))
+            return carried
+        self.active.add(region)
+        try:
+            for i in range(lb, ub, step):
+                carried = self._run_blocks(block, (i, *carried))
+        finally:
+            self.active.discard(region)
+        return carried
+
     def _run_blocks(self, block: Block | None, args: PythonValues) -> PythonValues:
         programs = self.programs
         while block is not None:
@@ -148,13 +175,17 @@ class RegcopyInterpreter(Interpreter):
                 env[id(a)] = x
             steps = programs.get(block) or self._compile(block)
             block = None
-            for op, operands, results, ft, run in steps:
+            for op, operands, results, ft, run, plain in steps:
                 try:
                     result = run(ft, self, op, tuple([env[k] for k in operands]))
                 except (KernelError, BarrierBroken):
                     raise
                 except Exception as e:  # noqa: BLE001 - every runtime error gets a location
                     raise self._fail(op, e) from None
+                if plain:
+                    for k, x in zip(results, result):
+                        env[k] = x
+                    continue
                 for k, x in zip(results, result.values):
                     env[k] = x
                 term = result.terminator_value
@@ -166,3 +197,19 @@ class RegcopyInterpreter(Interpreter):
                     block, args = term.block, term.args
                     break
         return ()
+
+
+@register_impls
+class LoopFunctions(InterpreterFunctions):
+    """``scf.for`` through ``RegcopyInterpreter.run_loop`` (register with ``override=True``
+    after xDSL's ``ScfFunctions``; another interpreter runs xDSL's loop)."""
+
+    @impl(scf.ForOp)
+    def run_for(self, interp: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
+        lb, ub, step, *carried = args
+        if isinstance(interp, RegcopyInterpreter):
+            return interp.run_loop(op.body, lb, ub, step, tuple(carried))
+        loop_args = tuple(carried)
+        for i in range(lb, ub, step):
+            loop_args = interp.run_ssacfg_region(op.body, (i, *loop_args), "for_loop")
+        return loop_args

@@ -61,6 +61,12 @@ IN_BOUNDS = "in_bounds"
 Region = tuple[tuple[int, ...], tuple[int, ...]]
 
 
+_VIEW_TYPES: dict[tuple[int, int], tuple[Operation, MemRefType]] = {}
+"""``(id of a regcopy.storage op, storage size)`` -> the op and the static 1-D type of its view
+of a dynamic buffer (one type made per op and size, not per execution; the entry keeps the
+op, so its id is not reused while the entry lives)."""
+
+
 def concrete_type(t: MemRefType, shape: Sequence[int],
                   strides: Sequence[int] | None = None) -> MemRefType:
     """The static type of a dynamic buffer of runtime ``shape``: row-major, or, given the
@@ -218,8 +224,14 @@ class ExtentFunctions(InterpreterFunctions):
         t = cast(MemRefType, op.result.type)
         if not is_dynamic(t):
             return self._regcopy.run_storage(interp, op, args).values
-        return (Buffer(MemRefType(t.element_type, [len(buf.storage)],
-                                  memory_space=t.memory_space), buf.storage),)
+        n = len(buf.storage)
+        hit = _VIEW_TYPES.get((id(op), n))
+        if hit is None or hit[0] is not op:
+            hit = (op, MemRefType(t.element_type, [n], memory_space=t.memory_space))
+            if len(_VIEW_TYPES) >= 4096:
+                _VIEW_TYPES.clear()
+            _VIEW_TYPES[id(op), n] = hit
+        return (Buffer(hit[1], buf.storage),)
 
     @impl(CopyOp)
     def run_copy(self, interp: Interpreter, op: CopyOp, args: PythonValues):

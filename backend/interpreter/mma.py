@@ -116,18 +116,25 @@ def run_mma(op: MmaOp, lanes: Sequence[tuple[Buffer, Buffer, Buffer]]) -> list[N
     return [None] * WARP
 
 
+@lru_cache(maxsize=64)
+def _cells(shape: MmaShape, operand: Operand) -> tuple[np.ndarray, np.ndarray, int]:
+    """Rows and columns (``fragment_cell``) of every fragment element of the instruction
+    tile, lane-major (lane 0's elements first), and the elements a lane holds."""
+    n = fragment_elements(shape, operand)
+    cells = [fragment_cell(shape, operand, lane, i) for lane in range(WARP) for i in range(n)]
+    return (np.array([r for r, _ in cells], dtype=np.intp),
+            np.array([c for _, c in cells], dtype=np.intp), n)
+
+
 def _fragment(shape: MmaShape, operand: Operand, t: Attribute, words: Sequence[int],
-              lanes: Sequence[Buffer]) -> tuple[list[Any], list[tuple[int, int, int, int]]]:
-    """One instruction's operand: ``(values, [(row, column, lane, slot)])`` of its tile."""
+              lanes: Sequence[Buffer]) -> tuple[list[Any], np.ndarray, np.ndarray, list[int]]:
+    """One instruction's operand: its values, lane-major, with their rows and columns in its
+    tile (``_cells``) and each value's register slot."""
     per_word = max(1, 32 // element_info(t).bits)  # type: ignore[union-attr]
-    values, places = [], []
-    for lane in range(WARP):
-        for i in range(fragment_elements(shape, operand)):
-            slot = words[i // per_word] + i % per_word
-            r, c = fragment_cell(shape, operand, lane, i)
-            values.append(lanes[lane].storage[slot])
-            places.append((r, c, lane, slot))
-    return values, places
+    rows, cols, n = _cells(shape, operand)
+    slots = [words[i // per_word] + i % per_word for i in range(n)]
+    values = [lane.storage[slot] for lane in lanes for slot in slots]
+    return values, rows, cols, slots
 
 
 def run_mma_sync(op: MmaSyncOp, lanes: Sequence[tuple[Buffer, Buffer, Buffer]]) -> list[None]:
@@ -138,20 +145,20 @@ def run_mma_sync(op: MmaSyncOp, lanes: Sequence[tuple[Buffer, Buffer, Buffer]]) 
     for words_a, words_b, words_c in op.instructions():
         tiles = []
         for operand, t, words, k in ((Operand.A, ta, words_a, 0), (Operand.B, tb, words_b, 1)):
-            values, places = _fragment(shape, operand, t, words, [x[k] for x in lanes])
+            values, rows, cols, _ = _fragment(shape, operand, t, words, [x[k] for x in lanes])
             tile = np.zeros((shape.m, shape.k) if operand is Operand.A else (shape.k, shape.n))
-            for v, (r, c, _, _) in zip(decode(values, t), places, strict=True):
-                tile[r, c] = v
+            tile[rows, cols] = decode(values, t)
             tiles.append(tile)
-        values, places = _fragment(shape, Operand.C, tc, words_c, [x[2] for x in lanes])
+        accumulators = [x[2] for x in lanes]
+        values, rows, cols, slots = _fragment(shape, Operand.C, tc, words_c, accumulators)
         cur = np.zeros((shape.m, shape.n), dtype=np.int64 if c_type == "i32" else np.float64)
-        for v, (r, c, _, _) in zip(values, places, strict=True):
-            cur[r, c] = v
-        new = accumulate(tiles[0], tiles[1], cur, c_type, shape.k)
-        for (_, _, lane, slot), v in zip(places, encode(new[[p[0] for p in places],
-                                                            [p[1] for p in places]], c_type),
-                                         strict=True):
-            lanes[lane][2].storage[slot] = v
+        cur[rows, cols] = values
+        new = iter(encode(accumulate(tiles[0], tiles[1], cur, c_type, shape.k)[rows, cols],
+                          c_type))
+        for buffer in accumulators:
+            storage = buffer.storage
+            for slot in slots:
+                storage[slot] = next(new)
     return [None] * WARP
 
 

@@ -75,6 +75,33 @@ def set_thread(interp: Interpreter, thread: ThreadState) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+_LOCAL_PLACES: dict[tuple[int, ...], tuple[Any, dict[str, int], bool, int]] = {}
+"""``(id of the type, storage size, *index)`` of a local buffer -> the type (an entry counts
+only for that very type object: hashing an xDSL type costs more than the lookup saves), the
+element's owner (thread axes), whether the layout has replicas, its register slot: pure
+functions of the type and index, computed once for every thread (``_local_offset``)."""
+
+
+def _local_offset(interp: Interpreter, op: Operation, buf: Buffer, indices: Sequence[int]
+                  ) -> int:
+    """The register slot of ``indices`` in the local ``buf``, after the ownership check
+    (``_check_owner``), with the errors of ``Buffer.owner``/``offset`` in the same order."""
+    t = buf.type
+    key = (id(t), len(buf.storage), *indices)
+    hit = _LOCAL_PLACES.get(key)
+    if hit is None or hit[0] is not t:
+        axes = buf.owner(indices)
+        replicas = bool(buf.layout.replicas)
+        RegcopyFunctions._check_owner(interp, op, buf, indices, axes, replicas)
+        offset = buf.offset(indices)
+        if len(_LOCAL_PLACES) >= 1 << 17:
+            _LOCAL_PLACES.clear()
+        _LOCAL_PLACES[key] = (t, axes, replicas, offset)
+        return offset
+    RegcopyFunctions._check_owner(interp, op, buf, indices, hit[1], hit[2])
+    return hit[3]
+
+
 def _dim(op: Operation) -> int:
     return "xyz".index(cast(Any, op).dimension.data.value)
 
@@ -134,6 +161,9 @@ class RegcopyFunctions(InterpreterFunctions):
 
     def __init__(self) -> None:
         self._view_sizes: dict[Operation, int] = {}
+        # (id of a regcopy.storage op, id of a storage list) -> the op, the list and the
+        # view (a storage list never changes length; the entry keeps both ids from reuse)
+        self._views: dict[tuple[int, int], tuple[Operation, list[Any], Buffer]] = {}
 
     # ---- gpu ----
     @impl(gpu.ThreadIdOp)
@@ -187,7 +217,8 @@ class RegcopyFunctions(InterpreterFunctions):
         buf, *indices = args
         if isinstance(buf, ShapedArray):
             return (cast(ShapedArray[Any], buf).load(tuple(indices)),)
-        self._check_owner(interp, op, buf, indices)
+        if buf.local:
+            return (buf.storage[_local_offset(interp, op, buf, indices)],)
         return (buf.read(indices),)
 
     @impl(memref.StoreOp)
@@ -196,18 +227,25 @@ class RegcopyFunctions(InterpreterFunctions):
         if isinstance(buf, ShapedArray):
             cast(ShapedArray[Any], buf).store(tuple(indices), value)
             return ()
-        self._check_owner(interp, op, buf, indices)
+        if buf.local:
+            buf.storage[_local_offset(interp, op, buf, indices)] = value
+            return ()
         buf.write(indices, value)
         return ()
 
     @staticmethod
     def _check_owner(interp: Interpreter, op: Operation, buf: Buffer,
-                     indices: Sequence[int]) -> None:
+                     indices: Sequence[int], axes: dict[str, int] | None = None,
+                     replicas: bool | None = None) -> None:
+        """Refuse a ``memref.load/store`` of a local element that the executing thread does
+        not own (nor a replica of); ``axes``/``replicas``: the element's owner and whether
+        the layout has replicas, when known."""
         state = gpu_state(interp)
         if not (buf.local and state.check_ownership):
             return
-        axes = buf.owner(indices)
-        if buf.layout.replicas:  # any replica may read or write its own copy
+        if axes is None:
+            axes = buf.owner(indices)
+        if buf.layout.replicas if replicas is None else replicas:
             if replica_of(buf.layout, axes, state.thread.axis) is None:
                 raise InterpretationError(
                     f"{op.name} of {list(indices)} in {buf.type} by thread "
@@ -225,13 +263,21 @@ class RegcopyFunctions(InterpreterFunctions):
     @impl(StorageOp)
     def run_storage(self, interp: Interpreter, op: StorageOp, args: PythonValues):
         (buf,) = args
+        storage = buf.storage
+        hit = self._views.get((id(op), id(storage)))
+        if hit is not None and hit[0] is op and hit[1] is storage:
+            return (hit[2],)  # this op's view of this very storage: made (and checked) once
         t = cast(MemRefType, op.result.type)
         if (size := self._view_sizes.get(op)) is None:
             size = self._view_sizes[op] = storage_size(t)
-        if len(buf.storage) != size:
-            raise InterpretationError(f"storage of {buf.type} has {len(buf.storage)} "
+        if len(storage) != size:
+            raise InterpretationError(f"storage of {buf.type} has {len(storage)} "
                                       f"elements, its view {t} expects {size}")
-        return (Buffer(t, buf.storage),)
+        view = Buffer(t, storage)
+        if len(self._views) >= 4096:
+            self._views.clear()
+        self._views[id(op), id(storage)] = (op, storage, view)
+        return (view,)
 
     @impl(MultipleOfOp)
     def run_multiple_of(self, interp: Interpreter, op: MultipleOfOp, args: PythonValues):

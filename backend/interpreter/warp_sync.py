@@ -94,8 +94,11 @@ class WarpSync:
         some wait at a collective: execute it when all 32 wait at the same op, else fail."""
         if not self._pending or self._cta.broken:
             return
-        if any(lane not in self._pending and self._cta.running(self.first + lane)
-               for lane in range(self.lanes)):
+        if len(self._pending) < self.lanes and any(
+                lane not in self._pending and self._cta.running(self.first + lane)
+                # the last lanes first: lanes mostly arrive in order, so a lane still
+                # running is found at once
+                for lane in reversed(range(self.lanes))):
             return
         ops = {id(a.op) for a in self._pending.values()}
         if len(self._pending) != WARP or len(ops) != 1:

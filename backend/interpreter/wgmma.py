@@ -20,6 +20,7 @@ to the shared operands before the ``wgmma_wait`` (a race on the GPU).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import product
 from typing import Any, cast
 
@@ -27,6 +28,7 @@ import numpy as np
 from regcopy_backend.interpreter.async_copy import _in_flight, check_landed
 from regcopy_backend.interpreter.buffers import Buffer, layout_of
 from regcopy_backend.interpreter.mma import accumulate, decode
+from regcopy_backend.interpreter.once import computed_once
 from regcopy_backend.interpreter.regcopy import gpu_state
 from xdsl.dialects.builtin import MemRefType
 from xdsl.interpreter import (
@@ -53,10 +55,11 @@ from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
 Lane = tuple[int, tuple[Any, ...]]  # (warp of the warpgroup, the lane's operands)
 
 
-def _rows(w: int, n: int) -> list[tuple[int, int, int, int]]:
+@lru_cache(maxsize=64)
+def _rows(w: int, n: int) -> tuple[tuple[int, int, int, int], ...]:
     """``(row, column, lane, element)`` of warp ``w``'s accumulator cells."""
-    return [(r - 16 * w, c, lane, i) for lane in range(WARP) for i in range(n // 2)
-            for r, c in [accumulator_cell(32 * w + lane, i)]]
+    return tuple((r - 16 * w, c, lane, i) for lane in range(WARP) for i in range(n // 2)
+                 for r, c in [accumulator_cell(32 * w + lane, i)])
 
 
 def _finish(w: int, n: int, a: np.ndarray, b: np.ndarray, c_of: Callable[[int, int], Any],
@@ -106,17 +109,17 @@ def run_wgmma(op: WgmmaOp, lanes: Sequence[Lane]) -> list[None]:
             offs = [int(next(dyn)) if not isinstance(o, int) else o for o in region[0]]
             regions[side] = (offs, region[1])
 
-    def shared(buf: Buffer, side: str, r: int, c: int) -> Any:
-        offs, _sizes = regions[side]
-        index = list(offs)
-        index[-2] += r
-        index[-1] += c
-        return buf.read(index)
+    def shared(buf: Buffer, side: str, rows: tuple[int, int], cols: tuple[int, int],
+               swap: bool = False) -> list[Any]:
+        storage = buf.storage
+        places = _tile_offsets(buf.type, len(storage), tuple(regions[side][0]), rows, cols,
+                               swap)
+        return [storage[i] for i in places]
 
     n = tc.get_shape()[1]
     k = regions["a"][1][-1] if "a" in regions else ta.get_shape()[1]
     if "a" in regions:
-        raw = [shared(args[0], "a", 16 * w + r, c) for r in range(16) for c in range(k)]
+        raw = shared(args[0], "a", (16 * w, 16), (0, k))
         a = decode(raw, ta.element_type).reshape(16, k)
     else:
         layout = layout_of(ta)
@@ -127,14 +130,12 @@ def run_wgmma(op: WgmmaOp, lanes: Sequence[Lane]) -> list[None]:
             r, c = a_cell(32 * w + lane, i, bits)
             return layout.apply(r * k + s * k_step(bits) + c)[1]
         a = _registers_a(w, k, ta.element_type, a_slot, [x[1][0] for x in lanes])
-    raw = [shared(args[1], "b", j, kk) if op.transpose_b else shared(args[1], "b", kk, j)
-           for kk in range(k) for j in range(n)]
+    raw = shared(args[1], "b", (0, k), (0, n), bool(op.transpose_b))
     b = decode(raw, tb.element_type).reshape(k, n)
-    c_layout = layout_of(tc)
+    slots = _accumulator_slots(tc, w, n)
 
     def c_slot(lane: int, i: int) -> int:
-        r, c = accumulator_cell(32 * w + lane, i)
-        return c_layout.apply(r * n + c)[1]
+        return slots[lane, i]
 
     def put(lane: int, i: int, v: float) -> None:
         lanes[lane][1][2].storage[c_slot(lane, i)] = v
@@ -143,20 +144,61 @@ def run_wgmma(op: WgmmaOp, lanes: Sequence[Lane]) -> list[None]:
     return [None] * WARP
 
 
+@computed_once
+def _tile_offsets(t: MemRefType, size: int, start: tuple[int, ...], rows: tuple[int, int],
+                  cols: tuple[int, int], swap: bool) -> tuple[int, ...]:
+    """Storage offsets (``Buffer.offset``, its errors included) of the cells ``(start[-2] + r,
+    start[-1] + c)`` of a ``size``-element buffer of type ``t``, ``r`` in ``rows`` (first,
+    count) outer, ``c`` in ``cols`` inner; ``swap``: of ``(start[-2] + c, start[-1] + r)``.
+    A pure function of the type and the region: computed once per tile."""
+    probe = Buffer(t, [None] * size)
+    out: list[int] = []
+    for r in range(rows[0], rows[0] + rows[1]):
+        for c in range(cols[0], cols[0] + cols[1]):
+            index = list(start)
+            index[-2] += c if swap else r
+            index[-1] += r if swap else c
+            out.append(probe.offset(index))
+    return tuple(out)
+
+
+@computed_once
+def _accumulator_slots(tc: MemRefType, w: int, n: int) -> dict[tuple[int, int], int]:
+    """The register slot (of the local accumulator ``tc``) of element ``i`` of lane ``lane``
+    of warp ``w``'s accumulator fragment (``accumulator_cell`` through the tile's layout)."""
+    layout = layout_of(tc)
+    return {(lane, i): layout.apply(r * n + c)[1] for lane in range(WARP) for i in range(n // 2)
+            for r, c in [accumulator_cell(32 * w + lane, i)]}
+
+
 def _descriptor_read(buf: Buffer, base: int, starts: Sequence[int], d: Descriptor,
                      mn_extent: int, k: int, e: int) -> np.ndarray:
     """``mn_extent x k`` values read through descriptor ``d`` as the hardware does."""
+    storage = buf.storage
+    places, misaligned = _descriptor_places(base, tuple(starts), d, mn_extent, k, e)
+    values = [storage[i] for i in places]  # an offset out of range fails here, in order
+    if misaligned is not None:
+        raise InterpretationError(f"descriptor address {misaligned} is not element-aligned")
+    return np.array(values, dtype=object).reshape(mn_extent, k)
+
+
+@computed_once
+def _descriptor_places(base: int, starts: tuple[int, ...], d: Descriptor, mn_extent: int,
+                       k: int, e: int) -> tuple[tuple[int, ...], int | None]:
+    """The storage offsets ``_descriptor_read`` reads, row-major, up to the first byte
+    address that is not element-aligned, and that address (None: all are aligned). A pure
+    function of the descriptor and the addresses: computed once per operand tile."""
     swz = d.swizzle.swizzle(e)
     ks = k_step(8 * e)
-    out = []
+    out: list[int] = []
     for mn in range(mn_extent):
         for kk in range(k):
             byte = base * e + starts[kk // ks] + canonical_offset(d, mn, kk % ks, e)
             if byte % e:
-                raise InterpretationError(f"descriptor address {byte} is not element-aligned")
+                return tuple(out), byte
             elem = byte // e
-            out.append(buf.storage[swz.apply(elem) if swz is not None else elem])
-    return np.array(out, dtype=object).reshape(mn_extent, k)
+            out.append(swz.apply(elem) if swz is not None else elem)
+    return tuple(out), None
 
 
 def run_wgmma_async(op: WgmmaAsyncOp, lanes: Sequence[Lane]) -> list[None]:
@@ -204,8 +246,19 @@ def _check_landed(interp: Interpreter, op: WgmmaOp, args: PythonValues) -> None:
         buf = args[k]
         if not _in_flight(interp, buf):
             continue
-        boxes = product(*(range(o, o + z) for o, z in zip(offs, region[1], strict=True)))
-        check_landed(interp, op, buf, [buf.offset(list(i)) for i in boxes])
+        check_landed(interp, op, buf, list(_region_offsets(buf.type, len(buf.storage),
+                                                           tuple(offs), tuple(region[1]))))
+
+
+@computed_once
+def _region_offsets(t: MemRefType, size: int, start: tuple[int, ...], sizes: tuple[int, ...]
+                    ) -> tuple[int, ...]:
+    """Storage offsets (``Buffer.offset``, its errors included) of the box ``start`` +
+    ``sizes`` of a ``size``-element buffer of type ``t``, row-major: a pure function of the
+    type and the box, computed once per region (every thread of a warpgroup checks it)."""
+    probe = Buffer(t, [None] * size)
+    boxes = product(*(range(o, o + z) for o, z in zip(start, sizes, strict=True)))
+    return tuple(probe.offset(list(i)) for i in boxes)
 
 
 def _meet(interp: Interpreter, op: Operation, args: PythonValues, execute: Any) -> tuple[()]:
