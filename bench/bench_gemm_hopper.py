@@ -31,7 +31,7 @@ from regcopy_bench.gemm_hopper import (
     EPILOGUES,
     FORMS,
     PAD,
-    PAD_ROWS,
+    PADS,
     TILE,
     TILES,
     choose_tile,
@@ -56,6 +56,29 @@ def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[
     passes = TMA.replace("}", f" misaligned-stores={stores}}}") if stores else TMA
     module = parse_and_lower(text, "gemm_hopper.mlir", passes)
     return print_cuda(module), kernel_info(kernels(module)[0])
+
+
+def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
+    """SASS counts of the padding kernels (f16, odd K: the loads realigned): instructions,
+    loads by width, byte permutes, branches, 128-bit stores, local memory."""
+    import re
+
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.printer import print_cuda
+    from regcopy_tools.regcopy_run import parse_and_lower
+
+    keys = ("LDG.E.128", "LDG.E.64", "LDG.E.CONSTANT", "LDG.E.U16", "PRMT", "BRA", "STG.E.128",
+            "LDL", "STL")
+    lines = []
+    for pad in pads:
+        rows, cols = PADS[pad]
+        module = parse_and_lower(pad_pair_text("pad", "f16", rows, cols), "pad.mlir", TMA)
+        sass = [ln for ln in disassemble(compile_cuda(print_cuda(module)).cubin).splitlines()
+                if re.search(r"/\*[0-9a-f]{4}\*/", ln)]
+        count = {k: sum(1 for ln in sass if k in ln) for k in keys}
+        lines.append(f"pad {pad} ({rows}x{cols}): {len(sass)} instructions, "
+                     + ", ".join(f"{k} {v}" for k, v in count.items()))
+    return lines
 
 
 def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
@@ -93,7 +116,7 @@ class HopperGemm:
         self.dev = mma.dev if mma is not None else get_device()
         self.dev.set_current()
         self.sms = int(self.dev.properties.multiprocessor_count)
-        self.pairs: dict[int, tuple[Any, Any]] = {}
+        self.pairs: dict[str, tuple[Any, Any]] = {}
         self.kernels: dict[str, tuple[Any, Any]] = {}
         for x in (TILES if tile == "auto" else (tile,)):
             source, info = hopper_lowered(t, x, epilogue)
@@ -101,35 +124,35 @@ class HopperGemm:
             set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
             self.kernels[x] = (kernel, info)
 
-    def pad_pair(self, rows: int) -> tuple[Any, Any]:
-        """The compiled ``pad_pair_text`` kernel (``rows`` a CTA) and its KernelInfo."""
+    def pad_pair(self, pad: str) -> tuple[Any, Any]:
+        """The compiled ``pad_pair_text`` kernel of ``PADS[pad]`` and its KernelInfo."""
         from regcopy_backend.cuda.kernel_info import kernel_info, kernels
         from regcopy_backend.cuda.printer import print_cuda
         from regcopy_backend.runtime.runner import compile_kernel
         from regcopy_tools.regcopy_run import parse_and_lower
 
-        if rows not in self.pairs:
-            module = parse_and_lower(pad_pair_text(f"pad_pair{rows}", self.t, rows), "pad.mlir",
+        if pad not in self.pairs:
+            rows, cols = PADS[pad]
+            module = parse_and_lower(pad_pair_text(f"pad_{pad}", self.t, rows, cols), "pad.mlir",
                                      TMA)
             info = kernel_info(kernels(module)[0])
-            self.pairs[rows] = (compile_kernel(self.dev, print_cuda(module), info.symbol), info)
-        return self.pairs[rows]
+            self.pairs[pad] = (compile_kernel(self.dev, print_cuda(module), info.symbol), info)
+        return self.pairs[pad]
 
     def pad_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
                      pad: str) -> list[Callable[[], None]]:
-        """The launches that pad ``xs`` into ``ys``: ``two`` (``@pad_rows`` twice) or
-        ``pairR`` (``pad_pair_text`` with R rows a CTA, one launch)."""
+        """The launches that pad ``xs`` into ``ys``: ``two`` (``@pad_rows`` twice) or a name
+        of ``PADS`` (``pad_pair_text`` with that CTA tile, one launch)."""
         from regcopy_backend.runtime.runner import launch_arguments
         from regcopy_backend.runtime.tensor_map import launch_raw
 
         if pad == "two":
             assert self.mma is not None, "pad=two launches bench_gemm's @pad_rows"
             return [self.mma.pad_launcher(x, y, stream) for x, y in zip(xs, ys, strict=True)]
-        rows = int(pad.removeprefix("pair"))
-        kernel, info = self.pad_pair(rows)
+        kernel, info = self.pad_pair(pad)
         args = (xs[0], ys[0], xs[1], ys[1])
         values = launch_arguments(info, args, [x.data_ptr() for x in args])
-        g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], rows)
+        g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], *PADS[pad])
         return [lambda: launch_raw(kernel, stream, g, info.block, 0, values)]
 
     def direct(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
@@ -219,14 +242,38 @@ def _checked(run: Callable[[], None], a: Any, b: Any, d: Any) -> str:
     return "ok" if err <= 0.02 * float(ref.float().abs().max()) + 0.05 else f"BAD max err {err:.3g}"
 
 
-def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
-    """Every CTA tile x epilogue of the kernel, f16, at ``sizes`` (padded rows where K % 8):
-    TFLOPS, each ragged row's parts, and each form's ratio to the first size."""
+def candidates(sizes: Sequence[tuple[int, int, int]], iters: int,
+               forms: Sequence[tuple[str, str]] = FORMS,
+               pads: Sequence[str] = ("two", *PADS)) -> tuple[bool, str]:
+    """The paddings ``pads`` at each ragged size of ``sizes`` (K % 8 != 0; each padding's
+    launch timed alone and in the pair with the GEMM, the padding's bandwidth: 2 x (read +
+    written) bytes of A and B over its time), then every ``(tile, epilogue)`` of ``forms``,
+    f16, at ``sizes``: TFLOPS, each ragged row's parts, and each form's ratio to the first
+    size. Returns (all checks ok, the fastest one-launch padding, or ``PAD`` if none ran)."""
     import torch
-    mma = RegcopyGemm("f16")
-    stream = mma.dev.default_stream
-    ok, table = True, []
-    for form in FORMS:
+    mma = RegcopyGemm("f16") if "two" in pads else None
+    h = HopperGemm("f16", mma, "auto")
+    stream = h.dev.default_stream
+    ok, table, best = True, [], (float("inf"), PAD)
+    for m, n, k in [s for s in sizes if s[2] % 8]:
+        a, b, d = _operands(m, n, k, torch.float16)
+        k8 = -(-k // 8) * 8
+        moved = 2 * (m + n) * (k + k8)  # bytes read + written, f16
+        for pad in pads:
+            run = h.launcher(a, b, d, stream, pad)
+            chk = _checked(run, a, b, d)
+            ok &= chk == "ok"
+            tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
+            steps = run.steps[:-1]  # type: ignore[attr-defined]
+            pad_ms = sum(time_ms(s, iters) for s in steps)
+            if pad != "two" and chk == "ok":
+                best = min(best, (pad_ms, pad))
+            print(f"  padding {pad} {m}x{n}x{k}: pad {pad_ms * 1e3:.1f} us "
+                  f"({moved / pad_ms / 1e9:.2f} TB/s), pad + GEMM {tf:.0f} TFLOPS ({chk}); "
+                  f"{breakdown(run, iters)}", flush=True)
+    if best[0] < float("inf"):
+        print(f"  fastest one-launch padding: {best[1]} ({best[0] * 1e3:.1f} us)")
+    for form in forms:
         try:
             h = HopperGemm("f16", mma, *form)
         except Exception as e:  # noqa: BLE001 - a form that fails costs its row only
@@ -235,7 +282,7 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
         tf = []
         for m, n, k in sizes:
             a, b, d = _operands(m, n, k, torch.float16)
-            run = h.launcher(a, b, d, stream)
+            run = h.launcher(a, b, d, stream, best[1])
             chk = _checked(run, a, b, d)
             ok &= chk == "ok"
             tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
@@ -243,17 +290,6 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
             print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
                   + (f"; {parts}" if parts else ""), flush=True)
         table.append((*form, tf))
-    h = HopperGemm("f16", mma, TILE)
-    for m, n, k in [s for s in sizes if s[2] % 8]:
-        a, b, d = _operands(m, n, k, torch.float16)
-        for pad in ("two", *(f"pair{r}" for r in PAD_ROWS)):
-            run = h.launcher(a, b, d, stream, pad)
-            chk = _checked(run, a, b, d)
-            ok &= chk == "ok"
-            tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
-            print(f"  padding {pad} {m}x{n}x{k} ({TILE} {EPILOGUE}): {tf:.0f} TFLOPS "
-                  f"({chk}); "
-                  f"{breakdown(run, iters)}", flush=True)
     names = ["x".join(map(str, s)) for s in sizes]
     print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
           + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
@@ -262,7 +298,7 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int) -> bool:
         print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
               + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
     print()
-    return ok
+    return ok, best[1]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -273,6 +309,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
     ap.add_argument("--epilogue", choices=[*EPILOGUES, "rows-predicated"], default=EPILOGUE)
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
+    ap.add_argument("--forms", default=";".join(",".join(f) for f in FORMS),
+                    help="the candidate forms, TILE,EPILOGUE;... (default: all of FORMS)")
+    ap.add_argument("--pads", default=",".join(("two", *PADS)),
+                    help="the candidate paddings (two, or names of PADS)")
+    ap.add_argument("--pad", choices=[*PADS, "best"], default=PAD,
+                    help="the main table's padding; best: the fastest the candidates measured")
     ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE",
                     help="another form of the kernel, timed beside the main one (a second table)")
     ap.add_argument("--no-triton", action="store_true")
@@ -285,10 +327,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
-    forms = (FORMS if args.candidates and args.sass_only
+    forms = [tuple(f.split(",")) for f in args.forms.split(";") if f]
+    shown = (forms if args.candidates and args.sass_only
              else [(x, args.epilogue) for x in (TILES if args.tile == "auto" else (args.tile,))])
-    for line in sass_report(forms):
+    for line in sass_report(shown):  # type: ignore[arg-type]
         print("  " + line)
+    if args.sass_only and args.candidates:
+        for line in pad_sass_report([p for p in args.pads.split(",") if p in PADS]):
+            print("  " + line)
     if args.sass_only:
         return 0
     if torch is None or not torch.cuda.is_available():
@@ -299,18 +345,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     def parse(text: str) -> list[tuple[int, int, int]]:
         return [(int(x), int(y), int(z)) for x, y, z in (s.split("x") for s in text.split(","))]
 
-    ok = candidates(parse(args.candidates), args.iters) if args.candidates else True
+    ok, best = (candidates(parse(args.candidates), args.iters, forms,  # type: ignore[arg-type]
+                           args.pads.split(","))
+                if args.candidates else (True, PAD))
+    pad = best if args.pad == "best" else args.pad
     if not args.sizes:
         return 0 if ok else 1
     tri = None if args.no_triton or args.no_peers else triton_matmul()
     rows = []
-    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, padding {PAD} (odd K)")
+    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, padding {pad} (odd K)")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         mma = None if args.no_peers else RegcopyGemm(t)
         h = HopperGemm(t, mma, args.tile, args.epilogue)
         stream = h.dev.default_stream
-        pad = PAD
         ok &= exact_check(h, stream, dtype, t, pad)
         others = [HopperGemm(t, mma, *form.split(",")) for form in args.also]
         for m, n, k in parse(args.sizes):
@@ -353,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
               f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
               f"{chk} |")
-    print(f"(pad+TMA: the rows of A and B padded to K8 ({PAD}: one launch) and timed with the "
+    print(f"(pad+TMA: the rows of A and B padded to K8 ({pad}: one launch) and timed with the "
           "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
     if args.also:
         main_form = f"{args.tile},{args.epilogue}"

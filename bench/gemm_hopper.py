@@ -228,35 +228,51 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
 
 PAD_COLS = 256
 PAD_ROWS = (32, 64)
-"""Rows of a CTA's tile in ``pad_pair_text`` (4 or 8 rows a thread: more loads in flight)."""
+"""Rows of a CTA's tile in ``pad_pair_text``'s first form (4 or 8 rows a thread)."""
+PADS: dict[str, tuple[int, int]] = {
+    "pair32": (32, 256), "pair64": (64, 256), "pair8x2048": (8, 2048),
+    "pair16x1024": (16, 1024), "pair8x1024": (8, 1024)}
+"""Paddings by name: the CTA tile (rows x columns) of ``pad_pair_text``, one launch.
+``pair8x2048`` is bench_ragged's wide row tile in bytes (its f32 8 x 1024 and bf16 8 x 2048:
+8 rows, a warp 512 contiguous bytes of one row, the CTA a whole 4 KiB of it)."""
 
 
-def pad_pair_text(name: str, t: str, rows: int = 32) -> str:
+def _pad_layout(rows: int, cols: int) -> str:
+    """256 threads over a ``rows x cols`` tile, 8 consecutive elements a thread and row: ``cols
+    / 8`` threads a row, ``2048 / cols`` rows a round (a warp's 32 vectors along one row)."""
+    per = cols // 8
+    if per == 256:
+        return f"({rows},256,8):(8,1@tx,1)"
+    return f"({rows * per // 256},{256 // per},{per},8):(8,{per}@tx,1@tx,1)"
+
+
+def pad_pair_text(name: str, t: str, rows: int = 32, cols: int = PAD_COLS) -> str:
     """``@name``: both operands' row padding in one launch, ``Y1 = X1`` and ``Y2 = X2`` padded
     as ``@pad_rows`` does (``Y[r, c] = X[r, c]`` for ``c < K``, 0 up to ``K8``), block z
     picking the pair (grid ``ceil(K8 / 256) x ceil(max(R1, R2) / rows) x 2``; a CTA past its
     operand's rows stores nothing: the copies are bounds-checked). 256 threads copy a
-    ``rows x 256`` tile, 8 consecutive elements a thread and row."""
+    ``rows x cols`` tile (``cols`` 256 .. 2048), 8 consecutive elements a thread and row
+    (``_pad_layout``)."""
+    assert cols % 256 == 0 and cols <= 2048 and rows * cols % 2048 == 0, (rows, cols)
     g = f"memref<?x?x{t}, #regcopy.mem<global>>"
     gy = f"memref<?x?x{t}, #regcopy.mem<global>>"
-    r = (f"memref<{rows}x256x{t}, #regcopy.layout<({rows // 8},8,32,8):(8,32@tx,1@tx,1)>, "
-         "#regcopy.mem<local>>")
+    r = f"memref<{rows}x{cols}x{t}, #regcopy.layout<{_pad_layout(rows, cols)}>, #regcopy.mem<local>>"
 
     def pair(x: str, y: str) -> str:
-        return (f"    regcopy.copy cta %{x}[%r0, %k0] [{rows}, 256] -> %R : {g} -> {r}\n"
-                f"    regcopy.copy cta %R -> %{y}[%r0, %k0] [{rows}, 256] : {r} -> {gy}\n")
+        return (f"    regcopy.copy cta %{x}[%r0, %k0] [{rows}, {cols}] -> %R : {g} -> {r}\n"
+                f"    regcopy.copy cta %R -> %{y}[%r0, %k0] [{rows}, {cols}] : {r} -> {gy}\n")
     promise = "{regcopy.divisibility = array<i64: 1, 8>}"
     return f"""func.func @{name}(%X1: {g}, %Y1: {gy} {promise}, %X2: {g}, %Y2: {gy} {promise})
     attributes {{regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1, 2]>}} {{
   %R = memref.alloca() : {r}
   %c0 = arith.constant 0 : index
   %crows = arith.constant {rows} : index
-  %c256 = arith.constant 256 : index
+  %c{cols} = arith.constant {cols} : index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
   %bz = "gpu.block_id"() <{{dimension = #gpu<dim z>}}> : () -> index
   %r0 = arith.muli %by, %crows : index
-  %k0 = arith.muli %bx, %c256 : index
+  %k0 = arith.muli %bx, %c{cols} : index
   %first = arith.cmpi eq, %bz, %c0 : index
   scf.if %first {{
 {pair("X1", "Y1")}  }} else {{
@@ -266,6 +282,7 @@ def pad_pair_text(name: str, t: str, rows: int = 32) -> str:
 """
 
 
-def pad_pair_grid(rows1: int, rows2: int, k8: int, rows: int = 32) -> tuple[int, int, int]:
+def pad_pair_grid(rows1: int, rows2: int, k8: int, rows: int = 32,
+                  cols: int = PAD_COLS) -> tuple[int, int, int]:
     """The launch grid of ``pad_pair_text``."""
-    return -(-k8 // PAD_COLS), -(-max(rows1, rows2) // rows), 2
+    return -(-k8 // cols), -(-max(rows1, rows2) // rows), 2

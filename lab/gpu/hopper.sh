@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # GPU steps of issue 35's second round (the Hopper GEMM) on the H200, within 130 seconds:
 #   bash lab/gpu/hopper.sh        (outputs under $OUT, default /tmp/out; summary on stdout)
-# The candidates were ranked on 2026-12-03 (lab/results/h200_2026-12-03/hopper/candidates.txt;
-# python -m regcopy_bench.bench_gemm_hopper --sizes "" --candidates 4096x4096x4096,4095x4097x4093
-# reruns them, --sass-only --candidates x prints their SASS without a GPU). Most important
-# first, each step under `timeout` and the time left (125 s in all):
-# 1. the example's form (the CTA tile with the fewer waves, rows epilogue, one-launch padding)
-#    at 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, beside mma.sync, cuBLAS and Triton
-#    (exact checks first; SASS counts: HGMMA, UTMALDG, LDL/STL), and in a second table the
-#    rows epilogue with predicated misaligned stores (odd N);
+# Most important first, each step under `timeout` and the time left (125 s in all):
+# 1. one process (bench_gemm_hopper): the candidates at the ragged size first, f16 —
+#    the one-launch paddings of A and B (the old pair32, 32 x 256 a CTA, against the wider
+#    CTA tiles of PADS: 8 x 2048 = bench_ragged's wide row tile, 16 x 1024, 8 x 1024; each
+#    timed alone, its TB/s, and with the GEMM) and the rows epilogue with branch-realigned
+#    against predicated misaligned stores (odd N), at 4095x4097x4093; then the
+#    final table: the example's form (the CTA tile with the fewer waves, rows epilogue, the
+#    fastest padding just measured) at 4096^3, 8192^3, 4095x4097x4093, f16 and bf16,
+#    beside mma.sync, cuBLAS and Triton (exact checks first; SASS counts);
 # 2. the gpu-marked wgmma / Hopper GEMM tests (bit-exact on integer-valued inputs, both tiles
-#    and epilogues, the pad + GEMM pair; --check of examples/wgmma_tile.mlir);
-# 3. Nsight Compute: the tensor pipe's utilisation of one 4096^3 f16 launch (hopper_ncu.py);
-# 4. regcopy-run --check of @gemm_hopper (the CPU reference: the slowest step, last).
+#    and epilogues, the pad + GEMM pair, every padding of PADS; --check of wgmma_tile.mlir);
+# 3. regcopy-run --check of @gemm_hopper (GPU against the CPU reference, a small size);
+# 4. Nsight Compute: the tensor pipe's utilisation of one 4096^3 f16 launch (hopper_ncu.py),
+#    where time is left.
+# (Earlier candidates, ranked on 2026-12-03: lab/results/h200_2026-12-03/hopper/candidates.txt;
+# --sass-only --candidates x prints the candidates' SASS, paddings included, without a GPU.)
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -35,14 +39,18 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
 TMA='lower-reg-copy{transfer=tma}'
-step bench 60 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
-    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 --also 256x128,rows-predicated
-step gpu_tests 35 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
+step bench 85 python3 -m regcopy_bench.bench_gemm_hopper --iters 10 \
+    --candidates 4095x4097x4093 --forms '256x128,rows;256x128,rows-predicated' \
+    --pads pair32,pair8x2048,pair16x1024,pair8x1024 --pad best \
+    --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
+step gpu_tests 25 python3 -m pytest -o addopts="" -q -m gpu test/python/test_wgmma.py \
     test/python/test_gemm_hopper.py
-if [ -x /usr/local/cuda/bin/ncu ]; then
-    step ncu 15 python3 lab/gpu/hopper_ncu.py "$out"
-fi
 step check 15 regcopy-run -p "$TMA" --kernel gemm_hopper --check examples/gemm_hopper.mlir \
     --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
+if [ -x /usr/local/cuda/bin/ncu ]; then
+    step ncu 10 python3 lab/gpu/hopper_ncu.py "$out"
+fi
+echo "== the paddings and the candidates at the ragged size, then the final table"
+grep -E "^  (padding|fastest|candidate)|^\| |^the form" "$out/bench.txt" | tee "$out/tables.txt"
 echo "== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

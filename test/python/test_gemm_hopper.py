@@ -15,6 +15,7 @@ from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.gemm_hopper import (
     PAD_ROWS,
+    PADS,
     TILE,
     choose_tile,
     grid,
@@ -146,6 +147,39 @@ def test_cpu_pad_pair(rows: int) -> None:
     out = run_on_cpu(module, "pp", [x1, y1, x2, y2], grid=pad_pair_grid(40, 70, 40, rows))
     for x, y in ((x1, out[1]), (x2, out[3])):
         assert np.array_equal(y[:, :37], x) and not y[:, 37:].any()
+
+
+def test_cpu_pad_pair_wide_tile() -> None:
+    """bench_ragged's wide row tile (8 x 2048, a warp along a row) as the padding's CTA tile:
+    the same copies on the CPU, both operands, rows past 8 and columns past one CTA tile."""
+    rows, cols = PADS["pair8x2048"]
+    rng = np.random.default_rng(5)
+    x1, x2 = (rng.integers(-9, 9, (r, 37)).astype(np.float16) for r in (9, 20))
+    y1, y2 = (np.full((r, 40), np.float16(np.nan), np.float16) for r in (9, 20))
+    module = parse_and_lower(pad_pair_text("pp", "f16", rows, cols), "p.mlir", TMA)
+    out = run_on_cpu(module, "pp", [x1, y1, x2, y2], grid=pad_pair_grid(9, 20, 40, rows, cols))
+    for x, y in ((x1, out[1]), (x2, out[3])):
+        assert np.array_equal(y[:, :37], x) and not y[:, 37:].any()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+@pytest.mark.parametrize("pad", sorted(PADS))
+def test_gpu_pad_pair_tiles(pad: str) -> None:
+    """Every padding bench_gemm_hopper times (its CTA tile), odd K over several column tiles
+    of each, operands of different row counts none a multiple of the tile's rows."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare
+    rows, cols = PADS[pad]
+    k, k8 = 2301, 2304
+    rng = np.random.default_rng(6)
+    xs = [rng.integers(-9, 9, (r, k)).astype(np.float16) for r in (300, 137)]
+    ys = [np.full((x.shape[0], k8), np.float16(np.nan), np.float16) for x in xs]
+    prepared = prepare(pad_pair_text("pp", "f16", rows, cols), "p.mlir", TMA)
+    got = run_kernel(prepared.source, prepared.kernels[0], [xs[0], ys[0], xs[1], ys[1]],
+                     grid=pad_pair_grid(300, 137, k8, rows, cols)).arrays
+    for x, y in ((xs[0], got[1]), (xs[1], got[3])):
+        assert np.array_equal(y[:, :k], x) and not y[:, k:].any()
 
 
 def test_choose_tile_fewest_waves() -> None:
