@@ -121,6 +121,13 @@ def loop_mix(sass: str, bk: int) -> str:
             f"LDL/STL in the kernel: {local}")
 
 
+def local_accesses(cubin: bytes) -> int:
+    """LDL/STL instructions in ``cubin``'s SASS (this machine's NVRTC)."""
+    from regcopy_backend.cuda.nvrtc import disassemble
+
+    return sum(1 for ln in disassemble(cubin).splitlines() if " LDL" in ln or " STL" in ln)
+
+
 def peak_note() -> str:
     steps = BK // 16
     return (f"a warp's 64 x 64 tile per {BK}-wide K tile: {32 * steps} HMMA.16816.F32 ({steps} "
@@ -144,6 +151,8 @@ class RegcopyGemm:
         self.dev.set_current()
         self.kernels: dict[str, tuple[Any, Any, Any]] = {}
         self.shape: dict[str, dict[str, int | bool | str]] = {}
+        self.local: dict[str, tuple[int, int]] = {}
+        """LDL/STL in each candidate's SASS (64-bit form, 32-bit form), with ``candidates``."""
         for variant in VARIANTS:
             self.shape[variant] = TILES.get(variant, {})
         if candidates:
@@ -160,6 +169,8 @@ class RegcopyGemm:
                 set_dynamic_shared_memory(self.dev, kernel, built.info.dynamic_shared_bytes)
                 forms.append(kernel)
             self.kernels[name] = (forms[0], forms[1], built.info)
+            if candidates and name in self.shape:
+                self.local[name] = (local_accesses(built.cubin64), local_accesses(built.cubin32))
 
     def form(self, name: str, shapes: list[tuple[int, ...]]) -> tuple[Any, Any]:
         """``(kernel, KernelInfo)`` of kernel ``name`` in the index form for buffers of
@@ -262,6 +273,8 @@ def candidate_table(base: RegcopyGemm, iters: int, cubes: Sequence[int] = (4096,
                f"{', prefetch' if PREFETCH else ''}{' (edge)' if PREFETCH and EDGE else ''}")
     print(f"cp.async GEMM candidates, f16 (TFLOPS; the example = {example}; each named by "
           "what differs):")
+    for name, (l64, l32) in base.local.items():
+        print(f"  {name}: LDL/STL {l64} (64-bit index) / {l32} (32-bit)", flush=True)
     for m in cubes:
         a = torch.randn(m, m, device="cuda", dtype=torch.float16)
         b = torch.randn(m, m, device="cuda", dtype=torch.float16)

@@ -46,12 +46,17 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
         "prefetch": True, "edge": True, "epilogue": "convert", "issue_at": 1,
         "branchless": True},
     "128x128 of 4 warps, convert epilogue": {"warps": 4, "epilogue": "convert"},
+    "prefetch, convert epilogue, copies before the last k16 step, no branch": {
+        "prefetch": True, "epilogue": "convert", "issue_at": 3, "branchless": True},
 }
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes), as ``kernel_text``
 arguments that differ from the example's: the previous example, the prefetching loop (with
 either epilogue, 3 or 4 stages), the ``convert`` epilogue, the 256 x 128 CTA tile, the
-edge-only prefetch, and 128 x 128 CTAs of 4 warps (two an SM). The H200 run of 15:46
-(lab/results/h200_2026-12-03/mmagemm) compared 21 of them; docs/mma.md has its table."""
+edge-only prefetch, 128 x 128 CTAs of 4 warps (two an SM), and the prefetching loop with the
+``convert`` epilogue issuing the next stage's copies before the last k16 step with no branch
+(the only schedule of that loop found with no local memory in its 64-bit index form under
+NVRTC 13.5; not yet timed). The H200 run of 15:46 (lab/results/h200_2026-12-03/mmagemm)
+compared 21 of them; docs/mma.md has its table."""
 
 
 def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:

@@ -41,5 +41,11 @@ if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
         regcopy-run examples/gemm.mlir --arg A=300x200 --arg B=370x200 --arg D=300x370 --grid 3,3
 fi
 step gpu_tests 45 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py
+# 4. if time is left: the candidates at 4096^3 and 8192^3 (f16), for the one not yet timed:
+#    the prefetching loop with the convert epilogue issuing its copies before the last k16
+#    step with no branch (no local memory in either index form under NVRTC 13.5); the step
+#    prints every candidate's LDL/STL in both index forms with the H200's NVRTC first
+step candidates 60 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
+    --candidate-sizes 4096,8192 --sizes 1024x1024x1024 --dtypes f16
 echo "== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

@@ -61,3 +61,22 @@ def test_index_form_of_a_launch() -> None:
     info = kernel_info(kernels(parse_and_lower(pad_kernel_text("pad", "f16"), "pad.mlir"))[0])
     assert use_index32(info, [(8192, 8192), (8192, 8192)])
     assert not use_index32(info, [(46341, 46341), (46341, 46344)])
+
+
+def test_late_branchless_prefetch_convert_has_no_local_memory_in_64_bit_form() -> None:
+    """The prefetching loop with the convert epilogue, its next stage's copies issued before
+    the last k16 step with no branch: no LDL/STL in its 64-bit index form (the form that runs
+    for operands of 2^31 elements or more), where the same loop issuing its copies first in a
+    branch spills. Checked with this machine's NVRTC (sm_90); one compile."""
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_bench.bench_gemm import local_accesses
+    from regcopy_bench.gemm_build import lowered
+
+    kw = CANDIDATES["prefetch, convert epilogue, copies before the last k16 step, no branch"]
+    source, _ = lowered("gemm", "f16", False, text=candidate_text("gemm", "f16", kw))
+    cubin = compile_cuda(source).cubin
+    assert "HMMA" in disassemble(cubin)
+    assert local_accesses(cubin) == 0
+    spilling = CANDIDATES["prefetch, convert epilogue (the fastest; its 64-bit index form spills)"]
+    source, _ = lowered("gemm", "f16", False, text=candidate_text("gemm", "f16", spilling))
+    assert local_accesses(compile_cuda(source).cubin) > 0  # the count sees spills

@@ -110,13 +110,15 @@ def test_padded_rows_then_gemm_on_the_interpreter() -> None:
     assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, "f16"))
 
 
-@pytest.mark.parametrize("name", ["example", "prefetch, convert epilogue (the fastest; its 64-bit index form spills)"])
+@pytest.mark.parametrize("name", [
+    "example", "prefetch, convert epilogue (the fastest; its 64-bit index form spills)",
+    "prefetch, convert epilogue, copies before the last k16 step, no branch"])
 def test_candidates_wrap_their_rings_on_the_interpreter(name: str) -> None:
     """K = 200: 4 K tiles of 64, so the 3-slot ring wraps (the carried slot index returns to
     0) and the last tile is partial; M and N ragged (N = 12: the epilogue's realigned
-    stores); the example and the prefetching loop with the convert epilogue. (Every
-    candidate runs on the H200 in test_gpu_gemm; the interpreter is slow enough to take
-    these two only.)"""
+    stores); the example and the prefetching loop with the convert epilogue, its copies
+    issued first in a branch or before the last k16 step with none. (Every candidate runs
+    on the H200 in test_gpu_gemm; the interpreter is slow enough to take these only.)"""
     kw = CANDIDATES[name]
     m, n, k = 20, 12, 200
     rng = np.random.default_rng(n)
