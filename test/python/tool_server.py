@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TextIO
 
 TOOLS = ("regcopy-opt", "xdsl-opt", "filecheck")
-PRELOAD = ("xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.universe",
+PRELOAD = ("xdsl.xdsl_opt_main", "xdsl.tools.xdsl_opt", "xdsl.targets.mlir",
+           "regcopy_tools.regcopy_opt", "regcopy_tools.universe",
            "regcopy_passes.lower_reg_copy", "regcopy_passes.shared_layouts.choose",
            "regcopy_passes.lower_layout_access", "regcopy_backend.cuda.targets",
            "cuda.bindings.nvrtc", "filecheck.main", "regcopy_tools.regcopy_run")
