@@ -27,10 +27,16 @@ from pathlib import Path
 from tool_server import entry_points_of, exit_status
 
 TOOLS = ("regcopy-opt", "regcopy-run", "regcopy-viz", "xdsl-opt")
-PRELOAD = ["xdsl.xdsl_opt_main", "regcopy_tools.regcopy_opt", "regcopy_tools.regcopy_viz",
-           "regcopy_tools.regcopy_run", "numpy", "cuda.bindings.nvrtc"]
-"""Imported once by the fork server (NVRTC's bindings: what a compile imports first; importing
-them loads no library and starts no thread)."""
+PRELOAD = ["xdsl.xdsl_opt_main", "xdsl.targets.mlir", "regcopy_tools.regcopy_opt",
+           "regcopy_tools.regcopy_viz", "regcopy_tools.viz_plan", "regcopy_tools.viz_async",
+           "regcopy_tools.regcopy_run", "regcopy_passes.lower_reg_copy",
+           "regcopy_backend.runtime.runner", "numpy", "cuda.bindings.nvrtc", "cuda.core"]
+"""Imported once by the fork server: what the tools import when they run, not only when they
+start (the pass, the printer's target, the viewer's tables, the GPU runner's host side), so
+that a command does not spend about 0.1 CPU-s importing them again; NVRTC's bindings: what a
+compile imports first, and ``cuda.core``: what looking for a GPU imports (importing them
+loads no library, the driver's neither, and starts no thread; a child initialises CUDA, if at
+all, itself)."""
 SHELL_SYNTAX = set("|&;<>()$`\\*?[]{}~#!\n")
 """Characters that mean more than themselves to bash outside quotes (conservatively: ``{``,
 ``#``, ``~`` and ``!`` only do at some positions)."""
