@@ -49,8 +49,8 @@ def scaled_mismatch(got: np.ndarray, want: np.ndarray, values: np.ndarray,
                     wanted: np.ndarray, element: Attribute, ulps: int, got_name: str,
                     want_name: str) -> str | None:
     """None when every element of ``got`` is within ``ulps`` ulps of ``want``'s largest
-    magnitude (``values``, ``wanted``: both as float64; NaN equals NaN), else ``n of N
-    elements differ by more than ...``."""
+    magnitude (``values``, ``wanted``: both as float64; NaN equals NaN, an infinity the same
+    infinity), else ``n of N elements differ by more than ...``."""
     values = values.reshape(wanted.shape)
     finite = np.abs(wanted[np.isfinite(wanted)])
     top = float(finite.max()) if finite.size else 0.0
@@ -59,8 +59,10 @@ def scaled_mismatch(got: np.ndarray, want: np.ndarray, values: np.ndarray,
     if got.itemsize == 2 and got.dtype.kind != "f":  # bf16 bits: 8 bits of mantissa
         spacing = 2.0 ** (np.floor(np.log2(top)) - 7) if top > 0 else 2.0 ** -133
     tol = ulps * max(spacing, np.finfo(np.float64).tiny)
-    both_nan = np.isnan(values) & np.isnan(wanted)
-    bad = (~(np.abs(values - wanted) <= tol) & ~both_nan) | (np.isnan(values) != np.isnan(wanted))
+    same = (values == wanted) | (np.isnan(values) & np.isnan(wanted))
+    with np.errstate(invalid="ignore"):  # inf - inf: the same infinities are ``same``
+        near = np.abs(values - wanted) <= tol
+    bad = ~same & ~near
     if not bad.any():
         return None
     first = tuple(int(i) for i in np.argwhere(bad.reshape(want.shape))[0])

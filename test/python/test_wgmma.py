@@ -276,6 +276,19 @@ def test_check_tolerance_of_tensor_core_sums() -> None:
                                SUM_ULPS, "gpu", "reference")
     assert check(np.array([[5598882.5, 1.0]], np.float32)) is None
     assert "1 of 2 elements differ" in (check(np.array([[5598882.5, 1.5e3]], np.float32)) or "")
+    # an f16 output whose sums overflow: the same infinity on both sides is equal (the H200
+    # run of examples/gemm_hopper.mlir's --check reported "gpu -inf, reference -inf" before)
+    from xdsl.dialects.builtin import f16
+    want16 = np.array([[-np.inf, np.inf, 2.0, np.nan]], np.float16)
+
+    def check16(got: np.ndarray) -> str | None:
+        return scaled_mismatch(got, want16, got.astype(np.float64), want16.astype(np.float64),
+                               f16, SUM_ULPS, "gpu", "reference")
+    assert check16(want16.copy()) is None
+    assert "1 of 4 elements differ" in (check16(
+        np.array([[np.inf, np.inf, 2.0, np.nan]], np.float16)) or "")
+    assert "1 of 4 elements differ" in (check16(
+        np.array([[-np.inf, np.inf, 2.0, 0.0]], np.float16)) or "")
 
 
 @pytest.mark.gpu
