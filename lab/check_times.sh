@@ -11,7 +11,7 @@ GEMM_FRAGS="--arg A=200x200 --arg B=136x200 --arg fragA=2x2x4x256x128 --arg frag
 declare -A ARGS=(
   [gemm]="--arg A=40x24 --arg B=72x24 --arg D=40x72 --grid 1,1"
   [gemm_any_k]="--arg A=40x37 --arg B=72x37 --arg D=40x72 --grid 1,1"
-  [gemm_hopper]="-p lower-reg-copy{transfer=tma} --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1"
+  [gemm_hopper]="-p lower-reg-copy{transfer=tma} --kernel gemm_hopper --arg A=70x72 --arg B=100x72 --arg D=70x100 --grid 1,1"
   [gemm_tiles]="$GEMM_FRAGS" [gemm_async]="$GEMM_FRAGS"
   [layernorm]="--arg X=3x300 --arg G=300 --arg B=300 --arg Y=3x300 --grid 1"
   [pad_rows]="--arg X=40x37 --arg Y=40x40 --grid 1,2"
