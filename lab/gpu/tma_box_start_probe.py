@@ -10,17 +10,21 @@ relaxed to the element size; the issue reported faults at f16 columns 2 and 3.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [("f16", c) for c in (1, 2, 3, 4, 6)] + [("f32", 1), ("f32", 2), ("i8", 4)]
+CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    p for p in (str(ROOT / "test" / "python"), os.environ.get("PYTHONPATH", "")) if p)}
+"""Each case's process imports the test suite's TMA cases (``tma_cases``) by name."""
 
 
 def one(elem: str, col: int) -> None:
-    """Lower and run one case with the rule off; exit 0 exact, 1 wrong."""
-    sys.path.insert(0, str(ROOT / "test" / "python"))
+    """Lower and run one case with the rule off; exit 0 exact, 1 wrong (in a process started
+    with ``CHILD_ENV``)."""
     from regcopy_passes.tma import plan as tma_plan
     from tma_cases import TmaCase, run_module
 
@@ -35,7 +39,7 @@ def main() -> int:
     for elem, col in CASES:
         try:
             r = subprocess.run([sys.executable, __file__, elem, str(col)], capture_output=True,
-                               text=True, timeout=20, check=False)
+                               text=True, timeout=20, check=False, env=CHILD_ENV)
         except subprocess.TimeoutExpired:
             print(f"{elem} column {col}: TIMEOUT")
             bad += 1
