@@ -45,7 +45,8 @@ for f in predicated staged; do
   step "bench_$f" 14 bash -c "$B --misaligned-stores $f $DOUBT"
 done
 step pytest_gpu 25 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
-  test/python/test_staged.py test/python/test_misaligned_cost.py test/python/test_cuda_ragged.py
+  test/python/test_staged.py test/python/test_short_rows.py test/python/test_misaligned_cost.py \
+  test/python/test_cuda_ragged.py
 K=$(mktemp -d)
 timeout 10 python3 - "$K" <<'PY'
 import sys

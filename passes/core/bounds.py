@@ -227,6 +227,9 @@ class BoundedPath:
     tests: tuple[int, ...] = ()
     realign: int = 0
     staged: int = 0
+    short: int = 0
+    """Staged paths: rows shorter than ``short`` elements take the next path (the proven
+    plan, predicated) instead, by a runtime test on the row length (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,8 @@ def describe_paths(ext: Extents, t: BoundedTransfer) -> tuple[str, ...]:
         notes.insert(0, f"narrowed: {t.narrowed_by}")
     if (fixed := fixed_dims(t, ext.sizes)) and not t.paths[0].staged:
         plural = len(fixed) > 1
-        where = " of the wide path" if t.paths[-1].staged else ""
+        where = " of the wide path" if t.paths[-1].staged else \
+            " of the wide and short-row paths" if any(p.short for p in t.paths) else ""
         notes.append(f"a thread whose first element is outside extent{'s' if plural else ''} "
                      f"{', '.join(map(str, fixed))} of {ext.name} skips its rounds{where} (no round "
                      "moves it along "
@@ -328,12 +332,16 @@ def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
         n, g = only.plan.n, only.staged
         notes.append(f"vec {n} × {et} staged through shared memory (the static strides of "
                      f"{ext.name} prove {g}: {_staged_words(n, g, et)})")
-    if len(t.paths) == 2 and t.paths[1].staged:
-        wide, other = t.paths
+    if len(t.paths) >= 2 and t.paths[1].staged:
+        wide, other = t.paths[:2]
         n, g = wide.plan.n, other.staged
         test = " and ".join(f"{stride_name(ext, i)} % {n} == 0" for i in wide.tests)
         notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} staged through "
                      f"shared memory ({_proves(ext, g)}: {_staged_words(n, g, et)})")
+        if other.short:
+            notes.append(f"rows shorter than {other.short} elements ({ext.name} extent "
+                         f"{ext.rank - 1} < {other.short}, tested at run time) not staged: "
+                         f"vec {g} × {et}, each under its own predicate")
     elif len(t.paths) == 2:
         wide, other = t.paths
         n, g = wide.plan.n, other.plan.n if not other.realign else other.realign

@@ -382,23 +382,48 @@ def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     paths = fr.bt.paths
     if len(paths) == 1 and paths[0].staged:
         return _staged_path_ops(fr, paths[0], g, r, t)
-    staged = len(paths) == 2 and paths[1].staged
+    staged = len(paths) >= 2 and paths[1].staged
     parts = _reach(fr)
     fr.implied = set(parts)
     work = _path_ops(fr, paths[0], g, r)
     if len(paths) == 2 and not staged:
         work = _versioned(fr, paths[0], work, lambda: _path_ops(fr, paths[1], g, r))
-    if (reach := _and(b, parts)) is not None:
+    reach = _and(b, parts)
+    if reach is not None:
         reach.name_hint = "reach"
-        padding = _padding_rounds(fr, r) if fr.acc.r_is_dst else []
-        work = [scf.IfOp(reach, [], [*work, scf.YieldOp()],
-                         [*padding, scf.YieldOp()] if padding else None)]
+    work = _reached(fr, reach, work, r)
     if staged:
-        return _versioned(fr, paths[0], work, lambda: _staged_path_ops(fr, paths[1], g, r, t))
+        return _versioned(fr, paths[0], work, lambda: _short_or_staged(fr, reach, g, r, t))
     if not fr.bt.paths[0].plan.guarded:
         return work
     owned = b.emit(arith.CmpiOp(b.value(fr.recon), b.value(t), "eq"), "owned")
     return [scf.IfOp(owned, [], [*work, scf.YieldOp()])]
+
+
+def _reached(fr: _Frame, reach: SSAValue | None, work: list[Operation], r: SSAValue
+             ) -> list[Operation]:
+    """``work`` under the thread's reach (``_reach``; a read outside gets the padding)."""
+    if reach is None:
+        return work
+    padding = _padding_rounds(fr, r) if fr.acc.r_is_dst else []
+    return [scf.IfOp(reach, [], [*work, scf.YieldOp()],
+                     [*padding, scf.YieldOp()] if padding else None)]
+
+
+def _short_or_staged(fr: _Frame, reach: SSAValue | None, g: SSAValue, r: SSAValue, t: Value
+                     ) -> list[Operation]:
+    """The staged path; where it has a short-row threshold ``T`` (``BoundedPath.short``),
+    ``if extent < T`` the proven path (predicated, under the thread's reach) else the
+    staged one: a test on the row length, the same for every thread of the launch."""
+    staged, paths = fr.bt.paths[1], fr.bt.paths
+    if not staged.short:
+        return _staged_path_ops(fr, staged, g, r, t)
+    b = fr.b
+    short = b.emit(arith.CmpiOp(b.value(fr.extent(fr.rank - 1)), b.value(staged.short),
+                                "ult"), "short")
+    rows = _reached(fr, reach, _path_ops(fr, paths[2], g, r), r)
+    return [scf.IfOp(short, [], [*rows, scf.YieldOp()],
+                     [*_staged_path_ops(fr, staged, g, r, t), scf.YieldOp()])]
 
 
 def _versioned(fr: _Frame, wide: BoundedPath, work: list[Operation],

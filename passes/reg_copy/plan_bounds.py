@@ -5,8 +5,10 @@ dims, the padding, and the notes the remark prints."""
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 
 from regcopy_passes.core.bounds import (
+    BoundedPath,
     BoundedTransfer,
     Extents,
     bounded_key,
@@ -14,6 +16,7 @@ from regcopy_passes.core.bounds import (
     describe_paths,
     narrowing,
     project,
+    tail_width,
 )
 from regcopy_passes.core.dispatch import Accepted
 from regcopy_passes.core.divisibility import describe_value, divisibility
@@ -115,7 +118,9 @@ def misaligned_tile(plan: CopyPlan, sizes: tuple[int, ...], element_bits: int, g
     with ``shared`` bytes (None: unknown, not checked)."""
     rows, lanes = warp_rows(plan, sizes)
     staging = staging_refusal(plan, scope, lanes, element_bits, granule, shared, element_type)
-    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads, staging)
+    whole = sizes[-1] if lanes // rows * plan.n == sizes[-1] and lanes % rows == 0 else 0
+    return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads, staging,
+                          whole)
 
 
 def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
@@ -147,6 +152,10 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
 
     paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,
                          writes=not acc.r_is_dst, realign=realign)
+    if len(paths) == 2 and paths[1].staged and choices and choices[-1].short:
+        g = paths[1].staged  # rows shorter than ``short``: the proven plan, predicated
+        paths = (paths[0], replace(paths[1], short=choices[-1].short),
+                 BoundedPath(plan_at(g * acc.element_bits), tail_width(ext, g, ())))
     checked = () if op.in_bounds else tuple(i for i in range(ext.rank) if ext.dynamic(i))
     note = choices[-1].describe(acc.element_type) if choices else None
     widest = plan_at(max_vector_bits).n

@@ -1,0 +1,172 @@
+"""Short rows of a staged misaligned copy (``misaligned_cost.short_rows``): where the row is so
+much shorter than the tile's row that the staged form's extra issue slots cost more than its
+lane order saves, the copy tests the row length at run time and takes the predicated form
+there. The model's thresholds on the benchmark tiles, its costs at N = 1 and 3 of the
+1024 x 4 tile (the H200: predicated 3960 GB/s against staged 2960 at N = 1; staged 4020
+against 3710 at N = 3), the lowered IR's three paths, the CPU interpreter on both sides of the
+threshold, the SASS, and the GPU."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from ragged_cases import parse_unverified
+from regcopy_backend.runtime.cpu_run import run_on_cpu
+from regcopy_bench import bench_ragged
+from regcopy_passes import lower
+from regcopy_passes.reg_copy.misaligned_cost import (
+    STAGE_MARGIN,
+    MisalignedTile,
+    choose_misaligned_form,
+    short_row_costs,
+    short_rows,
+)
+
+from regcopy_dialect.regcopy import CopyOp
+
+
+def _tile(rows: int, row: int) -> MisalignedTile:
+    """f32 stores of 4 a thread, nothing proven, ``rows`` rows a warp holding ``row``
+    elements of each (``32 / rows * 4``), able to stage."""
+    return MisalignedTile(4, rows, 32, 1, 1, 32, False, None, row)
+
+
+def test_one_element_rows_of_1024x4_are_predicated() -> None:
+    """1024 x 4 (32 rows a warp): at N = 1 both forms sit at the DRAM floor of a quarter of
+    the vector, so the staged form does not save ``STAGE_MARGIN`` (predicated: one store
+    touching the warp's 128 bytes; staged: four touching 32 each); at N = 3 the predicated
+    form's three stores each span the warp's 384 bytes and the staged form wins."""
+    tile = _tile(32, 4)
+    pred, staged = short_row_costs(tile, 1)
+    floor = 32 * 4 * 4 / 18.4 / 4
+    assert pred.clocks == pytest.approx(floor) and staged.clocks == pytest.approx(floor)
+    assert pred.sectors < staged.sectors
+    pred3, staged3 = short_row_costs(tile, 3)
+    assert staged3.clocks < pred3.clocks * (1 - STAGE_MARGIN)
+    assert short_rows(tile) == 3
+    choice = choose_misaligned_form(tile)
+    assert choice.form == "staged" and choice.short == 3
+    assert choice.describe("f32").endswith(
+        "; rows shorter than 3 elements predicated (a runtime test: there the staged form "
+        "saves less than 10%)")
+
+
+@pytest.mark.parametrize("index, short", [(0, 3), (1, 3), (2, 3), (3, 3), (4, 5)])
+def test_thresholds_of_the_fitted_tiles(index: int, short: int) -> None:
+    """The fitted benchmark tiles' stores (1024 x 4 .. 64 x 64): staged, with the threshold
+    the model gives their rows; the loads stay predicated (no short path)."""
+    from regcopy_passes.lower_reg_copy import plan_for
+
+    tile = bench_ragged.FITTED[index]
+    load, store = [op for op in parse_unverified(bench_ragged.kernel_text(tile, False)).walk()
+                   if isinstance(op, CopyOp)]
+    paths = plan_for(store).transfer.paths  # type: ignore[union-attr]
+    assert len(paths) == 3 and paths[1].staged and paths[1].short == short
+    assert paths[2].plan.n == 1 and not paths[2].staged
+    assert len(plan_for(load).transfer.paths) == 2  # type: ignore[union-attr]
+
+
+def test_no_short_path_where_a_warp_holds_part_of_a_row_or_the_form_is_forced() -> None:
+    """32 x 256 (two warps a row: ``row`` 0) has no threshold; neither has a forced staged
+    form, nor one the model does not stage."""
+    assert short_rows(MisalignedTile(4, 1, 32, 1, 1, 32, False, None, 0)) == 0
+    assert choose_misaligned_form(_tile(32, 4), "staged").short == 0
+    assert choose_misaligned_form(_tile(1, 128)).form == "realigned"
+    assert choose_misaligned_form(_tile(1, 128)).short == 0
+
+
+KERNEL = """
+func.func @k(%X: memref<?x?xf32, #regcopy.mem<global>>, %Y: memref<?x?xf32, #regcopy.mem<global>>,
+             %r: index) attributes {regcopy.launch = #regcopy.launch<block = 64, grid = [1]>} {
+  %R = memref.alloca() : memref<256x4xf32, #regcopy.layout<(4,64,4):(4,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %X[%r, 0] [256, 4] -> %R : memref<?x?xf32, #regcopy.mem<global>> -> memref<256x4xf32, #regcopy.layout<(4,64,4):(4,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %R -> %Y[%r, 0] [256, 4] : memref<256x4xf32, #regcopy.layout<(4,64,4):(4,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
+  func.return
+}
+"""
+"""The 1024 x 4 benchmark tile's pattern on 64 threads: one row of 4 f32 a thread a round."""
+
+
+@pytest.fixture(scope="module")
+def modules() -> dict[str, object]:
+    return {"reference": parse_unverified(KERNEL), "auto": lower(parse_unverified(KERNEL))}
+
+
+def test_three_paths_in_the_lowered_ir() -> None:
+    """Aligned rows: 128-bit; else ``%short`` (the row length against the threshold) picks
+    the predicated 32-bit rounds under the thread's reach, or the staged form."""
+    from xdsl.printer import Printer
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out).print_op(lower(parse_unverified(KERNEL)))
+    text = out.getvalue()
+    assert re.search(r"%short = arith.cmpi ult, %e1_1, %\w+ : index", text)
+    short = text.index("scf.if %short {")
+    staged = text.index('"gpu.barrier"() {regcopy.warp}', short)
+    between = text[short:staged]
+    assert "scf.if %reach_1 {" in between and "vector<1xf32>" in between
+    assert "regcopy.staging" not in between
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 9])
+@pytest.mark.parametrize("r", [0, 3])
+def test_both_sides_of_the_threshold_equal_the_reference(modules, n: int, r: int) -> None:
+    """X (m x n) -> registers -> Y at row ``r``, the tile's last rows outside: N = 1, 2 take
+    the short-row path, 3, 5, 7, 9 the staged one, 4 the aligned one; each writes exactly
+    what the un-lowered copy writes."""
+    m = r + 256 - 3
+    x = (np.arange(1, m * n + 1) % 251).astype(np.float32).reshape(m, n)
+    y = np.full((m, n), 7, np.float32)
+    args = [x, y.copy(), np.int64(r)]
+    want = run_on_cpu(modules["reference"], "k", args)[1]  # type: ignore[arg-type]
+    got = run_on_cpu(modules["auto"], "k", args)[1]  # type: ignore[arg-type]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_sass_of_the_1024x4_tile_has_both_forms() -> None:
+    """The 1024 x 4 benchmark kernel (32-bit index math): the staged path's 4 transfers of a
+    vector (32-bit stores in lane order, 16 a thread) and the short-row path's 16 predicated
+    32-bit stores (a path's last one may sit behind a predicated ``EXIT`` instead) (one store and one predicate an element: ``predicated_cost``'s count), 4
+    128-bit stores of the aligned path, no local memory."""
+    from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.printer import print_cuda
+
+    module = lower(parse_unverified(bench_ragged.kernel_text(bench_ragged.FITTED[0], False)))
+    sass = disassemble(compile_cuda(print_cuda(module), options=("-DREGCOPY_INDEX32",)).cubin)
+    ops = re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(@!?P\w+ )?([A-Z][A-Z0-9_.]*)", sass, re.MULTILINE)
+    stores = [p for p, o in ops if o == "STG.E"]
+    assert len(stores) == 2 * 16
+    # each under a predicate, but a path's last store, which ptxas may put behind a
+    # predicated EXIT
+    assert sum(1 for p in stores if not p) <= 2
+    assert sum(1 for _, o in ops if o == "STG.E.128") == 4
+    assert sum(1 for _, o in ops if o == "LDS") == 16
+    assert not re.search(r"\b(LDL|STL)\b", sass)
+
+
+@pytest.mark.gpu
+def test_short_rows_are_bit_exact_on_the_gpu() -> None:
+    """The 1024 x 4 and 64 x 64 benchmark kernels on the GPU at row lengths on both sides of
+    their thresholds (3 and 5), M off the tile: Y equals X bit for bit."""
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
+    from regcopy_backend.cuda.printer import print_cuda
+    from regcopy_backend.runtime.runner import gpu_available, run_kernel
+
+    has_gpu, why = gpu_available()
+    if not has_gpu:
+        pytest.skip(why)
+    rng = np.random.default_rng(34)
+    for tile, ns in ((bench_ragged.FITTED[0], (1, 2, 3, 5)), (bench_ragged.NARROW, (1, 3, 4, 5, 17))):
+        module = lower(parse_unverified(bench_ragged.kernel_text(tile, promised=False)))
+        source, info = print_cuda(module), kernel_info(kernels(module)[0])
+        for n in ns:
+            m = 3 * tile.rows - 5
+            x = rng.integers(-2**31, 2**31 - 1, (m, n), dtype=np.int64).astype(np.int32)
+            y = np.zeros_like(x)
+            grid = [-(-m // tile.rows) * -(-n // tile.cols), 1, 1]
+            got = run_kernel(source, info, [x.view(np.float32), y.view(np.float32)],
+                             grid=grid).arrays[1]
+            assert np.array_equal(got.view(np.int32), x), (tile, n)
