@@ -90,6 +90,27 @@ class _Unit:
     slot: Value
 
 
+def unit_deltas(plan: CopyPlan, sizes: Sequence[int], u: int
+                ) -> list[tuple[int, ...] | None]:
+    """Per transfer ``j``: the coordinates of its unit minus unit 0's, where that difference
+    is the same for every lane of every warp (None where it is not): unit ``j`` of lane
+    ``l`` in warp ``w`` is part ``l mod u`` of the vector of thread ``32 w + (l + 32 j) / u``,
+    unit 0 of thread ``32 w + l / u``, so where the layout's thread digits carry alike in
+    every lane (the 64 x 64 tile: 16 threads a row, a warp's 8 owners of a transfer one row's
+    half), unit ``j`` is unit 0 moved by a constant: its offsets fold into the address (one
+    base a warp's row, the rest immediate), as a hand-written copy computes them."""
+    dims = [project(plan, sizes, i) for i in range(len(sizes))]
+    out: list[tuple[int, ...] | None] = []
+    for j in range(u):
+        seen: set[tuple[int, ...]] = set()
+        for t in range(0, plan.threads, 32):
+            for lane in range(32):
+                a, b = t + lane // u, t + (lane + 32 * j) // u
+                seen.add(tuple(d.thread_share(b)[0] - d.thread_share(a)[0] for d in dims))
+        out.append(seen.pop() if len(seen) == 1 else None)
+    return out
+
+
 def staged_ops(s: Staging, g: SSAValue, r: SSAValue) -> list[Operation]:
     """The staged path's ops (module doc): prologue, barrier, the rounds of one side,
     barrier, the rounds of the other."""
@@ -107,15 +128,24 @@ def staged_ops(s: Staging, g: SSAValue, r: SSAValue) -> list[Operation]:
     base = b.mul(warp, rounds * 32 * n)
     part = b.mul(b.rem(lane, u), gr)
     units: list[_Unit] = []
+    deltas = unit_deltas(plan, s.sizes, u)
     for j in range(u):
+        slot = b.add(base, b.mul(b.add(lane, 32 * j), gr))
+        if units and (d := deltas[j]) is not None:  # unit 0's coordinates, moved by d
+            rows = [b.add(x, d[i]) for i, x in enumerate(units[0].rows)]
+            start = units[0].start
+            for i, di in enumerate(d):
+                start = b.add(start, s.mul(di, s.strides[i], b) if di else 0)
+            units.append(_Unit(rows, start, slot))
+            continue
         owner = b.add(first, b.div(b.add(lane, 32 * j), u))
         rows = [b.add(o, emit_thread_share(b, project(plan, s.sizes, i), owner)[0])
                 for i, o in enumerate(s.offsets)]
         rows[last] = b.add(rows[last], part)
-        start: Value = 0
+        start = 0
         for i in range(len(rows)):
             start = b.add(start, s.mul(rows[i], s.strides[i], b))
-        units.append(_Unit(rows, start, b.add(base, b.mul(b.add(lane, 32 * j), gr))))
+        units.append(_Unit(rows, start, slot))
     own = b.add(base, b.mul(lane, n))
     vtype, utype = VectorType(s.elem, [n]), VectorType(s.elem, [gr])
 
