@@ -215,7 +215,13 @@ def main(argv: list[str]) -> int:
     import numpy as np
     from regcopy_backend.runtime.runner import cuda_core, get_device
 
-    core, dev = cuda_core(), get_device()
+    from regcopy_backend.runtime.runner import NoGpuError
+
+    try:
+        core, dev = cuda_core(), get_device()
+    except NoGpuError as e:
+        print(f"smalln3_ab: {e}", file=sys.stderr)
+        return 2
     stream = dev.create_stream()
     all_ns = {t: sorted(set(ns) | {br.aligned_of(n) for n in ns}) for t, ns in picked.items()}
     max_bytes = max(4 * br.rows_for(n, TILES[t]) * n for t, ns in all_ns.items()
