@@ -46,7 +46,7 @@ for f in predicated staged; do
 done
 step pytest_gpu 25 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
   test/python/test_staged.py test/python/test_short_rows.py test/python/test_misaligned_cost.py \
-  test/python/test_cuda_ragged.py
+  test/python/test_cuda_ragged.py test/python/test_gpu_ragged.py
 K=$(mktemp -d)
 timeout 10 python3 - "$K" <<'PY'
 import sys
