@@ -36,7 +36,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
   summary+=("$name: exit $rc ($((SECONDS - t0)) s)")
   echo "== $name: exit $rc ($((SECONDS - t0)) s)"
 }
-step ab 100 bash -c "cd lab/ragged && python3 smalln3_ab.py --iters 20"
+step ab 110 bash -c "cd lab/ragged && python3 smalln3_ab.py --iters 20"
 B="python3 -m regcopy_bench.bench_ragged"
 step bench_auto 40 $B --fitted 1:64 --narrow 17:65 --rows 65:257 --wide 4000:4161 \
   --bf16 "" --i8 "" --pair-iters 0
