@@ -12,7 +12,8 @@ Forms (every one the ``bench_ragged`` kernel's signature; 256 threads, 1-D grid,
 * ``auto_lb8``: ``auto`` under ``__launch_bounds__(256, 8)`` (at most 32 registers: Triton's
   8 CTAs an SM; the tree's kernel takes 40).
 * ``staged_st``: 32x256 only: the tree's kernel with ``misaligned-stores=staged`` and the
-  slice budget raised to 32 KiB (the tile's slices; 16 KiB refuses it).
+  slice budget raised to 32 KiB (the tile's slices; 16 KiB refuses it); ``staged_st_stores``:
+  the same with only the stores staged (the loads the model's).
 * ``triton``, ``triton32``: Triton's kernel by hand (``smalln_forms.triton``: one f32 a lane an
   access, 32 lanes along a row, warps on rows, one predicate an element), with the row offset
   in 64 bits as ``ragged_peer`` writes it, and in 32 bits.
@@ -152,16 +153,23 @@ def lean(rows: int, cols: int, loads: str = "pred", skip: bool = True) -> str:
 """
 
 
-def tree(tile: br.Tile, form: str, scratch: int | None = None) -> str:
-    """The tree's kernel with ``misaligned-stores=form`` (and the slice budget ``scratch``)."""
+def tree(tile: br.Tile, form: str, scratch: int | None = None,
+         stores_only: bool = False) -> str:
+    """The tree's kernel with ``misaligned-stores=form`` (and the slice budget ``scratch``;
+    ``stores_only``: the form for the stores, the model's choice for the loads)."""
     was = misaligned_cost.STAGE_SCRATCH_BYTES
     from regcopy_passes.reg_copy import plan_bounds
+    choose = plan_bounds.choose_misaligned_form
     if scratch is not None:
         plan_bounds.STAGE_SCRATCH_BYTES = scratch  # type: ignore[attr-defined]
+    if stores_only:
+        plan_bounds.choose_misaligned_form = (  # type: ignore[attr-defined]
+            lambda t, f: choose(t, "auto" if t.reads else f))
     try:
         return sf.lowered_as(tile, form)
     finally:
         plan_bounds.STAGE_SCRATCH_BYTES = was  # type: ignore[attr-defined]
+        plan_bounds.choose_misaligned_form = choose  # type: ignore[attr-defined]
 
 
 def forms(tile: br.Tile) -> dict[str, str]:
@@ -174,6 +182,7 @@ def forms(tile: br.Tile) -> dict[str, str]:
            "triton": sf.triton(r, c), "triton32": sf.triton(r, c, False)}
     if c > 128:
         out["staged_st"] = tree(tile, "staged", 32768)
+        out["staged_st_stores"] = tree(tile, "staged", 32768, stores_only=True)
     if c <= 64:
         out.update(lean=lean(r, c), leanboth=lean(r, c, "staged"),
                    leannoskip=lean(r, c, skip=False))
