@@ -14,6 +14,9 @@
 #   pytest_gpu    the gpu-marked tests of the misaligned path
 #   memcheck_*    compute-sanitizer memcheck, --check against the CPU, on the forms the
 #                 auto choice runs (1024x4 and 64x64: both misaligned forms of one kernel)
+#   triton_layouts  lab/ragged/triton_layouts.py: Triton's own blocked layout, registers and
+#                 SASS per element for the peer kernel at misaligned N (why real Triton runs
+#                 ahead of the hand-written "Triton" kernel on 64x64 and 32x256)
 # Run from the repository root after `pip install --no-deps --no-build-isolation -e .`:
 #   OUT=/tmp/out bash lab/gpu/smalln3.sh        (outputs under $OUT)
 # What it should show: ab's "vs triton" lines (which form reaches >= 0.98x of triton where);
@@ -65,6 +68,7 @@ step memcheck_64x64_n29 8 $CS regcopy-run "$K/ragged_64x64.mlir" --check \
   --arg X=150x29 --arg Y=150x29 --grid 3
 step memcheck_32x256_n131 8 $CS regcopy-run "$K/ragged_32x256.mlir" --check \
   --arg X=40x131 --arg Y=40x131 --grid 2
+step triton_layouts 30 bash -c "cd lab/ragged && python3 triton_layouts.py"
 step sass 40 bash -c "cd lab/ragged && python3 smalln3_ab.py --sass 64x64 1024x4 32x256"
 echo
 echo "== summary ($SECONDS s)"
@@ -77,4 +81,6 @@ for f in predicated staged; do
   echo "== bench_$f (forced; 1024x4 N = 1..4, 64x64 N = 17..40)"
   grep -E "^\|     [1-4] \||^\|    [1-4][0-9] \|" "$OUT/bench_$f.txt" | cut -d'|' -f2,4,5,6,8
 done
+echo "== triton_layouts (Triton's own layout, registers, SASS an element)"
+cat "$OUT/triton_layouts.txt"
 grep -h MISMATCH "$OUT"/bench_*.txt "$OUT/ab.txt" || echo "no MISMATCH line"
