@@ -11,6 +11,8 @@ Forms (every one the ``bench_ragged`` kernel's signature; 256 threads, 1-D grid,
   ``misaligned-stores`` option so (``staged``: loads staged too); index width per launch.
 * ``auto_lb8``: ``auto`` under ``__launch_bounds__(256, 8)`` (at most 32 registers: Triton's
   8 CTAs an SM; the tree's kernel takes 40).
+* ``auto_t24``: 64x64 only: ``auto`` with its short-row test at 24 columns (the model's is 5):
+  predicated stores below 24, staged from 25, in one kernel.
 * ``staged_st``: 32x256 only: the tree's kernel with ``misaligned-stores=staged`` and the
   slice budget raised to 32 KiB (the tile's slices; 16 KiB refuses it); ``staged_st_stores``:
   the same with only the stores staged (the loads the model's).
@@ -180,6 +182,9 @@ def forms(tile: br.Tile) -> dict[str, str]:
            "realigned": tree(tile, "realigned"),
            "auto_lb8": auto.replace("__launch_bounds__(256)", "__launch_bounds__(256, 8)"),
            "triton": sf.triton(r, c), "triton32": sf.triton(r, c, False)}
+    if c == 64:  # the short-row test at 24 columns instead of the model's 5
+        out["auto_t24"] = re.sub(r"(const bool v_short = .*< \(rc_uindex\))5;", r"\g<1>24;", auto)
+        assert out["auto_t24"] != auto
     if c > 128:
         out["staged_st"] = tree(tile, "staged", 32768)
         out["staged_st_stores"] = tree(tile, "staged", 32768, stores_only=True)
