@@ -79,6 +79,7 @@ from regcopy_backend.cuda.nvrtc import (
     NvrtcError,
     compile_cuda,
     disassemble,
+    module_arch,
 )
 from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_tools import launch_grid
@@ -129,6 +130,13 @@ class Prepared:
     source: str
     compiled: Compiled
     kernels: list[KernelInfo]
+    options: tuple[str, ...] = ()
+    """The NVRTC options of ``compiled`` (``VERBOSE``: ptxas's resource report in its log)."""
+
+
+VERBOSE = ("--ptxas-options=-v",)
+"""NVRTC options under which ptxas reports each kernel's registers, stack and shared memory in
+the log (``compile_summary``); the cubin is the same as without."""
 
 
 def build_context() -> Context:
@@ -195,10 +203,12 @@ def rejection(text: str, filename: str, passes: str) -> str:
 
 
 def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
-            checked: bool = False) -> Prepared:
+            checked: bool = False, options: tuple[str, ...] = ()) -> Prepared:
     """Lower, print and NVRTC-compile; no GPU needed. A copy left unlowered is an error that
     carries the pass's reason (regcopy-run can only run lowered kernels). ``checked``: the
-    checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``)."""
+    checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``);
+    ``options``: NVRTC's (``VERBOSE`` for ``compile_summary``; a failed compile reports the
+    log of the compile without them)."""
     module = parse_and_lower(text, filename, passes)
     if any(isinstance(op, CopyOp) for op in module.walk()):
         raise RunInputError(
@@ -215,10 +225,21 @@ def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
                             "regcopy.launch attribute")
     try:
         infos = [kernel_info(f) for f in found]
-        compiled = compile_cuda(source, arch=arch, name=Path(filename).stem + ".cu")
+        compiled = compile_source(source, arch, Path(filename).stem + ".cu", options)
     except (ValueError, NvrtcError) as e:
         raise RunInputError(str(e)) from None
-    return Prepared(module, source, compiled, infos)
+    return Prepared(module, source, compiled, infos, options)
+
+
+def compile_source(source: str, arch: str, name: str, options: tuple[str, ...]) -> Compiled:
+    """``compile_cuda`` with ``options``; when that fails, the error of the plain compile
+    (the options add to the log, not to what compiles)."""
+    try:
+        return compile_cuda(source, arch=arch, name=name, options=options)
+    except NvrtcError:
+        if not options:
+            raise
+    return compile_cuda(source, arch=arch, name=name)
 
 
 def random_inputs(info: KernelInfo, rng: np.random.Generator) -> list[np.ndarray]:
@@ -257,8 +278,12 @@ def sass_listing(prepared: Prepared) -> str | None:
 def compile_summary(prepared: Prepared, arch: str = "sm_90",
                     sass: str | None = None) -> list[str]:
     """One line per kernel: ptxas resources and the SASS memory instructions (no GPU);
-    ``sass``: the listing when the caller has it (else disassembled here)."""
-    verbose = compile_cuda(prepared.source, arch=arch, options=("--ptxas-options=-v",))
+    ``sass``: the listing when the caller has it (else disassembled here). The resources are
+    read from ``prepared``'s log when it was compiled ``VERBOSE`` for ``arch`` (no second
+    compile)."""
+    verbose = (prepared.compiled if prepared.options == VERBOSE
+               and prepared.compiled.arch == module_arch(prepared.source, arch)
+               else compile_cuda(prepared.source, arch=arch, options=VERBOSE))
     resources = ptxas_resources(verbose.log)
     if sass is None:
         sass = sass_listing(prepared)
@@ -417,7 +442,8 @@ def run(args: argparse.Namespace) -> int:
         text = Path(args.input).read_text()
     except OSError as e:
         raise RunInputError(f"cannot read {args.input}: {e.strerror}") from None
-    prepared = prepare(text, args.input, args.passes, checked=args.checked)
+    prepared = prepare(text, args.input, args.passes, checked=args.checked,
+                       options=VERBOSE if args.compile_only else ())
     select_kernel(prepared, args.kernel)
     if args.print_cuda:
         print(prepared.source)
