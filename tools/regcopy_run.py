@@ -514,9 +514,9 @@ def run(args: argparse.Namespace) -> int:
         print(skipped, file=sys.stderr)
     try:
         launches, jobs = check_launches(prepared, text, args, grid, scalars, gpu)
-    except BaseException:
+    except Exception:
         if deferred:
-            report()
+            report()  # NVRTC's error, the spill warnings: first, as when compiled first
         raise
     failed = False
     with CpuJobs(jobs) as cpu:
