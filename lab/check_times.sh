@@ -23,10 +23,13 @@ if [ $# -gt 0 ]; then names=("$@"); else
 printf '%-18s %8s %8s %s\n' example wall_s cpu_s exit
 for name in "${names[@]}"; do
   f=examples/$name.mlir
+  # bash's own `time` (wall, user, system of the command and its children: no /usr/bin/time
+  # or bc needed)
   # shellcheck disable=SC2086
-  /usr/bin/time -f '%e %U %S' -o "$out/$name.time" \
-    timeout 600 regcopy-run --check ${ARGS[$name]:-} "$f" >"$out/$name.txt" 2>&1
+  TIMEFORMAT='%R %U %S'
+  { time timeout 600 regcopy-run --check ${ARGS[$name]:-} "$f" >"$out/$name.txt" 2>&1; } \
+    2>"$out/$name.time"
   code=$?
   read -r wall usr sys <"$out/$name.time"
-  printf '%-18s %8s %8.1f exit %d\n' "$name" "$wall" "$(echo "$usr + $sys" | bc)" "$code"
+  printf '%-18s %8s %8s exit %d\n' "$name" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')" "$code"
 done

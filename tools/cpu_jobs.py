@@ -7,7 +7,9 @@ modules, only the host arrays and the results travel) while the caller consumes 
 in submission order, so the output and the first error are those of a run one launch after
 another: ``result(k)`` returns launch ``k``'s buffers or raises its error (a
 ``KernelError`` as a ``CpuRunError`` with the same one-line message; any other exception
-as raised, where it can be pickled).
+as raised, where it can be pickled). The workers take the heaviest launches first (a job's
+``weight``: the threads it interprets), so that no long launch is left alone at the end
+while the other cores idle.
 
 The number of worker processes is ``REGCOPY_CHECK_JOBS`` (default: the cores this process
 may run on, at most 2 per launch pair: ``default_workers``); 1, one job, or a platform
@@ -46,6 +48,9 @@ class CpuJob:
     kernel: str
     args: Sequence[HostArg]
     grid: tuple[int, int, int] | None = None
+    weight: int = 1
+    """The launch's expected cost relative to the others' (the threads it interprets: block
+    size times CTAs); the pool starts the heaviest first."""
 
     def run(self) -> list[np.ndarray]:
         return run_on_cpu(self.module, self.kernel, self.args, self.grid)
@@ -84,6 +89,12 @@ def default_workers() -> int:
     return max(1, min(2, cores))
 
 
+def heaviest_first(jobs: Sequence[CpuJob]) -> list[int]:
+    """The jobs' indices by decreasing ``weight``, in submission order among equals (the
+    longest-processing-time-first order: its makespan is within 4/3 of the best)."""
+    return sorted(range(len(jobs)), key=lambda k: -jobs[k].weight)
+
+
 class CpuJobs:
     """Launches submitted up front, results taken in order (module docstring)."""
 
@@ -96,8 +107,9 @@ class CpuJobs:
             _INHERITED[:] = self.jobs
             self._pool = ProcessPoolExecutor(min(n, len(self.jobs)),
                                              mp_context=multiprocessing.get_context("fork"))
-            self._futures = [self._pool.submit(_run_inherited, k)
-                             for k in range(len(self.jobs))]
+            futures = {k: self._pool.submit(_run_inherited, k)
+                       for k in heaviest_first(self.jobs)}
+            self._futures = [futures[k] for k in range(len(self.jobs))]
 
     def result(self, k: int) -> list[np.ndarray]:
         """Job ``k``'s buffers after its launch, or its error raised."""

@@ -79,6 +79,7 @@ from regcopy_backend.cuda.nvrtc import (
     NvrtcError,
     compile_cuda,
     disassemble,
+    module_arch,
 )
 from regcopy_passes.lower_layout_access import lower_layout_access
 from regcopy_tools import launch_grid
@@ -123,12 +124,38 @@ class RunInputError(Exception):
 
 @dataclass
 class Prepared:
-    """A lowered module, its CUDA source, NVRTC's output and its kernels."""
+    """A lowered module, its CUDA source, its kernels and NVRTC's output (``compiled``: made
+    by ``prepare``, or at first use when ``prepare`` was told to wait)."""
 
     module: ModuleOp
     source: str
-    compiled: Compiled
     kernels: list[KernelInfo]
+    name: str
+    """The CUDA file's name (NVRTC's diagnostics cite it)."""
+    arch: str
+    options: tuple[str, ...] = ()
+    """The NVRTC options of ``compiled`` (``VERBOSE``: ptxas's resource report in its log)."""
+    _compiled: Compiled | None = None
+
+    @property
+    def compiled(self) -> Compiled:
+        """NVRTC's output; ``RunInputError`` with its log when NVRTC refuses the source."""
+        if self._compiled is None:
+            try:
+                self._compiled = compile_source(self.source, self.arch, self.name,
+                                                self.options)
+            except NvrtcError as e:
+                raise RunInputError(str(e)) from None
+        return self._compiled
+
+    def compile(self) -> Compiled:
+        """``compiled``, made now if it is not yet (its error raised here)."""
+        return self.compiled
+
+
+VERBOSE = ("--ptxas-options=-v",)
+"""NVRTC options under which ptxas reports each kernel's registers, stack and shared memory in
+the log (``compile_summary``); the cubin is the same as without."""
 
 
 def build_context() -> Context:
@@ -195,10 +222,14 @@ def rejection(text: str, filename: str, passes: str) -> str:
 
 
 def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
-            checked: bool = False) -> Prepared:
+            checked: bool = False, options: tuple[str, ...] = (),
+            compile: bool = True) -> Prepared:
     """Lower, print and NVRTC-compile; no GPU needed. A copy left unlowered is an error that
     carries the pass's reason (regcopy-run can only run lowered kernels). ``checked``: the
-    checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``)."""
+    checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``);
+    ``options``: NVRTC's (``VERBOSE`` for ``compile_summary``; a failed compile reports the
+    log of the compile without them); ``compile=False``: NVRTC runs at the first use of
+    ``Prepared.compiled`` (its error is raised there)."""
     module = parse_and_lower(text, filename, passes)
     if any(isinstance(op, CopyOp) for op in module.walk()):
         raise RunInputError(
@@ -215,10 +246,23 @@ def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
                             "regcopy.launch attribute")
     try:
         infos = [kernel_info(f) for f in found]
-        compiled = compile_cuda(source, arch=arch, name=Path(filename).stem + ".cu")
-    except (ValueError, NvrtcError) as e:
+    except ValueError as e:
         raise RunInputError(str(e)) from None
-    return Prepared(module, source, compiled, infos)
+    prepared = Prepared(module, source, infos, Path(filename).stem + ".cu", arch, options)
+    if compile:
+        prepared.compile()
+    return prepared
+
+
+def compile_source(source: str, arch: str, name: str, options: tuple[str, ...]) -> Compiled:
+    """``compile_cuda`` with ``options``; when that fails, the error of the plain compile
+    (the options add to the log, not to what compiles)."""
+    try:
+        return compile_cuda(source, arch=arch, name=name, options=options)
+    except NvrtcError:
+        if not options:
+            raise
+    return compile_cuda(source, arch=arch, name=name)
 
 
 def random_inputs(info: KernelInfo, rng: np.random.Generator) -> list[np.ndarray]:
@@ -257,8 +301,12 @@ def sass_listing(prepared: Prepared) -> str | None:
 def compile_summary(prepared: Prepared, arch: str = "sm_90",
                     sass: str | None = None) -> list[str]:
     """One line per kernel: ptxas resources and the SASS memory instructions (no GPU);
-    ``sass``: the listing when the caller has it (else disassembled here)."""
-    verbose = compile_cuda(prepared.source, arch=arch, options=("--ptxas-options=-v",))
+    ``sass``: the listing when the caller has it (else disassembled here). The resources are
+    read from ``prepared``'s log when it was compiled ``VERBOSE`` for ``arch`` (no second
+    compile)."""
+    verbose = (prepared.compiled if prepared.options == VERBOSE
+               and prepared.compiled.arch == module_arch(prepared.source, arch)
+               else compile_cuda(prepared.source, arch=arch, options=VERBOSE))
     resources = ptxas_resources(verbose.log)
     if sass is None:
         sass = sass_listing(prepared)
@@ -410,22 +458,35 @@ def unvisited_lines(info: KernelInfo, fn: func.FuncOp, reference: ModuleOp,
 
 
 def run(args: argparse.Namespace) -> int:
-    from regcopy_backend.runtime.arguments import ArgumentError, array_arg, empty_launch
     from regcopy_backend.runtime.runner import NoGpuError, get_device, run_kernel
 
     try:
         text = Path(args.input).read_text()
     except OSError as e:
         raise RunInputError(f"cannot read {args.input}: {e.strerror}") from None
-    prepared = prepare(text, args.input, args.passes, checked=args.checked)
-    select_kernel(prepared, args.kernel)
+    # --check compiles (NVRTC, nvdisasm) while the interpreted launches run, which need
+    # neither: its error, the SASS report and the spill warnings come out as they would have
+    # first, before any other line (`report`); with --print-cuda the compile comes first
+    deferred = args.check and not args.print_cuda
+    prepared = prepare(text, args.input, args.passes, checked=args.checked,
+                       options=VERBOSE if args.compile_only else (), compile=not deferred)
+    try:
+        select_kernel(prepared, args.kernel)
+    except RunInputError:
+        prepared.compile()  # NVRTC's error comes first
+        raise
     if args.print_cuda:
         print(prepared.source)
-    sass = sass_listing(prepared)
-    if args.compile_only:
-        print("\n".join(compile_summary(prepared, sass=sass)))
-    for warning in [] if args.checked else spill_warnings(prepared, sass):
-        print(warning, file=sys.stderr)
+
+    def report() -> None:
+        sass = sass_listing(prepared)
+        if args.compile_only:
+            print("\n".join(compile_summary(prepared, sass=sass)))
+        for warning in [] if args.checked else spill_warnings(prepared, sass):
+            print(warning, file=sys.stderr)
+
+    if not deferred:
+        report()
     if args.compile_only:
         return 0
     try:
@@ -436,8 +497,10 @@ def run(args: argparse.Namespace) -> int:
             raise ArgumentSpecError(f"--arg {', '.join(unknown)}: no kernel has a scalar "
                                     f"parameter or dynamic buffer of that name")
     except ArgumentSpecError as e:
+        if deferred:
+            report()
         raise RunInputError(str(e)) from None
-    gpu = True
+    gpu, skipped = True, ""
     try:
         get_device()
     except NoGpuError as e:
@@ -445,8 +508,57 @@ def run(args: argparse.Namespace) -> int:
             print(f"regcopy-run: {e}", file=sys.stderr)
             return 2
         gpu = False
-        print(f"regcopy-run: {e}: GPU run skipped; comparing the lowered IR, run on the CPU "
-              "interpreter, with the reference instead", file=sys.stderr)
+        skipped = (f"regcopy-run: {e}: GPU run skipped; comparing the lowered IR, run on the "
+                   "CPU interpreter, with the reference instead")
+    if skipped and not deferred:
+        print(skipped, file=sys.stderr)
+    try:
+        launches, jobs = check_launches(prepared, text, args, grid, scalars, gpu)
+    except Exception:
+        if deferred:
+            report()  # NVRTC's error, the spill warnings: first, as when compiled first
+        raise
+    failed = False
+    with CpuJobs(jobs) as cpu:
+        if deferred:
+            report()
+            if skipped:
+                print(skipped, file=sys.stderr)
+        for info, fn, *rest in launches:
+            if isinstance(rest[0], RunInputError):
+                raise rest[0]
+            if isinstance(rest[0], str):
+                print(rest[0])
+                continue
+            host, launch_grid, first, reference = rest
+            want = None if reference is None else cpu.result(first)
+            if gpu:
+                arrays = run_kernel(prepared.source, info, host, grid=launch_grid).arrays
+                label = "gpu"
+            else:
+                arrays = cpu.result(first + 1)
+                label = "lowered"
+            if want is None or reference is None:
+                print("\n".join(checksum_lines(info, arrays)))
+                continue
+            lines = compare_buffers(info, arrays, want, label,
+                                    approximate_ops(fn) if gpu else (),
+                                    accumulating_ops(fn) if gpu else ())
+            if args.grid is not None or any(p.dynamic for p in info.buffers):
+                for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
+                                               reference, host, want, launch_grid).items():
+                    lines[k] = line
+            failed = failed or any(("MISMATCH" in ln or "UNVISITED" in ln) for ln in lines)
+            print("\n".join(lines), flush=True)
+    return 3 if failed else 0
+
+
+def check_launches(prepared: Prepared, text: str, args: argparse.Namespace, grid: GridArg,
+                   scalars: dict[str, str], gpu: bool
+                   ) -> tuple[list[tuple[Any, ...]], list[CpuJob]]:
+    """Every kernel's launch, in order, and the interpreted launches to run for them."""
+    from regcopy_backend.runtime.arguments import ArgumentError, array_arg, empty_launch
+
     reference = parse_module(text, args.input)[1] if args.check else None
     lowered = None if gpu or reference is None else lower_layout_access(prepared.module.clone())
     rng = np.random.default_rng(args.seed)
@@ -469,40 +581,13 @@ def run(args: argparse.Namespace) -> int:
         # the reference runs first: a runtime error (an offset out of bounds) is reported at
         # its op in the input file, before the GPU or the lowered IR runs into it
         first = len(jobs)
+        weight = info.block * launch_grid[0] * launch_grid[1] * launch_grid[2]
         if reference is not None:
-            jobs.append(CpuJob(reference, info.name, host, launch_grid))
+            jobs.append(CpuJob(reference, info.name, host, launch_grid, weight))
         if lowered is not None:
-            jobs.append(CpuJob(lowered, info.name, host, launch_grid))
-        launches.append((info, fn, host, launch_grid, first))
-    failed = False
-    with CpuJobs(jobs) as cpu:
-        for info, fn, *rest in launches:
-            if isinstance(rest[0], RunInputError):
-                raise rest[0]
-            if isinstance(rest[0], str):
-                print(rest[0])
-                continue
-            host, launch_grid, first = rest
-            want = None if reference is None else cpu.result(first)
-            if gpu:
-                arrays = run_kernel(prepared.source, info, host, grid=launch_grid).arrays
-                label = "gpu"
-            else:
-                arrays = cpu.result(first + 1)
-                label = "lowered"
-            if want is None or reference is None:
-                print("\n".join(checksum_lines(info, arrays)))
-                continue
-            lines = compare_buffers(info, arrays, want, label,
-                                    approximate_ops(fn) if gpu else (),
-                                    accumulating_ops(fn) if gpu else ())
-            if args.grid is not None or any(p.dynamic for p in info.buffers):
-                for k, line in unvisited_lines(info, kernel_by_name(reference, info.name),
-                                               reference, host, want, launch_grid).items():
-                    lines[k] = line
-            failed = failed or any(("MISMATCH" in ln or "UNVISITED" in ln) for ln in lines)
-            print("\n".join(lines), flush=True)
-    return 3 if failed else 0
+            jobs.append(CpuJob(lowered, info.name, host, launch_grid, weight))
+        launches.append((info, fn, host, launch_grid, first, reference))
+    return launches, jobs
 
 
 def main(argv: Sequence[str] | None = None) -> None:

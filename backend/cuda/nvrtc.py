@@ -2,9 +2,10 @@
 needed) and disassemble a cubin to SASS with ``nvdisasm`` (``nvidia-cuda-nvdisasm`` wheel).
 
 With ``REGCOPY_CACHE_DIR`` set, both results are cached there by content: a compile by the
-SHA-256 of (NVRTC version, arch, options, name, source), a disassembly by that of the cubin.
-Both tools are deterministic, so a hit returns exactly what the tool would; the test suite
-sets it to one directory per run, shared by its workers and the tools they start."""
+SHA-256 of (NVRTC version, arch, options, source) and, when its output names the file (a
+warning's ``name.cu(12):``, ``-lineinfo``), the file name too; a disassembly by that of the
+cubin. Both tools are deterministic, so a hit returns exactly what the tool would; the test
+suite sets it to one directory per run, shared by its workers and the tools they start."""
 
 from __future__ import annotations
 
@@ -131,13 +132,22 @@ def compile_cuda(source: str, arch: str = DEFAULT_ARCH, name: str = "regcopy.cu"
     whose kernels need the architecture-specific ``sm_90a`` (wgmma) says so in its first
     line, and ``sm_90`` becomes ``sm_90a`` (``module_arch``)."""
     arch = module_arch(source, arch)
-    path = _cache_path("nvrtc", _nvrtc_version(), arch.encode(), name.encode(),
-                       *(o.encode() for o in options), source.encode())
-    if isinstance(hit := _cache_load(path), Compiled):
-        return hit
+    key = (_nvrtc_version(), arch.encode(), *(o.encode() for o in options), source.encode())
+    anonymous = _cache_path("nvrtc", *key)
+    named = _cache_path("nvrtc-named", name.encode(), *key)
+    for path in (anonymous, named):
+        if isinstance(hit := _cache_load(path), Compiled):
+            return hit
     compiled = _compile(source, arch, name, options)
-    _cache_store(path, compiled)
+    _cache_store(named if names_file(compiled, name) else anonymous, compiled)
     return compiled
+
+
+def names_file(compiled: Compiled, name: str) -> bool:
+    """Whether NVRTC's output for the file ``name`` mentions it (in a diagnostic of the log,
+    line information of the PTX, a string of the cubin). One that does not is the output for
+    any file name: NVRTC names the file nowhere else, so the cache shares it across names."""
+    return name in compiled.log or name in compiled.ptx or name.encode() in compiled.cubin
 
 
 def _compile(source: str, arch: str, name: str, options: tuple[str, ...]) -> Compiled:

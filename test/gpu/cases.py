@@ -267,6 +267,8 @@ class CaseResult:
     plan: list[tuple[int | str, int]] = field(default_factory=list)
     ptx_ops: Counter[str] = field(default_factory=Counter)
     local_accesses: int | None = None
+    """LDL/STL instructions in the SASS; without the SASS (``analyse_case(sass=False)``), the
+    kernels that ptxas warns use local memory (0 exactly when the SASS has none)."""
     seconds: float = 0.0
     details: list[str] = field(default_factory=list)
 
@@ -292,15 +294,19 @@ def compare(case: GpuCase, names: list[str], before: Arrays, after: Arrays) -> l
     return problems
 
 
-def analyse_case(case: GpuCase) -> tuple[CaseResult, Any]:
-    """Lower, print and compile ``case`` and check its plan and SASS; no GPU needed.
-    Returns the result so far and the prepared module (None when the case ends here)."""
-    from regcopy_backend.cuda.nvrtc import NvdisasmError, disassemble
+def analyse_case(case: GpuCase, sass: bool = True) -> tuple[CaseResult, Any]:
+    """Lower, print and compile ``case`` and check its plan and local memory: in its SASS, or
+    without ``sass`` by ptxas's warning of a stack frame (``WARN_LOCAL_MEMORY``, the only
+    source of LDL/STL; no nvdisasm run); no GPU needed. Returns the result so far and the
+    prepared module (None when the case ends here)."""
+    from regcopy_backend.cuda.nvrtc import WARN_LOCAL_MEMORY, NvdisasmError, disassemble
     from regcopy_tools.regcopy_run import RunInputError, parse_and_lower, prepare
 
     text = case.path.read_text()
+    options = () if sass else (WARN_LOCAL_MEMORY,)
     try:
-        prepared = prepare(text, str(case.path))  # lowers once; an unlowered copy is an error
+        # lowers once; an unlowered copy is an error
+        prepared = prepare(text, str(case.path), options=options)
     except RunInputError as e:
         try:  # why: a copy the pass left (allowed for some cases), or another input error
             module = parse_and_lower(text, str(case.path))
@@ -313,13 +319,15 @@ def analyse_case(case: GpuCase) -> tuple[CaseResult, Any]:
     result = CaseResult(case.name, False, "", plan=lowering_plan(prepared.module),
                         ptx_ops=ptx_vector_ops(prepared.compiled.ptx))
     try:
-        result.local_accesses = sass_local_accesses(disassemble(prepared.compiled.cubin))
+        result.local_accesses = (sass_local_accesses(disassemble(prepared.compiled.cubin))
+                                 if sass else len(prepared.compiled.local_memory))
     except NvdisasmError:
         result.local_accesses = None
     if result.plan != list(case.plan):
         result.details.append(f"plan {result.plan} != expected {list(case.plan)}")
     if result.local_accesses:
-        result.details.append(f"{result.local_accesses} LDL/STL in SASS")
+        result.details.append(f"{result.local_accesses} LDL/STL in SASS" if sass else
+                              f"local memory in {result.local_accesses} kernels (ptxas)")
     if prepared.compiled.warnings:
         result.details.append(f"NVRTC warnings: {prepared.compiled.log}")
     result.ok = not result.details

@@ -47,3 +47,37 @@ def test_sass_is_cached_by_cubin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert nvrtc.disassemble(cubin) == sass
     monkeypatch.delenv(nvrtc.CACHE_ENV)
     assert nvrtc.disassemble(cubin) == "fresh"
+
+
+WARNS = 'extern "C" __global__ void k(float* x) { int unused = 1; x[threadIdx.x] = 2.0f; }\n'
+"""A source whose log names its file (``name.cu(1): warning #177-D: ... never referenced``)."""
+
+
+def test_a_clean_compile_is_shared_by_every_file_name(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(nvrtc.CACHE_ENV, str(tmp_path))
+    first = nvrtc.compile_cuda(SOURCE, name="first.cu")
+    assert first.log == ""
+
+    def no_compile(*args: object) -> nvrtc.Compiled:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(nvrtc, "_compile", no_compile)
+    assert nvrtc.compile_cuda(SOURCE, name="second.cu") == first
+
+
+def test_a_log_that_names_the_file_is_cached_under_that_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(nvrtc.CACHE_ENV, str(tmp_path))
+    first = nvrtc.compile_cuda(WARNS, name="first.cu")
+    assert first.log.startswith("first.cu(1): warning")
+    second = nvrtc.compile_cuda(WARNS, name="second.cu")
+    assert second.log.startswith("second.cu(1): warning")
+    assert second.cubin == first.cubin
+    assert len(list(tmp_path.glob("nvrtc-named-*.pickle"))) == 2
+
+    def no_compile(*args: object) -> nvrtc.Compiled:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(nvrtc, "_compile", no_compile)
+    assert nvrtc.compile_cuda(WARNS, name="first.cu") == first

@@ -11,7 +11,14 @@ import pytest
 from regcopy_backend.interpreter.driver import KernelError
 from regcopy_dialect.context import regcopy_context
 from regcopy_dialect.source import parse_located
-from regcopy_tools.cpu_jobs import JOBS_VARIABLE, CpuJob, CpuJobs, CpuRunError, default_workers
+from regcopy_tools.cpu_jobs import (
+    JOBS_VARIABLE,
+    CpuJob,
+    CpuJobs,
+    CpuRunError,
+    default_workers,
+    heaviest_first,
+)
 
 F32 = "memref<16x8xf32, #regcopy.mem<global>>"
 
@@ -44,6 +51,20 @@ def test_worker_results_equal_the_in_process_ones_in_order() -> None:
         assert np.array_equal(a, want[0]) and np.array_equal(b, want[1])
     # the rows moved by the shift, the rest zero
     assert np.array_equal(got[1][1][:, 0], np.r_[np.arange(3, 16), 0, 1, 2] * 8)
+
+
+def test_the_heaviest_start_first_and_the_results_keep_their_order() -> None:
+    """The pool starts the jobs by decreasing weight (equal weights in submission order), and
+    ``result(k)`` is still job ``k``'s."""
+    module = parse_located(regcopy_context(), SHIFT, "shift.mlir")
+    a = np.arange(128, dtype=np.float32).reshape(16, 8)
+    jobs = [CpuJob(module, "shift", [a, np.zeros_like(a), s, 16], weight=w)
+            for s, w in [(0, 1), (3, 5), (5, 3), (7, 5)]]
+    assert heaviest_first(jobs) == [1, 3, 2, 0]
+    with CpuJobs(jobs, workers=2) as pool:
+        got = [pool.result(k)[1][:, 0] for k in range(4)]
+    for (s, _), rows in zip([(0, 1), (3, 5), (5, 3), (7, 5)], got, strict=True):
+        assert np.array_equal(rows, (np.arange(16) + s) % 16 * 8)
 
 
 def test_a_kernel_error_comes_back_with_its_message_at_its_turn() -> None:

@@ -4,13 +4,13 @@ compiles for sm_90 without warnings (but "set and never used": these kernels are
 alone), and uses no local memory. Chunks whose copies the dispatch rejects (the rejection
 tests) stay un-lowered and are not CUDA; they are counted, so the test cannot pass vacuously.
 
-No local memory is checked twice over: ptxas warns in NVRTC's log of any kernel that has a
-stack frame (``--warn-on-local-memory-usage``; spills and local arrays, the only source of
-``LDL``/``STL``), for every chunk; and the SASS (nvdisasm, about half a CPU-second a kernel)
-has no ``LDL``/``STL``, for the first lowered chunk of each file by default and for every chunk
-under ``REGCOPY_HYPOTHESIS=thorough`` (or ``big``). On the lit case that spills on purpose,
+No local memory: ptxas warns in NVRTC's log of any kernel that has a stack frame
+(``--warn-on-local-memory-usage``; spills and local arrays, the only source of
+``LDL``/``STL``), checked for every chunk; on the lit case that spills on purpose,
 ``test_ptxas_warns_of_the_local_memory_the_sass_shows`` shows that the warning catches what
-the SASS shows."""
+the SASS shows. Under ``REGCOPY_HYPOTHESIS=thorough`` (or ``big``) the SASS of every chunk
+(nvdisasm, about a third of a CPU-second a kernel, its start-up) is read for ``LDL``/``STL``
+as well."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ from regcopy_dialect.regcopy import CopyOp
 TEST = Path(__file__).resolve().parents[1]
 SPILLS = "sass-local-memory.mlir"
 """A lit case that uses local memory on purpose (the warning's test)."""
-EVERY_SASS = PROFILE != "ci"
-"""Disassemble every chunk (thorough), else the first lowered chunk of each file."""
+SASS = PROFILE != "ci"
+"""Disassemble every chunk (thorough), else none (ptxas's warning stands for the SASS)."""
 OPTIONS = ("--diag-suppress=550,549", WARN_LOCAL_MEMORY)
 """The lit kernels are copies alone: registers filled and never read are expected there
 (NVRTC warning 550, "set but never used"), and, R -> S alone (which lane-rotated rounds read
@@ -73,20 +73,16 @@ def _compile_and_disassemble(source: str, sass: bool) -> tuple[list[str], str | 
 
 @pytest.fixture(scope="module")
 def compiled_cases() -> Iterator[dict[tuple[str, int], Future | None]]:
-    """Every chunk lowered and printed here (xDSL in one thread), then compiled and
-    disassembled (NVRTC, and nvdisasm in its own process) by as many workers as cores, so
-    the chunks' SASS is made side by side."""
+    """Every chunk lowered and printed here (xDSL in one thread), then compiled (and, under
+    ``thorough``, disassembled: nvdisasm in its own process) by as many workers as cores."""
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         cases: dict[tuple[str, int], Future | None] = {}
-        disassembled: set[str] = set()
         for path, k, chunk in CHUNKS:
             module = _lowered(path, k, chunk)
             if module is None:
                 cases[path.name, k] = None
                 continue
-            sass = EVERY_SASS or path.name not in disassembled
-            disassembled.add(path.name)
-            cases[path.name, k] = pool.submit(_compile_and_disassemble, print_cuda(module), sass)
+            cases[path.name, k] = pool.submit(_compile_and_disassemble, print_cuda(module), SASS)
         yield cases
 
 

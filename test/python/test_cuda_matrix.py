@@ -3,7 +3,9 @@
 The statements are printed from parsed ops, placed in tiny hand-written CUDA kernels, compiled
 with NVRTC for sm_90 and disassembled: the SASS must hold the ``LDSM``/``STSM`` variant the op
 names (``.x4``, ``.T``, ...), one per op, with the register array kept in registers (no
-``LDL``/``STL``).
+``LDL``/``STL``). The kernels of the SASS tests are one module, ``k0``, ``k1``, ...: one NVRTC
+compile and one nvdisasm run (ptxas allocates each kernel alone), each test reading its own
+kernel's part of the listing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from copy_harness import parse
 from regcopy_backend.cuda.matrix import matrix_asm, mnemonic, print_matrix, register_word
 from regcopy_backend.cuda.types import PRELUDE
 from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.spills import kernel_sass
 from regcopy_dialect.matrix_ops import LdMatrixOp, MatrixOpBase, StMatrixOp
 
 
@@ -51,11 +54,12 @@ def test_stmatrix_text() -> None:
         matrix_asm(op, "&S[0]", [register_word("R", 0)])
 
 
-def kernel(body: str, dtype: str = "rc_f16") -> str:
-    """A kernel: fill 1024 shared elements from ``in``, run ``body`` (which sees ``S``, ``R``
-    and ``off``, the lane's offset), write the 16 registers to ``out``."""
-    return PRELUDE + f"""
-extern "C" __global__ void __launch_bounds__(32) k(const {dtype}* __restrict__ in, {dtype}* __restrict__ out) {{
+def kernel(body: str, dtype: str = "rc_f16", name: str = "k") -> str:
+    """A kernel ``name`` (without the prelude): fill 1024 shared elements from ``in``, run
+    ``body`` (which sees ``S``, ``R`` and ``off``, the lane's offset), write the 16 registers
+    to ``out``."""
+    return f"""
+extern "C" __global__ void __launch_bounds__(32) {name}(const {dtype}* __restrict__ in, {dtype}* __restrict__ out) {{
   __shared__ alignas(128) {dtype} S[1024];
   alignas(16) {dtype} R[16];
   int lane = threadIdx.x % 32;
@@ -72,8 +76,7 @@ extern "C" __global__ void __launch_bounds__(32) k(const {dtype}* __restrict__ i
 """
 
 
-def sass_ops(source: str) -> Counter[str]:
-    sass = disassemble(compile_cuda(source).cubin)
+def sass_ops(sass: str) -> Counter[str]:
     return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
                               re.M))
 
@@ -89,18 +92,39 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text,sass", CASES)
-def test_matrix_sass(text: str, sass: str) -> None:
-    op = matrix_op(text)
-    ops = sass_ops(kernel(print_matrix(op, "S", "off", "R")))
+BYTES = "regcopy.ldmatrix %S[%o] -> %R[0, 4, 8, 12] : {sh} -> {lo}"
+"""8-bit data (``test_matrix_sass_bytes``)."""
+KERNELS = [(text, "f16", "rc_f16") for text, _ in CASES] + [(BYTES, "i8", "uint8_t")]
+"""The SASS tests' kernels, ``k<index>`` in the module: (op, element type, C type)."""
+
+
+@pytest.fixture(scope="module")
+def listing() -> str:
+    """The SASS of every kernel of ``KERNELS``, compiled as one module."""
+    source = PRELUDE + "".join(
+        kernel(print_matrix(matrix_op(text, dtype), "S", "off", "R"), c_type, f"k{k}")
+        for k, (text, dtype, c_type) in enumerate(KERNELS))
+    return disassemble(compile_cuda(source).cubin)
+
+
+def kernel_ops(listing: str, k: int) -> Counter[str]:
+    """The SASS instructions of kernel ``k<k>`` of the listing."""
+    mine = kernel_sass(listing, f"k{k}")
+    assert mine != listing, f"no kernel k{k} in the listing"
+    return sass_ops(mine)
+
+
+@pytest.mark.parametrize("k,sass", [(k, sass) for k, (_, sass) in enumerate(CASES)],
+                         ids=[text.split(" %")[0] + f"-{sass}" for text, sass in CASES])
+def test_matrix_sass(k: int, sass: str, listing: str) -> None:
+    ops = kernel_ops(listing, k)
     head = sass.split(".")[0]
     assert ops[sass] == 1, ops
     assert sum(c for name, c in ops.items() if name.split(".")[0] == head) == 1, ops
     assert not any(name.split(".")[0] in ("LDL", "STL") for name in ops), ops
 
 
-def test_matrix_sass_bytes() -> None:
+def test_matrix_sass_bytes(listing: str) -> None:
     """8-bit data moves as the same b16 rows (the plain form)."""
-    op = matrix_op("regcopy.ldmatrix %S[%o] -> %R[0, 4, 8, 12] : {sh} -> {lo}", "i8")
-    ops = sass_ops(kernel(print_matrix(op, "S", "off", "R"), "uint8_t"))
+    ops = kernel_ops(listing, len(CASES))
     assert ops["LDSM.16.M88.4"] == 1 and not any(n.startswith(("LDL", "STL")) for n in ops)

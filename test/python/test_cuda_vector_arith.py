@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cache
 
 import pytest
 from copy_harness import parse
@@ -40,6 +41,7 @@ from regcopy_backend.cuda.printer import CudaEmitError, print_cuda
 from regcopy_backend.cuda.arith import ArithError, bitcast_expression, expression
 from regcopy_backend.cuda.types import ctype
 from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+from regcopy_backend.cuda.spills import kernel_sass
 
 V4 = VectorType(i32, [4])
 V2H = VectorType(i16, [2])
@@ -206,10 +208,23 @@ def _cuda(text: str) -> str:
 
 
 def _sass(text: str) -> Counter[str]:
-    """Opcodes (with their modifiers) of the kernel's SASS."""
-    sass = disassemble(compile_cuda(_cuda(text)).cubin)
+    """Opcodes (with their modifiers) of the SASS of ``text``, one of ``SASS_KERNELS``: all of
+    them are one module (kernels ``@k0``, ``@k1``, ...; ptxas allocates each alone), compiled
+    and disassembled once (``_listing``)."""
+    assert text in SASS_KERNELS, "add the kernel to SASS_KERNELS"
+    k = SASS_KERNELS.index(text)
+    sass = kernel_sass(_listing(), f"k{k}")
+    assert sass != _listing(), f"no kernel k{k} in the listing"
     return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
                               re.M))
+
+
+@cache
+def _listing() -> str:
+    """The SASS of every kernel of ``SASS_KERNELS``, as one module."""
+    module = "".join(text.replace("func.func @k(", f"func.func @k{k}(", 1)
+                     for k, text in enumerate(SASS_KERNELS))
+    return disassemble(compile_cuda(_cuda(module)).cubin)
 
 
 def _kind(ops: Counter[str], head: str) -> int:
@@ -225,6 +240,13 @@ BITCAST_ADDI = _kernel("  %w = vector.bitcast %y : vector<8xi16> to vector<4xi32
                        "  %z = arith.addi %x, %w : vector<4xi32>", y="i16", m=8)
 MUL_ADD = _kernel("  %p = arith.mulf %x, %y : vector<4xf32>\n"
                   "  %z = arith.addf %p, %x : vector<4xf32>", "f32", "f32", out="f32")
+ADDI_ROW8 = _kernel("  %z = arith.addi %x, %y : vector<4xi32>", y_row=8)
+BITCAST_CHAIN = _kernel("  %f = vector.bitcast %y : vector<8xi16> to vector<4xf32>\n"
+                        "  %b = vector.bitcast %f : vector<4xf32> to vector<16xi8>\n"
+                        "  %w = vector.bitcast %b : vector<16xi8> to vector<4xi32>\n"
+                        "  %z = arith.addi %x, %w : vector<4xi32>", y="i16", m=8)
+SASS_KERNELS = [ADDF, MUL_ADD, MULI, ADDI, ADDI_ROW8, BITCAST_ADDI, BITCAST_CHAIN]
+"""The kernels whose SASS the tests read (``_sass``)."""
 
 
 def test_printed_lines_of_a_bitcast_kernel() -> None:
@@ -273,12 +295,9 @@ def test_bitcast_costs_no_instruction() -> None:
     """A vector<8xi16> bitcast to vector<4xi32> and added: the same SASS as adding a
     vector<4xi32> loaded from a row of the same stride (8 elements), and a chain of bitcasts
     (i16 -> f32 -> i8 -> i32) the same again."""
-    plain = _sass(_kernel("  %z = arith.addi %x, %y : vector<4xi32>", y_row=8))
+    plain = _sass(ADDI_ROW8)
     with_bitcast = _sass(BITCAST_ADDI)
-    chain = _sass(_kernel("  %f = vector.bitcast %y : vector<8xi16> to vector<4xf32>\n"
-                          "  %b = vector.bitcast %f : vector<4xf32> to vector<16xi8>\n"
-                          "  %w = vector.bitcast %b : vector<16xi8> to vector<4xi32>\n"
-                          "  %z = arith.addi %x, %w : vector<4xi32>", y="i16", m=8))
+    chain = _sass(BITCAST_CHAIN)
     assert with_bitcast == plain == chain
     assert plain["IADD3"] == 4 and _kind(plain, "LDL") == _kind(plain, "STL") == 0
 

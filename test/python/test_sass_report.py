@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+from regcopy_backend.cuda import nvrtc
 from regcopy_backend.cuda.spills import (
     LocalTraffic,
     kernel_sass,
@@ -13,6 +15,7 @@ from regcopy_backend.cuda.spills import (
     max_registers,
 )
 from regcopy_tools.regcopy_run import (
+    VERBOSE,
     compile_summary,
     prepare,
     sass_listing,
@@ -79,3 +82,23 @@ def test_the_fix_depends_on_why_local_memory_is_used() -> None:
 def test_register_cap_of_launch_bounds() -> None:
     assert [max_registers(b, 1) for b in (32, 128, 256, 512, 1024)] == [255, 255, 255, 128, 64]
     assert max_registers(256, 2) == 128 and max_registers(384, 1) == 168
+
+
+def test_compile_only_compiles_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--compile-only`` prepares with ptxas's resource report (``VERBOSE``) and reads the
+    summary from that log: one NVRTC compile (no cache), the same lines as from a plain
+    prepare and a second, verbose compile."""
+    path = REPO / "examples" / "gemm_async.mlir"
+    monkeypatch.delenv(nvrtc.CACHE_ENV, raising=False)
+    calls: list[tuple[str, ...]] = []
+    real = nvrtc._compile
+
+    def counted(source: str, arch: str, name: str, options: tuple[str, ...]) -> nvrtc.Compiled:
+        calls.append(options)
+        return real(source, arch, name, options)
+
+    monkeypatch.setattr(nvrtc, "_compile", counted)
+    once = compile_summary(prepare(path.read_text(), str(path), options=VERBOSE))
+    assert calls == [VERBOSE]
+    assert compile_summary(prepare(path.read_text(), str(path))) == once
+    assert calls == [VERBOSE, (), VERBOSE]

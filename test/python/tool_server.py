@@ -14,14 +14,16 @@ exits 1. Every command is a fresh process; nothing carries over from one to the 
 
 **Round trip.** Given a directory (``serve(path, roundtrip)``), every ``regcopy-opt`` command
 that succeeds and prints IR on stdout also parses its own output again (``reparse``: the
-printed IR must always parse), and leaves a record there per command: ``<pid>.ok``, or
-``<pid>.fail`` with its arguments and the parse error. test_lit.py asserts on them.
+printed IR must always parse), and leaves a record there: ``<digest>.ok`` per distinct text that
+parsed again (its digest; a text printed again is not parsed again), or ``<pid>.fail`` with
+the command's arguments and the parse error. test_lit.py asserts on them.
 """
 
 from __future__ import annotations
 
 import atexit
 import gc
+import hashlib
 import importlib
 import io
 import json
@@ -140,11 +142,19 @@ def reparse(argv: list[str], text: str) -> str | None:
 
 
 def _record_roundtrip(roundtrip: str, argv: list[str], tee: _Tee) -> None:
-    """Re-parse what the command printed and leave its record (module docstring)."""
+    """Re-parse what the command printed and leave its record (module docstring). A text
+    already parsed again by an earlier command (the same printed IR, the same parsing
+    options: a round trip's second print, say) is not parsed a third time: its record is
+    that command's, made under its digest."""
     if any(a in SKIP_REPARSE or a.startswith(("--target=", "--output-file=")) for a in argv):
         return
-    error = reparse(argv, "".join(tee.parts))
-    name = Path(roundtrip) / f"{os.getpid()}.{'fail' if error else 'ok'}"
+    text = "".join(tee.parts)
+    flags = [a for a in argv if a in ("--split-input-file", "--allow-unregistered-dialect")]
+    digest = hashlib.sha256("\0".join([*flags, text]).encode()).hexdigest()[:32]
+    if (Path(roundtrip) / f"{digest}.ok").exists():
+        return
+    error = reparse(argv, text)
+    name = Path(roundtrip) / f"{digest if not error else os.getpid()}.{'fail' if error else 'ok'}"
     name.write_text(json.dumps({"argv": argv, "cwd": os.getcwd(), "error": error}))
 
 
