@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 
 from regcopy_dialect.layout import WARP, Iter, Layout, Swizzle
 from regcopy_dialect.mma_fragments import M16N8K16, M16N8K32, Operand, fragment_cell
@@ -109,7 +110,15 @@ def match_warpgroup(layout: Layout, tile_shape: Sequence[int], inst: tuple[int, 
     instruction tile ``inst`` whose thread ``t`` holds ``cell(t, i)`` for ``i < count``.
     Returns, per instruction tile along the columns, the register slot of each 32-bit word;
     ``WgmmaMismatch`` with the reason otherwise. Same rule as ``match_fragments``: one slot per
-    element shared by all 128 threads, the elements of a word consecutive and aligned."""
+    element shared by all 128 threads, the elements of a word consecutive and aligned.
+    A pure function of its arguments, so its answer is cached: the verifier asks again on
+    every parse of a kernel."""
+    return _match_warpgroup(layout, tuple(tile_shape), inst, cell, count, bits)
+
+
+@lru_cache(maxsize=1024)
+def _match_warpgroup(layout: Layout, tile_shape: tuple[int, ...], inst: tuple[int, int],
+                     cell: Cell, count: int, bits: int) -> tuple[tuple[int, ...], ...]:
     rows, cols = tile_shape
     if rows != inst[0] or cols % inst[1]:
         raise WgmmaMismatch(f"the {rows}x{cols} tile is not {inst[0]} x a multiple of "
