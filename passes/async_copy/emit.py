@@ -98,6 +98,11 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
     first = len(b.ops)
     g_view, s_view = views
     g_base, s_base = b.affine(plan.g.base), b.affine(plan.s.base)
+    # rounds that share the thread's offset (emit_bounds.DynamicSource.thread_base); one
+    # round has nothing to share
+    steps = None if dyn is None or plan.rounds == 1 else dyn.round_steps(
+        plan.g_chunks, plan.threads, plan.rounds, plan.chunks)
+    tb = None if dyn is None or steps is None else dyn.thread_base(b, plan.g_chunks, t)
     for r in range(plan.rounds):
         c = b.add(t, r * plan.threads)
         guard = plan.guarded and r == plan.rounds - 1
@@ -108,8 +113,9 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
         else:
             assert plan.bounds is not None
             straddle = may_straddle(plan.bounds.ext, plan.chunk, plan.bounds.tests)
+            shared = None if tb is None or steps is None else (tb, steps[r])
             g_off, size = dyn.chunk(body, plan.g_chunks, c, plan.chunk, plan.element_bytes,
-                                    straddle)
+                                    straddle, shared)
         s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
         if (sw := plan.s.layout.swizzle) is not None:
             s_off = emit_swizzle(body, s_off, sw)
