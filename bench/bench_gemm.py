@@ -57,17 +57,21 @@ SIZES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (8192, 8192
 """``(M, N, K)`` of the table."""
 
 
-VARIANTS = ("async", "narrow", "tall", "columns")
+VARIANTS = ("async", "narrow", "tall", "quad", "columns")
 """The kernels timed: the cp.async ring (K % 8 == 0) on the example's 128 x 256 CTA tiles, on
-128 x 128 ones (``narrow``: warp tiles 64 x 32, two CTAs an SM) and on 256 x 128 ones
-(``tall``: warps 4 (M) x 2 (N)), and the staged kernel (any K) with its ``columns``
-layout (``gemm_kernels.STAGED_LAYOUTS``; ``rows``, 84 TFLOPS against 140 on the H200, is
-no longer timed)."""
+128 x 128 ones (``narrow``: warp tiles 64 x 32, two CTAs an SM), on 256 x 128 ones
+(``tall``: warps 4 (M) x 2 (N)) and on 128 x 128 ones of 4 warps of 64 x 64 (``quad``, the
+``convert`` epilogue: two CTAs an SM, 4 waves at 4095 x 4097 on 132 SMs), and the staged
+kernel (any K) with its ``columns`` layout (``gemm_kernels.STAGED_LAYOUTS``; ``rows``, 84
+TFLOPS against 140 on the H200, is no longer timed)."""
 STAGED = ("rows", "columns")
 TILES: dict[str, dict[str, int | bool | str]] = {
-    "async": {}, "narrow": NARROW, "tall": {"cm": 2 * CTA_M}}
+    "async": {}, "narrow": NARROW, "tall": {"cm": 2 * CTA_M},
+    "quad": {"warps": 4, "epilogue": "convert"}}
 """The ``candidate_text`` arguments of the cp.async variants (the example's otherwise)."""
-LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128"}
+LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128", "quad": "128x128/4w"}
+OTHER_TILES = ("narrow", "tall", "quad")
+"""The CTA tiles timed beside the example's (each size's table row takes the fastest)."""
 
 
 
@@ -404,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             kernel = "128x256" if k % 8 == 0 else "pad+128x256"
             if k % 8:  # padded rows + each CTA tile, and the staged kernel; the best counts
                 padded = {"pad": (run, ms_rc, "pad+128x256")}
-                for tile in ("narrow", "tall"):
+                for tile in OTHER_TILES:
                     other = rc.launcher(a, b, d, cstream, f"pad-{tile}")
                     d.zero_()
                     other()
@@ -427,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pads = {layout: time_ms(rc.pad_launcher(a, a8, cstream, layout), args.iters)
                         for layout in PAD_LAYOUTS}
                 print(f"  K % 8 != 0 at {m}x{n}x{k}: pad A by layout: " + ", ".join(
-                    f"{layout} {ms:.4f} ms ({4 * a.numel() / ms / 1e9:.0f} GB/s)"
+                    f"{layout} {ms:.4f} ms ({4 * a.numel() / ms / 1e6:.0f} GB/s)"
                     for layout, ms in pads.items()) + f" (the route: {PAD_LAYOUT})",
                       flush=True)
                 variant = min(padded, key=lambda v: padded[v][1])
@@ -446,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"{flop / ms_rc / 1e9 / best_aligned[t, 'aligned']:.2f}", flush=True)
             else:  # the other CTA tiles too (each checked); the table takes the fastest
                 speeds = {"128x256": flop / ms_rc / 1e9}
-                for tile in ("narrow", "tall"):
+                for tile in OTHER_TILES:
                     other = rc.launcher(a, b, d, cstream, tile)
                     d.zero_()
                     other()
@@ -505,7 +509,7 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
         for variant in (VARIANTS if k % 8 == 0
-                        else ("pad", "pad-narrow", "pad-tall", "columns")):
+                        else ("pad", *(f"pad-{v}" for v in OTHER_TILES), "columns")):
             d.fill_(7.0)
             torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()
