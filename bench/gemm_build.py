@@ -4,8 +4,7 @@ and in parallel worker processes.
 A kernel with runtime extents does its index math in 64 bits unless the launch's offsets all
 fit in 31 bits, where the CUDA target's ``-DREGCOPY_INDEX32`` form (``rc_index`` is ``int``)
 is what the runner launches. The bench compiles both forms of every kernel and launches the
-one the runner would (``INDEX``: ``auto``; ``64`` forces the 64-bit form). For a printer that
-does not have the macro yet, ``narrow_index`` makes the 32-bit form from the source text."""
+one the runner would (``INDEX``: ``auto``; ``64`` forces the 64-bit form)."""
 
 from __future__ import annotations
 
