@@ -71,7 +71,7 @@ def test_prefetching_convert_has_no_local_memory_in_either_index_form() -> None:
     thread (lower-reg-copy's thread base), where one 64-bit offset and row a chunk used to
     stay live across the loop and spill. This machine's NVRTC (sm_90); one compile a form."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
-    from regcopy_bench.bench_gemm import local_accesses
+    from regcopy_bench.gemm_launch import local_accesses
     from regcopy_bench.gemm_build import index32_cubin, lowered
 
     kw = CANDIDATES["convert epilogue"]
