@@ -12,7 +12,9 @@
 #    the ragged / aligned ratio. What it should show: every candidate "LDL/STL 0 (64-bit index)
 #    / 0 (32-bit)"; the example >= 0.55x cuBLAS at both cubes; ragged / aligned (target 0.85).
 # 2. the GPU tests of the GEMM (test_gpu_gemm.py: the examples, the padded route and every
-#    candidate in both index forms, bit-exact, ragged in M, N and K): all pass;
+#    candidate in both index forms, bit-exact, ragged in M, N and K) and of the ragged
+#    cp.async copies whose rounds now share one thread base (test_async_ragged,
+#    test_gpu_async): all pass;
 # 3. compute-sanitizer memcheck of one small ragged launch of examples/gemm.mlir (M 300,
 #    N 370: N % 8 != 0, K 200: the ring wraps): 0 errors.
 set -uo pipefail
@@ -39,7 +41,8 @@ python3 -c "from cuda.bindings import nvrtc; print('NVRTC', nvrtc.nvrtcVersion()
 step bench_gemm 150 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
     --candidate-sizes 4096,8192 --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093 \
     --dtypes f16,bf16
-step gpu_tests 45 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py
+step gpu_tests 50 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py \
+    test/python/test_async_ragged.py test/python/test_gpu_async.py
 if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     step memcheck_gemm 25 /usr/local/cuda/bin/compute-sanitizer --tool memcheck \
         --report-api-errors no --error-exitcode 9 \
