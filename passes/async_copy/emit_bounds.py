@@ -34,7 +34,7 @@ chunks a thread spilled its per-chunk offsets and rows before this form.)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from regcopy_passes.core.bounds import dim_of
@@ -100,28 +100,16 @@ class DynamicSource:
     def round_steps(self, chunks: Layout, threads: int, rounds: int, total: int
                     ) -> tuple[tuple[int, ...], ...] | None:
         """``d(r)`` for each round ``r``: the constant step of every coordinate from thread
-        ``t``'s chunk ``t`` to its chunk ``t + r * threads`` (those below ``total``), the same
-        for every thread; None where some coordinate does not split so."""
+        ``t``'s chunk ``t`` to its chunk ``t + r * threads`` (``round_steps``); None where
+        some coordinate does not split so."""
         ints = IndexBuilder()
 
-        def at(c: int) -> list[int]:
+        def at(c: int) -> tuple[int, ...]:
             coords = self.coords(ints, chunks, c)  # a constant chunk: the math folds
             assert all(isinstance(v, int) for v in coords)
-            return [v for v in coords if isinstance(v, int)]
+            return tuple(v for v in coords if isinstance(v, int))
 
-        firsts = [at(t) for t in range(min(threads, total))]
-        steps: list[tuple[int, ...]] = []
-        for r in range(rounds):
-            d: tuple[int, ...] | None = None
-            for t, first in enumerate(firsts):
-                if t + r * threads >= total:
-                    break
-                step = tuple(x - y for x, y in zip(at(t + r * threads), first))
-                if d is not None and step != d:
-                    return None
-                d = step
-            steps.append(d if d is not None else (0,) * self.rank)
-        return tuple(steps)
+        return round_steps(at, threads, rounds, total)
 
     def thread_base(self, b: IndexBuilder, chunks: Layout, t: Value) -> ThreadBase:
         """The values the rounds of thread ``t`` share (module doc), emitted on ``b``."""
@@ -183,6 +171,26 @@ class DynamicSource:
             size = _select(body, ok, nbytes, 0)
         size.name_hint = "src_bytes"
         return _select(body, ok, off, 0), size
+
+
+def round_steps(at: Callable[[int], tuple[int, ...]], threads: int, rounds: int, total: int
+                ) -> tuple[tuple[int, ...], ...] | None:
+    """``d(r)`` for each round ``r`` of a copy whose thread ``t`` moves chunks ``t + r *
+    threads`` (those below ``total``): ``at(t + r * threads) - at(t)``, the same for every
+    thread (None where it is not; ``at`` maps a chunk to its coordinates or offsets)."""
+    firsts = [at(t) for t in range(min(threads, total))]
+    steps: list[tuple[int, ...]] = []
+    for r in range(rounds):
+        d: tuple[int, ...] | None = None
+        for t, first in enumerate(firsts):
+            if t + r * threads >= total:
+                break
+            step = tuple(x - y for x, y in zip(at(t + r * threads), first))
+            if d is not None and step != d:
+                return None
+            d = step
+        steps.append(d if d is not None else (0,) * len(firsts[0]))
+    return tuple(steps)
 
 
 def _cmp(b: IndexBuilder, a: Value, e: Value) -> SSAValue:
