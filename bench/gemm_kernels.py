@@ -45,6 +45,8 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
         "epilogue": "convert", "issue_at": 3, "branchless": True},
     "edge prefetch, convert epilogue, copies after the first k16 step, no branch": {
         "edge": True, "epilogue": "convert", "issue_at": 1, "branchless": True},
+    "groups of 16 M tiles": {"group": 16},
+    "groups of 4 M tiles": {"group": 4},
     "no prefetch (the previous example)": {"prefetch": False},
     "no prefetch, convert epilogue": {"prefetch": False, "epilogue": "convert"},
     "no prefetch, copies after the first k16 step, no branch": {
@@ -54,8 +56,9 @@ CANDIDATES: dict[str, dict[str, int | bool | str]] = {
 arguments that differ from the example's (the prefetching loop, copies issued first in a
 branch, the ``shared`` epilogue): the ``convert`` epilogue (3 or 4 stages; copies issued
 before the last k16 step with no branch), the 256 x 128 CTA tile, 128 x 128 CTAs of 4 warps
-(two an SM), the edge-only prefetch, and the loop without prefetching (the previous example,
-with either epilogue, and the one before it). The H200 runs of 15:46 and of the evening
+(two an SM), the edge-only prefetch, the CTAs' walk in groups of 16 or 4 M tiles (``GROUP``:
+8), and the loop without prefetching (the previous example, with either epilogue, and the one
+before it). The H200 runs of 15:46 and of the evening
 (lab/results/h200_2026-12-03/mmagemm, final_c) compared them; docs/mma.md has the tables."""
 
 
@@ -72,6 +75,10 @@ BRANCHLESS = False
 """Whether the next stage's copies are issued in every iteration, with no branch around them
 (past the end of K they read nothing and zero-fill a free slot, and ptxas interleaves them
 with the HMMAs); the example issues them first, in a branch taken while stages remain."""
+GROUP = 8
+"""The CTAs walk the output in groups of ``GROUP`` M tiles (the linear block id runs down a
+group's M tiles first, then across its N tiles): the A row bands and B tiles a wave touches
+stay in L2."""
 STAGED_BK = 32
 """The register-staged kernel's K tile (two shared slots)."""
 
@@ -345,7 +352,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 dbuf: bool = False, issue_at: int | None = None,
                 branchless: bool | None = None, cm: int = CTA_M,
                 epilogue: str | None = None, warps: int = WARPS,
-                prefetch: bool | None = None, edge: bool | None = None) -> str:
+                prefetch: bool | None = None, edge: bool | None = None,
+                group: int = GROUP) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
@@ -363,7 +371,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     mma of stage k and loads each step's fragments one step ahead, in two register sets
     (``_prefetch_steps``): no warp then waits at the barrier with nothing to compute, and no
     step starts with its ldmatrix latency exposed; ``edge`` prefetches only across the
-    barrier (``_prefetch_steps``), for fewer live registers."""
+    barrier (``_prefetch_steps``), for fewer live registers; ``group`` is the number of M
+    tiles whose CTAs walk N together (``GROUP``)."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
@@ -386,7 +395,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
             else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
                              prefetch, edge))
     out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
-    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1,
+    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1, group,
             (stages - 1) * bk, wcols,
             *(s * bk for s in range(stages)), *range(stages)}
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
@@ -405,18 +414,18 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
-  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // the CTA's tile (pm, pn), in groups of {group} M tiles that walk N together (their B tiles
   // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
-  // 8 M tiles first, then across its N tiles
+  // {group} M tiles first, then across its N tiles
   %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
   %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
   %byx = arith.muli %by, %gx : index
   %pid = arith.addi %byx, %bx : index
-  %width = arith.muli %gx, %c8 : index
+  %width = arith.muli %gx, %c{group} : index
   %group = arith.divui %pid, %width : index
-  %first = arith.muli %group, %c8 : index
+  %first = arith.muli %group, %c{group} : index
   %left = arith.subi %gy, %first : index
-  %size = arith.minui %left, %c8 : index
+  %size = arith.minui %left, %c{group} : index
   %inside = arith.remui %pid, %width : index
   %pmo = arith.remui %inside, %size : index
   %pm = arith.addi %first, %pmo : index
