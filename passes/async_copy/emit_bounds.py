@@ -23,8 +23,9 @@ thread and the region offsets decide, emitted once per copy::
     base  = sum(o_i * stride_i) + sum(coord_i(t) * stride_i)     (one value a thread)
     left_i = select(o_i <u E_i, E_i - o_i, 0)                    (what lies past o_i)
 
-and round ``r`` adds constants: ``off = base + sum(d_i(r) * stride_i)``, ``ok = and(coord_i(t) +
-d_i(r) <u left_i)``, and ``left - col`` in place of ``E - col``. The predicates are the same
+and round ``r`` adds constants: ``off = base + sum(d_i(r) * stride_i)``, ``ok = and(coord_i(t)
+<u left_i - d_i(r))`` (the difference saturating at 0; ``_past``), and ``left - d - col`` in
+place of ``E - col``. The predicates are the same
 (``o + x <u E`` iff ``x <u E - o`` when ``o <u E``; nothing is inside otherwise), but a copy
 in a loop keeps one offset a thread live across the loop, not one a chunk with its row
 coordinates: the per-round terms (``d_i(r) * stride_i``, ``left_i``) depend on no thread, so
@@ -147,11 +148,11 @@ class DynamicSource:
             limits = {i: self.extent(i) for i in self.checked}
         else:
             tb, d = shared
-            rows = [body.add(x, k) for x, k in zip(tb.coords, d)]
+            rows = list(tb.coords)  # compared against the room left past the round's step
             for i in range(self.rank):
                 off = body.add(off, body.times(self.strides[i], d[i]))
             off = body.add(tb.base, off)
-            limits = tb.left
+            limits = {i: _past(body, tb.left[i], d[i]) for i in self.checked}
         if not self.checked:
             return off, nbytes
         last = self.rank - 1
@@ -191,6 +192,18 @@ def round_steps(at: Callable[[int], tuple[int, ...]], threads: int, rounds: int,
             d = step
         steps.append(d if d is not None else (0,) * len(firsts[0]))
     return tuple(steps)
+
+
+def _past(b: IndexBuilder, left: Value, d: int) -> Value:
+    """The room past a round's step ``d`` along a dim with ``left`` past the origin:
+    ``x + d <u left`` iff ``x <u _past(left, d)`` for the thread's coordinate ``x`` (with
+    ``x + d >= 0``), so the rounds compare the one ``x`` against values that depend on no
+    thread: ``left - d`` (0 when ``d >= left``) for ``d > 0``, ``left + |d|`` for ``d < 0``."""
+    if d == 0:
+        return left
+    if d < 0:
+        return b.add(left, -d)
+    return _select(b, _cmp(b, d, left), b.binary(arith.SubiOp, left, d), 0)
 
 
 def _cmp(b: IndexBuilder, a: Value, e: Value) -> SSAValue:

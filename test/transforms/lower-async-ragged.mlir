@@ -62,11 +62,14 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 // CHECK-NEXT:    %src_bytes = arith.select %inside, %[[C16]], %[[ZERO]] : index
 // CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %inside, %thread_base, %[[ZERO]] : index
 // CHECK:         regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<2048xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
-// The second round: 16 rows further (128 threads, 8 chunks a row), the same column.
-// CHECK:         %[[ROW2:.*]] = arith.addi %[[ROW]], %[[C16]] : index
-// CHECK-NEXT:    %[[STEP:.*]] = arith.muli %e1, %[[C16]] : index
+// The second round: 16 rows further (128 threads, 8 chunks a row), the same column; its rows
+// are the thread's row checked against the room past those 16 (0 when there is none).
+// CHECK:         %[[STEP:.*]] = arith.muli %e1, %[[C16]] : index
 // CHECK-NEXT:    %[[OFF2:.*]] = arith.addi %thread_base, %[[STEP]] : index
-// CHECK-NEXT:    %[[R2:.*]] = arith.cmpi ult, %[[ROW2]], %left0 : index
+// CHECK-NEXT:    %[[ROOM:.*]] = arith.cmpi ult, %[[C16]], %left0 : index
+// CHECK-NEXT:    %[[PAST:.*]] = arith.subi %left0, %[[C16]] : index
+// CHECK-NEXT:    %[[LEFT2:.*]] = arith.select %[[ROOM]], %[[PAST]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[R2:.*]] = arith.cmpi ult, %[[ROW]], %[[LEFT2]] : index
 // CHECK-NEXT:    %[[C2:.*]] = arith.cmpi ult, %[[COL]], %left1 : index
 // CHECK-NEXT:    %inside_1 = arith.andi %[[R2]], %[[C2]] : i1
 // CHECK:         %[[CLAMPED2:.*]] = arith.select %inside_1, %[[OFF2]], %[[ZERO]] : index
