@@ -48,7 +48,9 @@ from regcopy_bench.gemm_build import INDEX, build_all, lowered, use_index32
 from regcopy_bench.gemm_launch import (
     LABELS,
     OTHER_TILES,
+    PAIR_TILES,
     STAGED,
+    STORE_FORMS,
     VARIANTS,
     RegcopyGemm,
 )
@@ -284,9 +286,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             kernel = "128x256" if k % 8 == 0 else "pad+128x256"
             if k % 8:  # padded rows + each CTA tile, and the staged kernel; the best counts
                 padded = {"pad": (run, ms_rc, "pad+128x256")}
-                routes = [(f"{how}-{tile}", f"{label}+{LABELS[tile]}")
-                          for how, label in (("pad", "pad"), ("pair", "pair"))
-                          for tile in (("async", *OTHER_TILES) if how == "pair"
+                ab8 = padded["pad"][0].buffers  # type: ignore[attr-defined]
+                pairs = {tile: time_ms(rc.pair_launcher((a, b), ab8, cstream, tile), args.iters)
+                         for tile in PAIR_TILES}
+                rc.pair_tile = min(pairs, key=lambda v: pairs[v])
+                print(f"  K % 8 != 0 at {m}x{n}x{k}: pad A and B in one launch by CTA tile: "
+                      + ", ".join(f"{r}x{c} {ms:.4f} ms ({4 * (a.numel() + b.numel()) / ms / 1e6:.0f}"
+                                  " GB/s)" for (r, c), ms in pairs.items())
+                      + " (the pair route takes the fastest)", flush=True)
+                labels = {**LABELS, **{name: f"{LABELS[tile]} {stores} stores"
+                                       for name, (tile, stores) in STORE_FORMS.items()}}
+                routes = [(f"{how}-{tile}", f"{how}+{labels[tile]}")
+                          for how in ("pad", "pair")
+                          for tile in (("async", *OTHER_TILES, *STORE_FORMS) if how == "pair"
                                        else OTHER_TILES)]
                 for route, label in routes:
                     other = rc.launcher(a, b, d, cstream, route)
@@ -392,7 +404,7 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         want = (a.double() @ b.double().T).to(dtype)
         for variant in (VARIANTS if k % 8 == 0
                         else ("pad", *(f"pad-{v}" for v in OTHER_TILES), "pair",
-                              "columns")):
+                              *(f"pair-{v}" for v in STORE_FORMS), "columns")):
             d.fill_(7.0)
             torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()

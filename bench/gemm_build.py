@@ -44,8 +44,10 @@ def index32_cubin(source: str) -> bytes:
 
 
 def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
-            text: str | None = None) -> tuple[str, Any]:
-    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR)."""
+            text: str | None = None, stores: str = "auto") -> tuple[str, Any]:
+    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR;
+    ``stores``: lower-reg-copy's ``misaligned-stores``, how the epilogue stores the vectors
+    of D's rows that a runtime N misaligns)."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_passes.lower_reg_copy import LowerRegCopyPass
@@ -55,20 +57,26 @@ def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
 
     ctx = regcopy_context()
     module = Parser(ctx, text or kernel_text(name, t, staged, layouts)).parse_module()
-    LowerRegCopyPass(strict=True).apply(ctx, module)
+    LowerRegCopyPass(strict=True, misaligned_stores=stores).apply(ctx, module)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def build(text: str) -> Built:
-    """``text`` (one kernel's IR) lowered and compiled in both index forms."""
+Job = str | tuple[str, str]
+"""One kernel to build: its IR, or ``(IR, misaligned-stores)``."""
+
+
+def build(job: Job) -> Built:
+    """``job`` (one kernel's IR, with the epilogue's store form) lowered and compiled in both
+    index forms."""
     from regcopy_backend.cuda.nvrtc import compile_cuda
 
-    source, info = lowered("gemm", "f16", False, text=text)
+    text, stores = (job, "auto") if isinstance(job, str) else job
+    source, info = lowered("gemm", "f16", False, text=text, stores=stores)
     return Built(source, info, compile_cuda(source).cubin, index32_cubin(source))
 
 
-def build_all(jobs: dict[str, str]) -> dict[str, Built]:
-    """``build`` of every kernel of ``jobs`` (``name: IR``) in parallel processes (a few
+def build_all(jobs: dict[str, Job]) -> dict[str, Built]:
+    """``build`` of every kernel of ``jobs`` (``name: job``) in parallel processes (a few
     seconds a kernel, one core each)."""
     import multiprocessing
     import os

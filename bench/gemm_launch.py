@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from regcopy_bench.gemm_build import build_all, use_index32
+from regcopy_bench.gemm_build import Job, build_all, use_index32
 from regcopy_bench.gemm_hopper import pad_pair_grid, pad_pair_text
 from regcopy_bench.gemm_kernels import (
     CANDIDATES,
@@ -35,6 +35,15 @@ TILES: dict[str, dict[str, int | bool | str]] = {
 LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128", "quad": "128x128/4w"}
 OTHER_TILES = ("narrow", "tall", "quad")
 """The CTA tiles timed beside the example's (each size's table row takes the fastest)."""
+STORE_FORMS: dict[str, tuple[str, str]] = {
+    "tall-predicated": ("tall", "predicated"), "quad-predicated": ("quad", "predicated")}
+"""The 256 x 128 and 4-warp 128 x 128 kernels with the epilogue's misaligned vectors (D's
+rows where N % 8 != 0) stored another way than the cost model's (``misaligned-stores``:
+realigned pieces, one branch per misalignment): each narrow piece under its own predicate;
+timed on the padded route."""
+PAIR_TILES = ((32, 256), (8, 512), (4, 1024))
+"""The CTA tiles (rows x columns) of the pair padding compiled and timed alone; the padded
+route takes the fastest (``RegcopyGemm.pair_tile``)."""
 
 
 def local_accesses(cubin: bytes) -> int:
@@ -66,12 +75,19 @@ class RegcopyGemm:
             self.shape[variant] = TILES.get(variant, {})
         if candidates:
             self.shape.update((name, kw) for name, kw in CANDIDATES.items() if kw)
-        jobs = {name: (candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
-                       else kernel_text(f"gemm_{t}", t, True, name))
-                for name, kw in self.shape.items()}
+        jobs: dict[str, Job] = {
+            name: (candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
+                   else kernel_text(f"gemm_{t}", t, True, name))
+            for name, kw in self.shape.items()}
+        for name, (tile, stores) in STORE_FORMS.items():
+            self.shape[name] = TILES[tile]
+            jobs[name] = (candidate_text(f"gemm_{t}", t, TILES[tile]), stores)
         for layout in PAD_LAYOUTS:
             jobs[f"pad_{layout}"] = pad_kernel_text(f"pad_{t}", t, layout)
-        jobs["pair"] = pad_pair_text(f"pad_pair_{t}", t)
+        for rows, cols in PAIR_TILES:
+            jobs[f"pair{rows}x{cols}"] = pad_pair_text(f"pad_pair_{t}", t, rows, cols)
+        self.pair_tile = PAIR_TILES[0]
+        """The CTA tile of the pair padding that ``pair_launcher`` launches."""
         for name, built in build_all(jobs).items():
             forms = []
             for cubin in (built.cubin64, built.cubin32):
@@ -101,17 +117,19 @@ class RegcopyGemm:
                                         block=(256, 1, 1))
         return lambda: self.core.launch(stream, config, kernel, *args)
 
-    def pair_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any
-                      ) -> Callable[[], None]:
-        """One launch of ``gemm_hopper.pad_pair_text`` (32 x 256 CTA tiles, block z picking
-        the operand): ``ys[i]`` = ``xs[i]`` padded as ``pad_launcher`` pads one."""
+    def pair_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
+                      tile: tuple[int, int] | None = None) -> Callable[[], None]:
+        """One launch of ``gemm_hopper.pad_pair_text`` (CTA tile ``tile``, default
+        ``pair_tile``; block z picks the operand): ``ys[i]`` = ``xs[i]`` padded as
+        ``pad_launcher`` pads one."""
         from regcopy_backend.runtime.runner import extent_values
+        rows, cols = tile or self.pair_tile
         shapes = [tuple(v.shape) for v in (xs[0], ys[0], xs[1], ys[1])]
-        kernel, info = self.form("pair", shapes)
+        kernel, info = self.form(f"pair{rows}x{cols}", shapes)
         args: list[Any] = []
         for p, v in zip(info.params, (xs[0], ys[0], xs[1], ys[1]), strict=True):
             args += [v.data_ptr(), *extent_values(info, p, tuple(v.shape))]
-        grid = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1])
+        grid = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], rows, cols)
         config = self.core.LaunchConfig(grid=grid, block=(256, 1, 1))
         return lambda: self.core.launch(stream, config, kernel, *args)
 
