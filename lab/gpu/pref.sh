@@ -9,8 +9,11 @@
 #    of the example (the prefetching loop, copies first in a branch, shared epilogue) and its
 #    other CTA tiles at 4096^3, 8192^3 and 4095x4097x4093, f16 and bf16, with the cuBLAS and
 #    Triton columns, the SASS main loop in both index forms, the padded route part by part and
-#    the ragged / aligned ratio. What it should show: every candidate "LDL/STL 0 (64-bit index)
-#    / 0 (32-bit)"; the example >= 0.55x cuBLAS at both cubes; ragged / aligned (target 0.85).
+#    the ragged / aligned ratio, with the pair padding by CTA tile (32x256, 8x512, 4x1024) and
+#    the 256x128 / 4-warp 128x128 kernels storing D's misaligned vectors predicated. What it
+#    should show: every candidate "LDL/STL 0 (64-bit index) / 0 (32-bit)"; the example >= 0.55x
+#    cuBLAS at both cubes (batch 1, 17:49: 0.65x / 0.57x f16, 0.62x / 0.59x bf16); ragged /
+#    aligned (target 0.85; batch 1: 0.78 / 0.81 through pair + 256x128).
 # 2. the GPU tests of the GEMM (test_gpu_gemm.py: the examples, the padded route and every
 #    candidate in both index forms, bit-exact, ragged in M, N and K) and of the ragged
 #    cp.async copies whose rounds now share one thread base (test_async_ragged,
