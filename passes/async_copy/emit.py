@@ -29,7 +29,7 @@ from regcopy_passes.async_copy.bounds import bounds_notes, may_straddle
 from regcopy_passes.core.bounds import stride_name
 from regcopy_passes.async_copy.tokens import drop_tokens, token_placeholder
 from regcopy_passes.core.dispatch import Rejected
-from regcopy_passes.async_copy.emit_bounds import DynamicSource, round_steps
+from regcopy_passes.async_copy.emit_bounds import DynamicSource, digit_places, round_steps
 from regcopy_passes.core.emit_thread import thread_index
 from regcopy_passes.core.index_builder import IndexBuilder, Value
 from regcopy_passes.async_copy.plan import AsyncPlan, plan_async
@@ -153,12 +153,11 @@ def _swizzled_steps(b: IndexBuilder, plan: AsyncPlan, s_base: Value, t: Value
     sw = plan.s.layout.swizzle
     if sw is None or plan.rounds == 1:
         return None, None
-    ints = IndexBuilder()
+    places = digit_places(plan.s_chunks)
 
-    def at(c: int) -> tuple[int, ...]:
-        off = chunk_offset(ints, plan.s_chunks, c)  # a constant chunk: the math folds
-        assert isinstance(off, int)
-        return (off,)
+    def at(c: int) -> tuple[int, ...]:  # ``chunk_offset`` of a constant chunk, on integers
+        return (sum((c // q if outermost else c // q % e) * stride
+                    for q, e, outermost, stride in places),)
 
     steps = round_steps(at, plan.threads, plan.rounds, plan.chunks)
     if steps is None or any(e % (1 << sw.read_end) for (e,) in steps):

@@ -16,20 +16,20 @@ their step), the row ``o_i + coord_i`` of each dim and the offset
 **Thread part and round part.** Round ``r`` of thread ``t`` moves chunk ``c = t + r * T``.
 Where every coordinate splits as ``coord_i(t + r * T) = coord_i(t) + d_i(r)`` for all the
 threads (``round_steps``: each ``d_i(r)`` a constant; so for the usual chunk layouts, whose
-round digit is outermost or a multiple of the thread count) and there are several rounds, the
-rounds share what only the
-thread and the region offsets decide, emitted once per copy::
+round digit is outermost or a multiple of the thread count) and there are several rounds,
+the rounds share what only the thread and the region offsets decide, emitted once per
+copy::
 
     base  = sum(o_i * stride_i) + sum(coord_i(t) * stride_i)     (one value a thread)
     left_i = select(o_i <u E_i, E_i - o_i, 0)                    (what lies past o_i)
 
 and round ``r`` adds constants: ``off = base + sum(d_i(r) * stride_i)``, ``ok = and(coord_i(t)
 <u left_i - d_i(r))`` (the difference saturating at 0; ``_past``), and ``left - d - col`` in
-place of ``E - col``. The predicates are the same
-(``o + x <u E`` iff ``x <u E - o`` when ``o <u E``; nothing is inside otherwise), but a copy
-in a loop keeps one offset a thread live across the loop, not one a chunk with its row
-coordinates: the per-round terms (``d_i(r) * stride_i``, ``left_i``) depend on no thread, so
-the compiler keeps them in uniform registers. (With 64-bit index math, a GEMM's ring of 12
+place of ``E - col``. The predicates are the same (``o + x <u E`` iff ``x <u E - o`` when
+``o <u E``; nothing is inside otherwise), but a copy in a loop keeps one offset and one
+coordinate a dim a thread live across the loop, not an offset and a row a chunk: the per-round
+terms (``d_i(r) * stride_i``, ``left_i - d_i(r)``) depend on no thread, so the compiler keeps
+them in uniform registers. (With 64-bit index math, a GEMM's ring of 12
 chunks a thread spilled its per-chunk offsets and rows before this form.)
 """
 
@@ -103,12 +103,14 @@ class DynamicSource:
         """``d(r)`` for each round ``r``: the constant step of every coordinate from thread
         ``t``'s chunk ``t`` to its chunk ``t + r * threads`` (``round_steps``); None where
         some coordinate does not split so."""
-        ints = IndexBuilder()
+        places = [(q, e, outermost, *dim_of(stride, self.sizes))
+                  for q, e, outermost, stride in digit_places(chunks)]
 
-        def at(c: int) -> tuple[int, ...]:
-            coords = self.coords(ints, chunks, c)  # a constant chunk: the math folds
-            assert all(isinstance(v, int) for v in coords)
-            return tuple(v for v in coords if isinstance(v, int))
+        def at(c: int) -> tuple[int, ...]:  # ``coords`` of a constant chunk, on integers
+            out = [0] * self.rank
+            for q, e, outermost, i, step in places:
+                out[i] += (c // q if outermost else c // q % e) * step
+            return tuple(out)
 
         return round_steps(at, threads, rounds, total)
 
@@ -172,6 +174,19 @@ class DynamicSource:
             size = _select(body, ok, nbytes, 0)
         size.name_hint = "src_bytes"
         return _select(body, ok, off, 0), size
+
+
+def digit_places(chunks: Layout) -> list[tuple[int, int, bool, int]]:
+    """``(q, e, outermost, stride)`` of each iter of ``chunks``, innermost first: chunk ``c``'s
+    digit there is ``(c div q) mod e`` (no ``mod`` for the outermost), weighed by ``stride``
+    (``DynamicSource.coords``, ``emit.chunk_offset``)."""
+    out: list[tuple[int, int, bool, int]] = []
+    q = 1
+    for k in range(len(chunks.iters) - 1, -1, -1):
+        it = chunks.iters[k]
+        out.append((q, it.extent, k == 0, it.stride))
+        q *= it.extent
+    return out
 
 
 def round_steps(at: Callable[[int], tuple[int, ...]], threads: int, rounds: int, total: int
