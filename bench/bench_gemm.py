@@ -294,8 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       + ", ".join(f"{r}x{c} {ms:.4f} ms ({4 * (a.numel() + b.numel()) / ms / 1e6:.0f}"
                                   " GB/s)" for (r, c), ms in pairs.items())
                       + " (the pair route takes the fastest)", flush=True)
-                labels = {**LABELS, **{name: f"{LABELS[tile]} {stores} stores"
-                                       for name, (tile, stores) in STORE_FORMS.items()}}
+                labels = {**LABELS, **{name: label
+                                       for name, (_, _, label) in STORE_FORMS.items()}}
                 routes = [(f"{how}-{tile}", f"{how}+{labels[tile]}")
                           for how in ("pad", "pair")
                           for tile in (("async", *OTHER_TILES, *STORE_FORMS) if how == "pair"

@@ -35,12 +35,16 @@ TILES: dict[str, dict[str, int | bool | str]] = {
 LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128", "quad": "128x128/4w"}
 OTHER_TILES = ("narrow", "tall", "quad")
 """The CTA tiles timed beside the example's (each size's table row takes the fastest)."""
-STORE_FORMS: dict[str, tuple[str, str]] = {
-    "tall-predicated": ("tall", "predicated"), "quad-predicated": ("quad", "predicated")}
-"""The 256 x 128 and 4-warp 128 x 128 kernels with the epilogue's misaligned vectors (D's
-rows where N % 8 != 0) stored another way than the cost model's (``misaligned-stores``:
-realigned pieces, one branch per misalignment): each narrow piece under its own predicate;
-timed on the padded route."""
+STORE_FORMS: dict[str, tuple[dict[str, int | bool | str], str, str]] = {
+    "tall-predicated": (TILES["tall"], "predicated", "256x128 predicated stores"),
+    "quad-predicated": (TILES["quad"], "predicated", "128x128/4w predicated stores"),
+    "tall-convert": ({**TILES["tall"], "epilogue": "convert"}, "auto", "256x128 convert"),
+}
+"""Epilogue forms timed on the padded route only, as ``(kernel_text arguments,
+misaligned-stores, label)``: the 256 x 128 and 4-warp 128 x 128 kernels with D's misaligned
+vectors (rows where N % 8 != 0) each narrow piece under its own predicate instead of the cost
+model's realigned pieces (one branch per misalignment), and the 256 x 128 kernel with the
+``convert`` epilogue (each warp stores its own rows from registers: no shared round trip)."""
 PAIR_TILES = ((32, 256), (8, 512), (4, 1024))
 """The CTA tiles (rows x columns) of the pair padding compiled and timed alone; the padded
 route takes the fastest (``RegcopyGemm.pair_tile``)."""
@@ -79,9 +83,9 @@ class RegcopyGemm:
             name: (candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
                    else kernel_text(f"gemm_{t}", t, True, name))
             for name, kw in self.shape.items()}
-        for name, (tile, stores) in STORE_FORMS.items():
-            self.shape[name] = TILES[tile]
-            jobs[name] = (candidate_text(f"gemm_{t}", t, TILES[tile]), stores)
+        for name, (kw, stores, _) in STORE_FORMS.items():
+            self.shape[name] = kw
+            jobs[name] = (candidate_text(f"gemm_{t}", t, kw), stores)
         for layout in PAD_LAYOUTS:
             jobs[f"pad_{layout}"] = pad_kernel_text(f"pad_{t}", t, layout)
         for rows, cols in PAIR_TILES:
