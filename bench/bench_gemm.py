@@ -33,11 +33,8 @@ from regcopy_bench.gemm_kernels import (
     EPILOGUE,
     PREFETCH,
     ISSUE_AT,
-    NARROW,
     STAGED_BK,
     STAGES,
-    candidate_block,
-    candidate_grid,
     candidate_text,
     cta_n,
     kernel_text,
@@ -45,31 +42,23 @@ from regcopy_bench.gemm_kernels import (
 from regcopy_bench.gemm_side import (
     PAD_LAYOUT,
     PAD_LAYOUTS,
-    pad_grid,
-    pad_kernel_text,
     peak_kernel_text,
 )
 from regcopy_bench.gemm_build import INDEX, build_all, lowered, use_index32
+from regcopy_bench.gemm_launch import (
+    LABELS,
+    OTHER_TILES,
+    PAIR_TILES,
+    STAGED,
+    STORE_FORMS,
+    VARIANTS,
+    RegcopyGemm,
+)
 from regcopy_bench.triton_matmul import triton_matmul
 
 SIZES = ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (8192, 8192, 1024),
          (16384, 128, 16384))
 """``(M, N, K)`` of the table."""
-
-
-VARIANTS = ("async", "narrow", "tall", "columns")
-"""The kernels timed: the cp.async ring (K % 8 == 0) on the example's 128 x 256 CTA tiles, on
-128 x 128 ones (``narrow``: warp tiles 64 x 32, two CTAs an SM) and on 256 x 128 ones
-(``tall``: warps 4 (M) x 2 (N)), and the staged kernel (any K) with its ``columns``
-layout (``gemm_kernels.STAGED_LAYOUTS``; ``rows``, 84 TFLOPS against 140 on the H200, is
-no longer timed)."""
-STAGED = ("rows", "columns")
-TILES: dict[str, dict[str, int | bool | str]] = {
-    "async": {}, "narrow": NARROW, "tall": {"cm": 2 * CTA_M}}
-"""The ``candidate_text`` arguments of the cp.async variants (the example's otherwise)."""
-LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128"}
-
-
 
 
 def sass_report(candidates: bool = False) -> list[str]:
@@ -121,118 +110,11 @@ def loop_mix(sass: str, bk: int) -> str:
             f"LDL/STL in the kernel: {local}")
 
 
-def local_accesses(cubin: bytes) -> int:
-    """LDL/STL instructions in ``cubin``'s SASS (this machine's NVRTC)."""
-    from regcopy_backend.cuda.nvrtc import disassemble
-
-    return sum(1 for ln in disassemble(cubin).splitlines() if " LDL" in ln or " STL" in ln)
-
-
 def peak_note() -> str:
     steps = BK // 16
     return (f"a warp's 64 x 64 tile per {BK}-wide K tile: {32 * steps} HMMA.16816.F32 ({steps} "
             f"k16 steps x 4 m16 x 8 n8, 4096 flop each) and {8 * steps} LDSM.16.M88.4 (4 for A, "
             "4 for B, per k16 step)")
-
-
-class RegcopyGemm:
-    """regcopy's GEMM kernels for one dtype (``VARIANTS``, with ``candidates`` every kernel of
-    ``gemm_kernels.CANDIDATES`` too), compiled once in both index forms, launched on torch
-    tensors in the form the runner would pick (``gemm_build.use_index32``)."""
-
-    def __init__(self, t: str, candidates: bool = False) -> None:
-        from regcopy_backend.runtime.runner import (
-            cuda_core,
-            get_device,
-            set_dynamic_shared_memory,
-        )
-
-        self.core, self.dev = cuda_core(), get_device()
-        self.dev.set_current()
-        self.kernels: dict[str, tuple[Any, Any, Any]] = {}
-        self.shape: dict[str, dict[str, int | bool | str]] = {}
-        self.local: dict[str, tuple[int, int]] = {}
-        """LDL/STL in each candidate's SASS (64-bit form, 32-bit form), with ``candidates``."""
-        for variant in VARIANTS:
-            self.shape[variant] = TILES.get(variant, {})
-        if candidates:
-            self.shape.update((name, kw) for name, kw in CANDIDATES.items() if kw)
-        jobs = {name: (candidate_text(f"gemm_{t}", t, kw) if name not in STAGED
-                       else kernel_text(f"gemm_{t}", t, True, name))
-                for name, kw in self.shape.items()}
-        for layout in PAD_LAYOUTS:
-            jobs[f"pad_{layout}"] = pad_kernel_text(f"pad_{t}", t, layout)
-        for name, built in build_all(jobs).items():
-            forms = []
-            for cubin in (built.cubin64, built.cubin32):
-                kernel = self.core.ObjectCode.from_cubin(cubin).get_kernel(built.info.symbol)
-                set_dynamic_shared_memory(self.dev, kernel, built.info.dynamic_shared_bytes)
-                forms.append(kernel)
-            self.kernels[name] = (forms[0], forms[1], built.info)
-            if candidates and name in self.shape:
-                self.local[name] = (local_accesses(built.cubin64), local_accesses(built.cubin32))
-
-    def form(self, name: str, shapes: list[tuple[int, ...]]) -> tuple[Any, Any]:
-        """``(kernel, KernelInfo)`` of kernel ``name`` in the index form for buffers of
-        ``shapes``."""
-        k64, k32, info = self.kernels[name]
-        return (k32 if use_index32(info, shapes) else k64), info
-
-    def pad_launcher(self, x: Any, y: Any, stream: Any, layout: str = PAD_LAYOUT
-                     ) -> Callable[[], None]:
-        """One launch of the row-padding kernel (``layout``: ``PAD_LAYOUTS``): ``y`` (R x
-        K8) = ``x`` (R x K), zeros after."""
-        from regcopy_backend.runtime.runner import extent_values
-        kernel, info = self.form(f"pad_{layout}", [tuple(x.shape), tuple(y.shape)])
-        args: list[Any] = []
-        for p, v in zip(info.params, (x, y), strict=True):
-            args += [v.data_ptr(), *extent_values(info, p, tuple(v.shape))]
-        config = self.core.LaunchConfig(grid=pad_grid(y.shape[0], y.shape[1]),
-                                        block=(256, 1, 1))
-        return lambda: self.core.launch(stream, config, kernel, *args)
-
-    def padded_launcher(self, a: Any, b: Any, d: Any, stream: Any, gemm: str = "async"
-                        ) -> Callable[[], None]:
-        """K % 8 != 0: pad A and B to K8 (two launches), then the cp.async GEMM ``gemm`` (a
-        variant) on them."""
-        import torch
-        k8 = -(-a.shape[1] // 8) * 8
-        a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
-        b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
-        steps = [self.pad_launcher(a, a8, stream), self.pad_launcher(b, b8, stream),
-                 self.launcher(a8, b8, d, stream, gemm)]
-
-        def run() -> None:
-            for step in steps:
-                step()
-        run.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
-        run.steps = steps  # type: ignore[attr-defined]  # timed one by one (bench's split)
-        return run
-
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any, variant: str | None = None,
-                 index64: bool = False) -> Callable[[], None]:
-        """One launch of ``D = A B^T``: the cp.async kernel where K % 8 == 0, else the
-        padded route (``variant`` picks another; ``index64``: the 64-bit index form
-        whatever the sizes)."""
-        from regcopy_backend.runtime.runner import extent_values
-        m, k = a.shape
-        n = b.shape[0]
-        if variant is None:
-            variant = "async" if k % 8 == 0 else "pad"
-        if variant == "pad":
-            return self.padded_launcher(a, b, d, stream)
-        if variant.startswith("pad-"):
-            return self.padded_launcher(a, b, d, stream, variant.removeprefix("pad-"))
-        kernel, info = self.form(variant, [tuple(x.shape) for x in (a, b, d)])
-        if index64:
-            kernel = self.kernels[variant][0]
-        args: list[Any] = []
-        for p, x in zip(info.params, (a, b, d), strict=True):
-            args += [x.data_ptr(), *extent_values(info, p, tuple(x.shape))]
-        config = self.core.LaunchConfig(grid=candidate_grid(m, n, self.shape[variant]),
-                                        block=(candidate_block(self.shape[variant]), 1, 1),
-                                        shmem_size=info.dynamic_shared_bytes)
-        return lambda: self.core.launch(stream, config, kernel, *args)
 
 
 def mma_peak(t: str, iters: int) -> float:
@@ -404,30 +286,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             kernel = "128x256" if k % 8 == 0 else "pad+128x256"
             if k % 8:  # padded rows + each CTA tile, and the staged kernel; the best counts
                 padded = {"pad": (run, ms_rc, "pad+128x256")}
-                for tile in ("narrow", "tall"):
-                    other = rc.launcher(a, b, d, cstream, f"pad-{tile}")
+                ab8 = padded["pad"][0].buffers  # type: ignore[attr-defined]
+                pairs = {tile: time_ms(rc.pair_launcher((a, b), ab8, cstream, tile), args.iters)
+                         for tile in PAIR_TILES}
+                rc.pair_tile = min(pairs, key=lambda v: pairs[v])
+                print(f"  K % 8 != 0 at {m}x{n}x{k}: pad A and B in one launch by CTA tile: "
+                      + ", ".join(f"{r}x{c} {ms:.4f} ms ({4 * (a.numel() + b.numel()) / ms / 1e6:.0f}"
+                                  " GB/s)" for (r, c), ms in pairs.items())
+                      + " (the pair route takes the fastest)", flush=True)
+                labels = {**LABELS, **{name: label
+                                       for name, (_, _, label) in STORE_FORMS.items()}}
+                routes = [(f"{how}-{tile}", f"{how}+{labels[tile]}")
+                          for how in ("pad", "pair")
+                          for tile in (("async", *OTHER_TILES, *STORE_FORMS) if how == "pair"
+                                       else OTHER_TILES)]
+                for route, label in routes:
+                    other = rc.launcher(a, b, d, cstream, route)
                     d.zero_()
                     other()
                     torch.cuda.synchronize()
                     err_t = float((d.float() - ref.float()).abs().max())
                     if err_t > tol:
                         ok = False
-                        print(f"  pad+{LABELS[tile]} at {m}x{n}x{k}: BAD max err {err_t:.3g}")
-                    padded[f"pad-{tile}"] = (other, time_ms(other, args.iters),
-                                             f"pad+{LABELS[tile]}")
+                        print(f"  {label} at {m}x{n}x{k}: BAD max err {err_t:.3g}")
+                    padded[route] = (other, time_ms(other, args.iters), label)
                 for steps, ms, label in padded.values():
-                    parts = steps.steps  # type: ignore[attr-defined]
-                    pa, pb, gemm = (time_ms(step, args.iters) for step in parts)
-                    print(f"  K % 8 != 0 at {m}x{n}x{k}: {label} = pad A {pa:.3f} ms + pad B "
-                          f"{pb:.3f} ms + GEMM {gemm:.3f} ms (GEMM alone "
-                          f"{flop / gemm / 1e9:.0f} TFLOPS of 2MNK), {ms:.3f} ms timed "
-                          f"together ({flop / ms / 1e9:.0f} TFLOPS); padding "
-                          f"{100 * (pa + pb) / (pa + pb + gemm):.0f}% of the parts", flush=True)
+                    parts = [time_ms(step, args.iters)
+                             for step in steps.steps]  # type: ignore[attr-defined]
+                    copies, gemm = parts[:-1], parts[-1]
+                    words = (f"pad A {copies[0]:.3f} ms + pad B {copies[1]:.3f} ms"
+                             if len(copies) == 2
+                             else f"pad A and B (one launch) {copies[0]:.3f} ms")
+                    print(f"  K % 8 != 0 at {m}x{n}x{k}: {label} = {words} + GEMM {gemm:.3f} ms "
+                          f"(GEMM alone {flop / gemm / 1e9:.0f} TFLOPS of 2MNK), {ms:.3f} ms "
+                          f"timed together ({flop / ms / 1e9:.0f} TFLOPS); padding "
+                          f"{100 * sum(copies) / sum(parts):.0f}% of the parts", flush=True)
                 a8 = padded["pad"][0].buffers[0]  # type: ignore[attr-defined]
                 pads = {layout: time_ms(rc.pad_launcher(a, a8, cstream, layout), args.iters)
                         for layout in PAD_LAYOUTS}
                 print(f"  K % 8 != 0 at {m}x{n}x{k}: pad A by layout: " + ", ".join(
-                    f"{layout} {ms:.4f} ms ({4 * a.numel() / ms / 1e9:.0f} GB/s)"
+                    f"{layout} {ms:.4f} ms ({4 * a.numel() / ms / 1e6:.0f} GB/s)"
                     for layout, ms in pads.items()) + f" (the route: {PAD_LAYOUT})",
                       flush=True)
                 variant = min(padded, key=lambda v: padded[v][1])
@@ -446,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"{flop / ms_rc / 1e9 / best_aligned[t, 'aligned']:.2f}", flush=True)
             else:  # the other CTA tiles too (each checked); the table takes the fastest
                 speeds = {"128x256": flop / ms_rc / 1e9}
-                for tile in ("narrow", "tall"):
+                for tile in OTHER_TILES:
                     other = rc.launcher(a, b, d, cstream, tile)
                     d.zero_()
                     other()
@@ -505,7 +403,8 @@ def exact_check(rc: RegcopyGemm, stream: Any, dtype: Any, t: str) -> bool:
         d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
         want = (a.double() @ b.double().T).to(dtype)
         for variant in (VARIANTS if k % 8 == 0
-                        else ("pad", "pad-narrow", "pad-tall", "columns")):
+                        else ("pad", *(f"pad-{v}" for v in OTHER_TILES), "pair",
+                              *(f"pair-{v}" for v in STORE_FORMS), "columns")):
             d.fill_(7.0)
             torch.cuda.synchronize()  # cuda.core's stream may not be torch's
             rc.launcher(a, b, d, stream, variant)()

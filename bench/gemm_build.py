@@ -4,8 +4,7 @@ and in parallel worker processes.
 A kernel with runtime extents does its index math in 64 bits unless the launch's offsets all
 fit in 31 bits, where the CUDA target's ``-DREGCOPY_INDEX32`` form (``rc_index`` is ``int``)
 is what the runner launches. The bench compiles both forms of every kernel and launches the
-one the runner would (``INDEX``: ``auto``; ``64`` forces the 64-bit form). For a printer that
-does not have the macro yet, ``narrow_index`` makes the 32-bit form from the source text."""
+one the runner would (``INDEX``: ``auto``; ``64`` forces the 64-bit form)."""
 
 from __future__ import annotations
 
@@ -45,8 +44,10 @@ def index32_cubin(source: str) -> bytes:
 
 
 def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
-            text: str | None = None) -> tuple[str, Any]:
-    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR)."""
+            text: str | None = None, stores: str = "auto") -> tuple[str, Any]:
+    """``(CUDA source, KernelInfo)`` of one kernel (``text``: another kernel's IR;
+    ``stores``: lower-reg-copy's ``misaligned-stores``, how the epilogue stores the vectors
+    of D's rows that a runtime N misaligns)."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_passes.lower_reg_copy import LowerRegCopyPass
@@ -56,20 +57,26 @@ def lowered(name: str, t: str, staged: bool, layouts: str = "rows",
 
     ctx = regcopy_context()
     module = Parser(ctx, text or kernel_text(name, t, staged, layouts)).parse_module()
-    LowerRegCopyPass(strict=True).apply(ctx, module)
+    LowerRegCopyPass(strict=True, misaligned_stores=stores).apply(ctx, module)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
-def build(text: str) -> Built:
-    """``text`` (one kernel's IR) lowered and compiled in both index forms."""
+Job = str | tuple[str, str]
+"""One kernel to build: its IR, or ``(IR, misaligned-stores)``."""
+
+
+def build(job: Job) -> Built:
+    """``job`` (one kernel's IR, with the epilogue's store form) lowered and compiled in both
+    index forms."""
     from regcopy_backend.cuda.nvrtc import compile_cuda
 
-    source, info = lowered("gemm", "f16", False, text=text)
+    text, stores = (job, "auto") if isinstance(job, str) else job
+    source, info = lowered("gemm", "f16", False, text=text, stores=stores)
     return Built(source, info, compile_cuda(source).cubin, index32_cubin(source))
 
 
-def build_all(jobs: dict[str, str]) -> dict[str, Built]:
-    """``build`` of every kernel of ``jobs`` (``name: IR``) in parallel processes (a few
+def build_all(jobs: dict[str, Job]) -> dict[str, Built]:
+    """``build`` of every kernel of ``jobs`` (``name: job``) in parallel processes (a few
     seconds a kernel, one core each)."""
     import multiprocessing
     import os

@@ -8,8 +8,11 @@ A, 4 for B) and 32 mma.sync. Two ways to bring the tiles into shared memory:
 
 * ``kernel_text(name, t)`` (``async``): a ``cp.async`` ring (``regcopy.copy_async``, 16-byte
   chunks, zero-fill past the edges; BK 64 x 3 stages by default, its slot carried from one
-  iteration to the next, the next stage's copies issued after the first k16 step); needs K
-  a multiple of 8 (16-byte rows), which the kernel promises (``regcopy.divisibility``);
+  iteration to the next, the next stage's copies issued first in each iteration, in a
+  branch taken while stages remain) and prefetching fragments: each k16 step loads the next
+  step's fragments into the other of two register sets before its mma, and the last step
+  waits for the next stage and meets the CTA at the barrier before its own mma; needs K a
+  multiple of 8 (16-byte rows), which the kernel promises (``regcopy.divisibility``);
 * ``kernel_text(name, t, staged=True)``: for any K. Each 32-wide K tile goes global -> registers
   (bounds-checked ``regcopy.copy``, issued one tile ahead, so the loads fly while the warps
   compute) -> shared (two slots). The global copy is versioned on the runtime K: 128-bit loads
@@ -34,29 +37,29 @@ their global loads have the whole tile's HMMAs to land in; the H200 measured tha
 than after the first step)."""
 CANDIDATES: dict[str, dict[str, int | bool | str]] = {
     "example": {},
-    "the previous example (copies after the first k16 step, no branch)": {
-        "issue_at": 1, "branchless": True},
-    "prefetch, convert epilogue (the fastest; its 64-bit index form spills)": {
-        "prefetch": True, "epilogue": "convert"},
-    "prefetch": {"prefetch": True},
     "convert epilogue": {"epilogue": "convert"},
-    "prefetch, convert epilogue, 64x4": {"prefetch": True, "epilogue": "convert", "stages": 4},
+    "convert epilogue, 64x4": {"epilogue": "convert", "stages": 4},
     "256x128": {"cm": 256},
-    "edge prefetch, convert epilogue, copies after the first k16 step, no branch": {
-        "prefetch": True, "edge": True, "epilogue": "convert", "issue_at": 1,
-        "branchless": True},
     "128x128 of 4 warps, convert epilogue": {"warps": 4, "epilogue": "convert"},
-    "prefetch, convert epilogue, copies before the last k16 step, no branch": {
-        "prefetch": True, "epilogue": "convert", "issue_at": 3, "branchless": True},
+    "convert epilogue, copies before the last k16 step, no branch": {
+        "epilogue": "convert", "issue_at": 3, "branchless": True},
+    "edge prefetch, convert epilogue, copies after the first k16 step, no branch": {
+        "edge": True, "epilogue": "convert", "issue_at": 1, "branchless": True},
+    "groups of 16 M tiles": {"group": 16},
+    "groups of 4 M tiles": {"group": 4},
+    "no prefetch (the previous example)": {"prefetch": False},
+    "no prefetch, convert epilogue": {"prefetch": False, "epilogue": "convert"},
+    "no prefetch, copies after the first k16 step, no branch": {
+        "prefetch": False, "issue_at": 1, "branchless": True},
 }
 """The cp.async kernels ``bench_gemm`` compares (f16, aligned sizes), as ``kernel_text``
-arguments that differ from the example's: the previous example, the prefetching loop (with
-either epilogue, 3 or 4 stages), the ``convert`` epilogue, the 256 x 128 CTA tile, the
-edge-only prefetch, 128 x 128 CTAs of 4 warps (two an SM), and the prefetching loop with the
-``convert`` epilogue issuing the next stage's copies before the last k16 step with no branch
-(the only schedule of that loop found with no local memory in its 64-bit index form under
-NVRTC 13.5; not yet timed). The H200 run of 15:46 (lab/results/h200_2026-12-03/mmagemm)
-compared 21 of them; docs/mma.md has its table."""
+arguments that differ from the example's (the prefetching loop, copies issued first in a
+branch, the ``shared`` epilogue): the ``convert`` epilogue (3 or 4 stages; copies issued
+before the last k16 step with no branch), the 256 x 128 CTA tile, 128 x 128 CTAs of 4 warps
+(two an SM), the edge-only prefetch, the CTAs' walk in groups of 16 or 4 M tiles (``GROUP``:
+8), and the loop without prefetching (the previous example, with either epilogue, and the one
+before it). The H200 runs of 15:46 and of the evening
+(lab/results/h200_2026-12-03/mmagemm, final_c) compared them; docs/mma.md has the tables."""
 
 
 def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:
@@ -64,12 +67,18 @@ def candidate_text(name: str, t: str, kw: dict[str, int | bool | str]) -> str:
     return kernel_text(name, t, **kw)  # type: ignore[arg-type]
 
 
-NARROW: dict[str, int | bool | str] = {"wn": 32, "bk": 32, "stages": 4}
-"""The 128 x 128 CTA tile of 8 warps (64 x 32 each, two CTAs an SM) of the main table."""
+NARROW: dict[str, int | bool | str] = {"wn": 32, "bk": 32, "stages": 4, "prefetch": False}
+"""The 128 x 128 CTA tile of 8 warps (64 x 32 each, two CTAs an SM) of the main table,
+without the prefetching loop (two CTAs an SM leave 128 registers a thread, which a second
+fragment set overflows in the 64-bit index form: 14 local-memory accesses)."""
 BRANCHLESS = False
 """Whether the next stage's copies are issued in every iteration, with no branch around them
 (past the end of K they read nothing and zero-fill a free slot, and ptxas interleaves them
 with the HMMAs); the example issues them first, in a branch taken while stages remain."""
+GROUP = 8
+"""The CTAs walk the output in groups of ``GROUP`` M tiles (the linear block id runs down a
+group's M tiles first, then across its N tiles): the A row bands and B tiles a wave touches
+stay in L2."""
 STAGED_BK = 32
 """The register-staged kernel's K tile (two shared slots)."""
 
@@ -343,7 +352,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 dbuf: bool = False, issue_at: int | None = None,
                 branchless: bool | None = None, cm: int = CTA_M,
                 epilogue: str | None = None, warps: int = WARPS,
-                prefetch: bool | None = None, edge: bool | None = None) -> str:
+                prefetch: bool | None = None, edge: bool | None = None,
+                group: int = GROUP) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
@@ -361,7 +371,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     mma of stage k and loads each step's fragments one step ahead, in two register sets
     (``_prefetch_steps``): no warp then waits at the barrier with nothing to compute, and no
     step starts with its ldmatrix latency exposed; ``edge`` prefetches only across the
-    barrier (``_prefetch_steps``), for fewer live registers."""
+    barrier (``_prefetch_steps``), for fewer live registers; ``group`` is the number of M
+    tiles whose CTAs walk N together (``GROUP``)."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
@@ -369,6 +380,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     edge = EDGE if edge is None else edge
     if staged:
         bk, stages, wn, cm, dbuf, warps = STAGED_BK, 2, WARP_N, CTA_M, False, WARPS
+        prefetch = False
     cn, wcols = cta_n(wn, cm, warps), warps // (cm // 64)
     sa, sb = _shared(cm, t, stages, bk), _shared(cn, t, stages, bk)
     g, c, co = _G.format(t=t), accumulator("f32", wn), accumulator(t, wn)
@@ -383,7 +395,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
             else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
                              prefetch, edge))
     out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
-    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1,
+    used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1, group,
             (stages - 1) * bk, wcols,
             *(s * bk for s in range(stages)), *range(stages)}
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
@@ -402,18 +414,18 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
-  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (their B tiles
+  // the CTA's tile (pm, pn), in groups of {group} M tiles that walk N together (their B tiles
   // and A row bands stay in L2): the linear block id p = by * gx + bx runs down a group's
-  // 8 M tiles first, then across its N tiles
+  // {group} M tiles first, then across its N tiles
   %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
   %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
   %byx = arith.muli %by, %gx : index
   %pid = arith.addi %byx, %bx : index
-  %width = arith.muli %gx, %c8 : index
+  %width = arith.muli %gx, %c{group} : index
   %group = arith.divui %pid, %width : index
-  %first = arith.muli %group, %c8 : index
+  %first = arith.muli %group, %c{group} : index
   %left = arith.subi %gy, %first : index
-  %size = arith.minui %left, %c8 : index
+  %size = arith.minui %left, %c{group} : index
   %inside = arith.remui %pid, %width : index
   %pmo = arith.remui %inside, %size : index
   %pm = arith.addi %first, %pmo : index
@@ -457,12 +469,12 @@ each vector realigned as its aligned pieces."""
 EPILOGUE = "shared"
 """The example's epilogue (with the example's loop the H200 measured it faster than
 ``convert``: 361 / 348 against 348 / 346 TFLOPS at 4096^3 / 8192^3)."""
-PREFETCH = False
-"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``). With the
-``convert`` epilogue it ran 1.05x / 1.07x the example on the H200, but in the 64-bit index
-form ptxas spills (10 to 18 local-memory accesses, by NVRTC version), and an example has
-none; in the 32-bit form it has none, so it is the next example once every launch that can
-runs that form and the 64-bit one stops spilling."""
+PREFETCH = True
+"""Whether the example's loop prefetches (``kernel_text``'s ``prefetch``): the H200 measured
+it 1.09x / 1.05x the loop without (438 / 413 against 403 / 392 TFLOPS at 4096^3 / 8192^3,
+32-bit index math). Its 64-bit index form spilled (10 to 18 local-memory accesses, by NVRTC
+version) until the cp.async rounds of a copy shared one thread base; it has none in either
+form now."""
 EDGE = False
 """Whether the example's prefetch is the edge-only one (``kernel_text``'s ``edge``)."""
 

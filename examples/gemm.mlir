@@ -16,15 +16,14 @@
 // cp.async writes and the ldmatrix reads are free of bank conflicts). The slot of stage k,
 // k / 64 mod 3, is carried from one iteration to the next (%stage: no division in the
 // loop); iteration k
-//   1. waits for its own copies of stage k (pending = 1) and meets the other threads at a
-//      barrier (stage k has landed everywhere; every warp is done reading stage k-1);
-//   2. 4 times (k16 = 0, 16, 32, 48): copies its 64 x 16 A slice and 64 x 16 B slice from
-//      stage k into the m16n8k16 fragments %FA, %FB (ldmatrix.x4, 4 each) and runs
-//      regcopy.mma: 32 mma.sync.m16n8k16 a warp (HMMA.16816.F32), so 128 HMMA, 32 LDSM and 12
-//      LDGSTS a thread per 64-wide K tile;
-//   3. before any k16 step, starts stage k+2 into stage k-1's slot in a branch taken while
-//      stages remain.
-// The prologue starts stages 0, 1.
+//   1. before any k16 step, starts stage k+2 into stage k-1's slot in a branch taken while
+//      stages remain;
+//   2. 4 k16 steps (k16 = 0, 16, 32, 48), fragments double-buffered (%FA/%FB, %FA1/%FB1): each
+//      step loads the next step's fragments (ldmatrix.x4, 4 each) before its own regcopy.mma
+//      (32 mma.sync.m16n8k16 a warp); the last one first waits for stage k+1 (pending = 1),
+//      meets the CTA at the barrier and loads stage k+1's first fragments: 128 HMMA, 32 LDSM
+//      and 12 LDGSTS a thread per 64-wide K tile.
+// The prologue starts stages 0, 1, waits for stage 0 and loads its first fragments.
 // After the loop every copy has landed (async_wait, pending = 0) before the epilogue.
 // A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
 // tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
@@ -48,6 +47,8 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %RC = memref.alloca() : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+  %FA1 = memref.alloca() : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %FB1 = memref.alloca() : memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
@@ -101,11 +102,17 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %ta1 = regcopy.copy_async cta %A[%m0, %c64] [128, 64] -> %SA[%c1, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %tb1 = regcopy.copy_async cta %B[%n0, %c64] [256, 64] -> %SB[%c1, 0, 0] [1, 256, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g1 = regcopy.async_group %ta1, %tb1
+  regcopy.async_wait %g0 {pending = 1 : i64}
+  "gpu.barrier"() : () -> ()
+  // stage 0's first fragments; each iteration then ends with the next stage's
+  regcopy.copy warp %SA[%c0, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %SB[%c0, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %done:3 = scf.for %k = %c0 to %K step %c64 iter_args(%gk0 = %g0, %gk1 = %g1, %stage = %c0) -> (!regcopy.token, !regcopy.token, index) {
-    // 1. stage k (slot %stage = k / 64 mod 3) has landed (this thread's copies, then
-    //    everyone's); stage k-1 is free
-    regcopy.async_wait %gk0 {pending = 1 : i64}
-    "gpu.barrier"() : () -> ()
+    // 1. stage k (slot %stage = k / 64 mod 3) has landed everywhere and its first
+    //    fragments are in %FA, %FB (the previous iteration's last step or the prologue)
+    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c3 : index
+    %snext = arith.select %wrap, %c0, %s1 : index
     // 2. 4 k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
     // start stage k+2 into stage k-1's slot (an empty group past the end)
     %kn = arith.addi %k, %c128 : index
@@ -122,21 +129,21 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }
-    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA1 : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB1 : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SA[%stage, %am, 32] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 32] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA1, %FB1, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 48] [1, 64, 16] -> %FA1 : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 48] [1, 64, 16] -> %FB1 : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SA[%stage, %am, 48] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 48] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    %s1 = arith.addi %stage, %c1 : index
-    %wrap = arith.cmpi eq, %s1, %c3 : index
-    %snext = arith.select %wrap, %c0, %s1 : index
+    // the next stage has landed everywhere, and every warp is done reading this one's slot
+    regcopy.async_wait %gk1 {pending = 1 : i64}
+    "gpu.barrier"() : () -> ()
+    regcopy.copy warp %SA[%snext, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%snext, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA1, %FB1, %C {transpose_b} : memref<64x16xf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     scf.yield %gk1, %gn, %snext : !regcopy.token, !regcopy.token, index
   }
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
@@ -165,6 +172,8 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %RC = memref.alloca() : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
   %FA = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %FB = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+  %FA1 = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  %FB1 = memref.alloca() : memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %C = memref.alloca() : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
@@ -218,11 +227,17 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %ta1 = regcopy.copy_async cta %A[%m0, %c64] [128, 64] -> %SA[%c1, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %tb1 = regcopy.copy_async cta %B[%n0, %c64] [256, 64] -> %SB[%c1, 0, 0] [1, 256, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g1 = regcopy.async_group %ta1, %tb1
+  regcopy.async_wait %g0 {pending = 1 : i64}
+  "gpu.barrier"() : () -> ()
+  // stage 0's first fragments; each iteration then ends with the next stage's
+  regcopy.copy warp %SA[%c0, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %SB[%c0, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
   %done:3 = scf.for %k = %c0 to %K step %c64 iter_args(%gk0 = %g0, %gk1 = %g1, %stage = %c0) -> (!regcopy.token, !regcopy.token, index) {
-    // 1. stage k (slot %stage = k / 64 mod 3) has landed (this thread's copies, then
-    //    everyone's); stage k-1 is free
-    regcopy.async_wait %gk0 {pending = 1 : i64}
-    "gpu.barrier"() : () -> ()
+    // 1. stage k (slot %stage = k / 64 mod 3) has landed everywhere and its first
+    //    fragments are in %FA, %FB (the previous iteration's last step or the prologue)
+    %s1 = arith.addi %stage, %c1 : index
+    %wrap = arith.cmpi eq, %s1, %c3 : index
+    %snext = arith.select %wrap, %c0, %s1 : index
     // 2. 4 k16 steps: ldmatrix.x4 fragments of stage k, then the warp tile's mma.sync
     // start stage k+2 into stage k-1's slot (an empty group past the end)
     %kn = arith.addi %k, %c128 : index
@@ -239,21 +254,21 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }
-    regcopy.copy warp %SA[%stage, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 16] [1, 64, 16] -> %FA1 : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 16] [1, 64, 16] -> %FB1 : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SA[%stage, %am, 32] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.copy warp %SB[%stage, %bn, 32] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA1, %FB1, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SA[%stage, %am, 48] [1, 64, 16] -> %FA1 : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%stage, %bn, 48] [1, 64, 16] -> %FB1 : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
     regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SA[%stage, %am, 48] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warp %SB[%stage, %bn, 48] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.mma warp %FA, %FB, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-    %s1 = arith.addi %stage, %c1 : index
-    %wrap = arith.cmpi eq, %s1, %c3 : index
-    %snext = arith.select %wrap, %c0, %s1 : index
+    // the next stage has landed everywhere, and every warp is done reading this one's slot
+    regcopy.async_wait %gk1 {pending = 1 : i64}
+    "gpu.barrier"() : () -> ()
+    regcopy.copy warp %SA[%snext, %am, 0] [1, 64, 16] -> %FA : memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warp %SB[%snext, %bn, 0] [1, 64, 16] -> %FB : memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.mma warp %FA1, %FB1, %C {transpose_b} : memref<64x16xbf16, #regcopy.layout<(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>, memref<64x16xbf16, #regcopy.layout<(8,8,2,4,2):(4,4@laneid,2,1@laneid,1)>, #regcopy.mem<local>>, memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
     scf.yield %gk1, %gn, %snext : !regcopy.token, !regcopy.token, index
   }
   // every copy has landed before the kernel goes on (past K they only zero-filled free slots)

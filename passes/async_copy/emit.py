@@ -11,6 +11,14 @@ be inside the buffer (every chunk of a static shape, or under ``{in_bounds}``). 
 buffer with runtime extents (``emit_async_bounds``) a chunk that straddles the last extent
 gets ``src_bytes < bytes`` (the hardware zero-fills the rest) and one wholly outside gets 0
 (with its address clamped to the buffer's base).
+
+A thread of several rounds moves chunks ``t + r * T``; where each round's chunk lies a constant
+distance from the thread's first, the rounds share what the thread alone decides: on the
+global side the thread's offset and the room past the region's origin
+(``emit_bounds.DynamicSource.thread_base``), on a swizzled shared side the swizzled offset of
+the first chunk when every round's distance is a multiple of ``2^T`` (the swizzle touches only
+the bits below ``T``, so ``sw(x + e) = sw(x) + e``). Each round then adds constants, and a
+copy in a loop keeps one offset a side and thread live across it.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from regcopy_passes.async_copy.bounds import bounds_notes, may_straddle
 from regcopy_passes.core.bounds import stride_name
 from regcopy_passes.async_copy.tokens import drop_tokens, token_placeholder
 from regcopy_passes.core.dispatch import Rejected
-from regcopy_passes.async_copy.emit_bounds import DynamicSource
+from regcopy_passes.async_copy.emit_bounds import DynamicSource, digit_places, round_steps
 from regcopy_passes.core.emit_thread import thread_index
 from regcopy_passes.core.index_builder import IndexBuilder, Value
 from regcopy_passes.async_copy.plan import AsyncPlan, plan_async
@@ -98,6 +106,13 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
     first = len(b.ops)
     g_view, s_view = views
     g_base, s_base = b.affine(plan.g.base), b.affine(plan.s.base)
+    # rounds that share the thread's offset (emit_bounds.DynamicSource.thread_base); one
+    # round has nothing to share
+    steps = None if dyn is None or plan.rounds == 1 else dyn.round_steps(
+        plan.g_chunks, plan.threads, plan.rounds, plan.chunks)
+    tb = None if dyn is None or steps is None else dyn.thread_base(b, plan.g_chunks, t)
+    s_steps, s_first = _swizzled_steps(b, plan, s_base, t)
+    sw = plan.s.layout.swizzle
     for r in range(plan.rounds):
         c = b.add(t, r * plan.threads)
         guard = plan.guarded and r == plan.rounds - 1
@@ -108,11 +123,15 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
         else:
             assert plan.bounds is not None
             straddle = may_straddle(plan.bounds.ext, plan.chunk, plan.bounds.tests)
+            shared = None if tb is None or steps is None else (tb, steps[r])
             g_off, size = dyn.chunk(body, plan.g_chunks, c, plan.chunk, plan.element_bytes,
-                                    straddle)
-        s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
-        if (sw := plan.s.layout.swizzle) is not None:
-            s_off = emit_swizzle(body, s_off, sw)
+                                    straddle, shared)
+        if s_first is not None and s_steps is not None:
+            s_off = body.add(s_first, s_steps[r])
+        else:
+            s_off = body.add(s_base, chunk_offset(body, plan.s_chunks, c))
+            if sw is not None:
+                s_off = emit_swizzle(body, s_off, sw)
         body.ops.append(CpAsyncOp(s_view, body.value(s_off), g_view, body.value(g_off),
                                   plan.nbytes, body.value(size)))
         if guard:
@@ -121,6 +140,30 @@ def _rounds(b: IndexBuilder, plan: AsyncPlan, views: tuple[SSAValue, SSAValue], 
     out = b.ops[first:]
     del b.ops[first:]
     return out
+
+
+def _swizzled_steps(b: IndexBuilder, plan: AsyncPlan, s_base: Value, t: Value
+                    ) -> tuple[tuple[int, ...] | None, Value | None]:
+    """``(e, first)``: where the shared side is swizzled, a thread has several rounds, and
+    round ``r``'s chunk lies ``e[r]`` elements past its first in every thread, each a multiple
+    of ``2^T`` (the swizzle reads and writes only offset bits below ``T``), then ``sw(x +
+    e[r]) = sw(x) + e[r]`` and the rounds share ``first = sw(s_base + offset(t))``, emitted
+    once (each round adds a constant: an ``[R+imm]`` address). ``(None, None)`` otherwise:
+    each round swizzles its own offset."""
+    sw = plan.s.layout.swizzle
+    if sw is None or plan.rounds == 1:
+        return None, None
+    places = digit_places(plan.s_chunks)
+
+    def at(c: int) -> tuple[int, ...]:  # ``chunk_offset`` of a constant chunk, on integers
+        return (sum((c // q if outermost else c // q % e) * stride
+                    for q, e, outermost, stride in places),)
+
+    steps = round_steps(at, plan.threads, plan.rounds, plan.chunks)
+    if steps is None or any(e % (1 << sw.read_end) for (e,) in steps):
+        return None, None
+    first = emit_swizzle(b, b.add(s_base, chunk_offset(b, plan.s_chunks, t)), sw)
+    return tuple(e for (e,) in steps), first
 
 
 def remark(op: CopyAsyncOp, plan: AsyncPlan) -> Diagnostic:

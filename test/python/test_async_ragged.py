@@ -128,3 +128,72 @@ def test_in_bounds_promise_broken_is_one_line() -> None:
     message = str(info.value).strip()
     assert "\n" not in message
     assert "src of copy_async (the copy promises {in_bounds}): region [0, 0] .. [7, 15]" in message
+
+
+ROUNDS = """
+func.func @rounds(%X: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
+                  %Z: memref<?x?x16x64xf16, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 64, grid = [1, 1]>} {
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+  %r0 = arith.muli %by, %c16 : index
+  %k0 = arith.muli %bx, %c64 : index
+  %S = memref.alloca() : memref<16x64xf16, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<16x64xf16, #regcopy.layout<(2,8,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
+  %t = regcopy.copy_async cta %X[%r0, %k0] [16, 64] -> %S : memref<?x?xf16, #regcopy.mem<global>> -> memref<16x64xf16, #regcopy.mem<shared>>
+  %g = regcopy.async_group %t
+  regcopy.async_wait %g {pending = 0 : i64}
+  "gpu.barrier"() : () -> ()
+  regcopy.copy cta %S -> %R : memref<16x64xf16, #regcopy.mem<shared>> -> memref<16x64xf16, #regcopy.layout<(2,8,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>>
+  regcopy.copy cta %R -> %Z[%by, %bx, 0, 0] [1, 1, 16, 64] : memref<16x64xf16, #regcopy.layout<(2,8,8,8):(8,8@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?x16x64xf16, #regcopy.mem<global>>
+  func.return
+}
+func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %Z: memref<?x1024xf16, #regcopy.mem<global>>)
+    attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %c1024 = arith.constant 1024 : index
+  %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %k0 = arith.muli %bx, %c1024 : index
+  %S = memref.alloca() : memref<1024xf16, #regcopy.mem<shared>>
+  %R = memref.alloca() : memref<1024xf16, #regcopy.layout<(4,32,8):(8,1@laneid,1)>, #regcopy.mem<local>>
+  %t = regcopy.copy_async warp %V[%k0] [1024] -> %S : memref<?xf16, #regcopy.mem<global>> -> memref<1024xf16, #regcopy.mem<shared>>
+  %g = regcopy.async_group %t
+  regcopy.async_wait %g {pending = 0 : i64}
+  "gpu.barrier"() : () -> ()
+  regcopy.copy warp %S -> %R : memref<1024xf16, #regcopy.mem<shared>> -> memref<1024xf16, #regcopy.layout<(4,32,8):(8,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %R -> %Z[%bx, 0] [1, 1024] : memref<1024xf16, #regcopy.layout<(4,32,8):(8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x1024xf16, #regcopy.mem<global>>
+  func.return
+}
+"""
+"""Copies of several rounds a thread (2 for @rounds' 16 x 64 tile over 64 threads, 4 for @row's
+1024-element run over a warp), whose rounds share one thread base in the lowering."""
+
+
+def test_rounds_sharing_one_thread_base_land_zero_padded_tiles() -> None:
+    """The lowered rounds of a thread share its offset and what lies past the region's origin
+    (one ``thread_base`` a copy); on the CPU they land the same zero-padded tiles as the
+    reference: tiles straddling the edges, tiles whose origin lies past the extents (launched
+    on a grid one tile too wide and tall: nothing inside), and in @row 16-byte chunks that
+    straddle the runtime length (partial source sizes)."""
+    module = parse_and_lower(ROUNDS, "rounds.mlir")
+    text = str(module)
+    assert text.count("%thread_base = ") == 2  # one a copy
+    assert text.count("%thread_base") == 3 + 5  # and every round starts from it
+    rng = np.random.default_rng(5)
+    for m, k in ((20, 72), (16, 64), (5, 8)):
+        x = rng.standard_normal((m, k)).astype(np.float16)
+        want = tiles(x, 16, 64)
+        gy, gx = want.shape[0] + 1, want.shape[1] + 1
+        whole = np.zeros((gy, gx, 16, 64), np.float16)
+        whole[:want.shape[0], :want.shape[1]] = want
+        z = np.full(whole.shape, 7, np.float16)
+        _, got = run_on_cpu(module, "rounds", [x, z], grid=[gx, gy])
+        assert np.array_equal(got.view(np.uint16), whole.view(np.uint16)), (m, k)
+    for n in (1000, 1024, 2051):
+        v = rng.standard_normal(n).astype(np.float16)
+        want = np.zeros((-(-n // 1024) + 1) * 1024, np.float16)
+        want[:n] = v
+        z = np.full((want.size // 1024, 1024), 7, np.float16)
+        _, got = run_on_cpu(module, "row", [v, z], grid=[z.shape[0]])
+        assert np.array_equal(got.reshape(-1).view(np.uint16), want.view(np.uint16)), n

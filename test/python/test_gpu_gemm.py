@@ -77,11 +77,11 @@ def test_padded_rows_then_gemm_exact() -> None:
 def test_narrow_cta_tile_exact() -> None:
     """The 128 x 128 CTA tile (warps 64 x 32) that bench_gemm times beside the example's."""
     from regcopy_backend.runtime.runner import run_kernel
-    from regcopy_bench.gemm_kernels import grid, kernel_text
+    from regcopy_bench.gemm_kernels import NARROW, grid, kernel_text
     from regcopy_tools.regcopy_run import prepare
 
     m, n, k = 260, 130, 48
-    prepared = prepare(kernel_text("gemm", "bf16", wn=32), "narrow.mlir")
+    prepared = prepare(kernel_text("gemm", "bf16", **NARROW), "narrow.mlir")  # type: ignore[arg-type]
     rng = np.random.default_rng(n)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
     out = run_kernel(prepared.source, prepared.kernels[0],

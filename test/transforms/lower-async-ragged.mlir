@@ -38,20 +38,42 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
   func.return
 }
 // CHECK-LABEL: func.func @ragged(
+// Two rounds a thread: what they share is emitted once (the thread's offset, what lies past
+// the region offsets); each round adds constants.
 // CHECK:         %e1 = memref.dim %X, %{{.*}}
 // CHECK:         %e0 = memref.dim %X, %[[ZERO:.*]] :
-// CHECK:         %[[ROW:.*]] = arith.addi %i, %{{.*}} : index
-// CHECK-NEXT:    %[[COL:.*]] = arith.addi %k, %{{.*}} : index
+// CHECK:         %[[COL:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[ROW:.*]] = arith.divsi %tid, %{{.*}} : index
+// CHECK-NEXT:    %[[IS:.*]] = arith.muli %i, %e1 : index
+// CHECK-NEXT:    %[[IK:.*]] = arith.addi %[[IS]], %k : index
 // CHECK-NEXT:    %[[RS:.*]] = arith.muli %[[ROW]], %e1 : index
-// CHECK-NEXT:    %[[OFF:.*]] = arith.addi %[[RS]], %[[COL]] : index
-// CHECK-NEXT:    %[[R:.*]] = arith.cmpi ult, %[[ROW]], %e0 : index
-// CHECK-NEXT:    %[[C:.*]] = arith.cmpi ult, %[[COL]], %e1 : index
+// CHECK-NEXT:    %[[PART:.*]] = arith.addi %[[IK]], %[[RS]] : index
+// CHECK-NEXT:    %thread_base = arith.addi %[[PART]], %[[COL]] : index
+// CHECK-NEXT:    %[[PASTI:.*]] = arith.subi %e0, %i : index
+// CHECK-NEXT:    %[[HASI:.*]] = arith.cmpi ult, %i, %e0 : index
+// CHECK-NEXT:    %left0 = arith.select %[[HASI]], %[[PASTI]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[PASTK:.*]] = arith.subi %e1, %k : index
+// CHECK-NEXT:    %[[HASK:.*]] = arith.cmpi ult, %k, %e1 : index
+// CHECK-NEXT:    %left1 = arith.select %[[HASK]], %[[PASTK]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[R:.*]] = arith.cmpi ult, %[[ROW]], %left0 : index
+// CHECK-NEXT:    %[[C:.*]] = arith.cmpi ult, %[[COL]], %left1 : index
 // CHECK-NEXT:    %inside = arith.andi %[[R]], %[[C]] : i1
 // CHECK-NEXT:    %[[C16:.*]] = arith.constant 16 : index
 // CHECK-NEXT:    %src_bytes = arith.select %inside, %[[C16]], %[[ZERO]] : index
-// CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %inside, %[[OFF]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %inside, %thread_base, %[[ZERO]] : index
 // CHECK:         regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED]]], 16, %src_bytes : memref<2048xf16, #regcopy.mem<shared>> -> memref<?xf16, #regcopy.mem<global>>
-// CHECK:         regcopy.cp_async %{{.*}}, 16, %src_bytes_1
+// The second round: 16 rows further (128 threads, 8 chunks a row), the same column; its rows
+// are the thread's row checked against the room past those 16 (0 when there is none).
+// CHECK:         %[[STEP:.*]] = arith.muli %e1, %[[C16]] : index
+// CHECK-NEXT:    %[[OFF2:.*]] = arith.addi %thread_base, %[[STEP]] : index
+// CHECK-NEXT:    %[[ROOM:.*]] = arith.cmpi ult, %[[C16]], %left0 : index
+// CHECK-NEXT:    %[[PAST:.*]] = arith.subi %left0, %[[C16]] : index
+// CHECK-NEXT:    %[[LEFT2:.*]] = arith.select %[[ROOM]], %[[PAST]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[R2:.*]] = arith.cmpi ult, %[[ROW]], %[[LEFT2]] : index
+// CHECK-NEXT:    %[[C2:.*]] = arith.cmpi ult, %[[COL]], %left1 : index
+// CHECK-NEXT:    %inside_1 = arith.andi %[[R2]], %[[C2]] : i1
+// CHECK:         %[[CLAMPED2:.*]] = arith.select %inside_1, %[[OFF2]], %[[ZERO]] : index
+// CHECK:         regcopy.cp_async %{{.*}}[%{{.*}}], %{{.*}}[%[[CLAMPED2]]], 16, %src_bytes_1
 // CHECK-NEXT:    regcopy.cp_async_commit
 
 // CHECK-LABEL: func.func @versioned(
@@ -100,7 +122,7 @@ func.func @row(%V: memref<?xf16, #regcopy.mem<global>>, %k: index {regcopy.divis
 
 // CUDA-LABEL: void __launch_bounds__(128) ragged(rc_f16* __restrict__ X, long long X_dim0, long long X_dim1, long long i, long long k) {
 // CUDA:         const rc_index src_bytes = inside ? 16 : 0;
-// CUDA-NEXT:    const rc_index [[A:v[0-9]+]] = inside ? v{{[0-9]+}} : 0;
+// CUDA-NEXT:    const rc_index [[A:v[0-9]+]] = inside ? thread_base : 0;
 // CUDA:         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"((unsigned)__cvta_generic_to_shared(&S[v{{[0-9]+}}])), "l"(&X[(rc_uindex)[[A]]]), "r"((unsigned)(src_bytes)) : "memory");
 
 // SASS (a source size of 0 or 16 is a predicated LDGSTS, P: zero-fill; a partial size ZFILL):
