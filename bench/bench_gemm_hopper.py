@@ -45,14 +45,31 @@ from regcopy_bench.triton_matmul import triton_matmul
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[str, Any]:
+def parse_form(form: str | Sequence[str]) -> tuple[str, str, int, int]:
+    """``TILE,EPILOGUE[,eN][,gG]`` (or its split parts) -> ``(tile, epilogue, edge, group)``:
+    ``eN`` the edge tile's width (``kernel_text``'s ``edge``), ``gG`` the M tiles of a raster
+    group (default 8)."""
+    parts = form.split(",") if isinstance(form, str) else list(form)
+    tile, epilogue, edge, group = parts[0], parts[1] if len(parts) > 1 else EPILOGUE, 0, 8
+    for extra in parts[2:]:
+        if extra.startswith("e"):
+            edge = int(extra[1:])
+        elif extra.startswith("g"):
+            group = int(extra[1:])
+        else:
+            raise ValueError(f"form {form!r}: {extra!r} is neither eN (edge) nor gG (group)")
+    return tile, epilogue, edge, group
+
+
+def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE, edge: int = 0,
+                   group: int = 8) -> tuple[str, Any]:
     """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
     base, _, stores = epilogue.partition("-")  # rows-predicated: a pass option
-    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base)
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base, edge=edge, group=group)
     passes = TMA.replace("}", f" misaligned-stores={stores}}}") if stores else TMA
     module = parse_and_lower(text, "gemm_hopper.mlir", passes)
     return print_cuda(module), kernel_info(kernels(module)[0])
@@ -81,36 +98,37 @@ def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
     return lines
 
 
-def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
-    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue)``): HGMMA, TMA loads,
+def sass_report(forms: Sequence[str | Sequence[str]] = ((TILE, EPILOGUE),)) -> list[str]:
+    """SASS counts of the Hopper kernel (f16, each form of ``parse_form``): HGMMA, TMA loads,
     barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 
     lines = []
-    for tile, epilogue in forms:
-        source, _ = hopper_lowered("f16", tile, epilogue)
+    for form in forms:
+        tile, epilogue, edge, group = parse_form(form)
+        source, _ = hopper_lowered("f16", tile, epilogue, edge, group)
         compiled = compile_cuda(source)
         sass = disassemble(compiled.cubin)
-        keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR",
-                "BAR.SYNC", "SHFL", "STG.E.128", "STG.E ", "STG.E.U16", "LDL", "STL")
+        keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", *([f"HGMMA.64x{edge}x16.F32"] * bool(edge)),
+                "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR", "BAR.SYNC", "SHFL", "STG.E.128",
+                "STG.E ", "STG.E.U16", "LDL", "STL")
         count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
-        lines.append(f"gemm_hopper f16 {tile} {epilogue} ({compiled.arch}): "
+        name = form if isinstance(form, str) else ",".join(form)
+        lines.append(f"gemm_hopper f16 {name} ({compiled.arch}): "
                      + ", ".join(f"{k} {v}" for k, v in count.items()))
     return lines
 
 
 class HopperGemm:
-    """The Hopper kernel for one dtype, compiled once, launched on torch tensors (its tensor
-    maps encoded per launch configuration). ``tile="auto"``: both CTA tiles compiled, each
-    launch taking ``choose_tile``'s."""
+    """The Hopper kernel for one dtype, compiled once in both index forms, launched on torch
+    tensors in the form ``run_kernel`` would pick (``KernelVariants.for_launch``: 32-bit
+    index math where every offset fits). ``tile="auto"``: both CTA tiles compiled, each
+    launch taking ``choose_tile``'s. ``edge``/``group``: ``kernel_text``'s."""
 
     def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = "auto",
-                 epilogue: str = EPILOGUE) -> None:
-        from regcopy_backend.runtime.runner import (
-            compile_kernel,
-            get_device,
-            set_dynamic_shared_memory,
-        )
+                 epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> None:
+        from regcopy_backend.runtime.runner import get_device
+        from regcopy_backend.runtime.variants import KernelVariants
 
         self.mma, self.tile, self.t = mma, tile, t
         self.dev = mma.dev if mma is not None else get_device()
@@ -118,17 +136,20 @@ class HopperGemm:
         self.sms = int(self.dev.properties.multiprocessor_count)
         self.pairs: dict[str, tuple[Any, Any]] = {}
         self.kernels: dict[str, tuple[Any, Any]] = {}
+        self.prepared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        """Launches already encoded, by (kernel, pointers, shapes): a call on the buffers
+        of an earlier call (torch's caching allocator hands the scratch back) skips the
+        tensor-map encoding, as a library's descriptor cache does."""
         for x in (TILES if tile == "auto" else (tile,)):
-            source, info = hopper_lowered(t, x, epilogue)
-            kernel = compile_kernel(self.dev, source, info.symbol)
-            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
-            self.kernels[x] = (kernel, info)
+            source, info = hopper_lowered(t, x, epilogue, edge, group)
+            self.kernels[x] = (KernelVariants(self.dev, source, info), info)
 
     def pad_pair(self, pad: str) -> tuple[Any, Any]:
-        """The compiled ``pad_pair_text`` kernel of ``PADS[pad]`` and its KernelInfo."""
+        """The ``KernelVariants`` of ``pad_pair_text``'s kernel for ``PADS[pad]`` and its
+        KernelInfo."""
         from regcopy_backend.cuda.kernel_info import kernel_info, kernels
         from regcopy_backend.cuda.printer import print_cuda
-        from regcopy_backend.runtime.runner import compile_kernel
+        from regcopy_backend.runtime.variants import KernelVariants
         from regcopy_tools.regcopy_run import parse_and_lower
 
         if pad not in self.pairs:
@@ -136,59 +157,97 @@ class HopperGemm:
             module = parse_and_lower(pad_pair_text(f"pad_{pad}", self.t, rows, cols), "pad.mlir",
                                      TMA)
             info = kernel_info(kernels(module)[0])
-            self.pairs[pad] = (compile_kernel(self.dev, print_cuda(module), info.symbol), info)
+            self.pairs[pad] = (KernelVariants(self.dev, print_cuda(module), info), info)
         return self.pairs[pad]
+
+    def _prepare(self, key: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``(kernel, grid, block, shared bytes, values)`` of one launch on ``args``: the
+        padding ``key`` (a name of ``PADS``) or the GEMM (``key`` "gemm")."""
+        from regcopy_backend.runtime.runner import launch_arguments, tensor_maps
+
+        ptrs = [x.data_ptr() for x in args]
+        shapes = [tuple(x.shape) for x in args]
+        cache = (key, *ptrs, *shapes)
+        if (hit := self.prepared.get(cache)) is not None:
+            return hit
+        if key == "gemm":
+            m, n = shapes[0][0], shapes[1][0]
+            tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
+            variants, info = self.kernels[tile]
+            g = grid(m, n, tile)
+            values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
+        else:
+            variants, info = self.pad_pair(key)
+            g = pad_pair_grid(shapes[0][0], shapes[2][0], shapes[1][1], *PADS[key])
+            values = launch_arguments(info, args, ptrs)
+        kernel = variants.for_launch(shapes, g)
+        out = (kernel, g, info.block, info.dynamic_shared_bytes, values)
+        if len(self.prepared) > 64:
+            self.prepared.clear()
+        self.prepared[cache] = out
+        return out
+
+    def _launch(self, stream: Any, key: str, args: tuple[Any, ...]) -> None:
+        from regcopy_backend.runtime.tensor_map import launch_raw
+        kernel, g, block, shmem, values = self._prepare(key, args)
+        launch_raw(kernel, stream, g, block, shmem, values)
 
     def pad_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
                      pad: str) -> list[Callable[[], None]]:
         """The launches that pad ``xs`` into ``ys``: ``two`` (``@pad_rows`` twice) or a name
         of ``PADS`` (``pad_pair_text`` with that CTA tile, one launch)."""
-        from regcopy_backend.runtime.runner import launch_arguments
-        from regcopy_backend.runtime.tensor_map import launch_raw
-
         if pad == "two":
             assert self.mma is not None, "pad=two launches bench_gemm's @pad_rows"
             return [self.mma.pad_launcher(x, y, stream) for x, y in zip(xs, ys, strict=True)]
-        kernel, info = self.pad_pair(pad)
         args = (xs[0], ys[0], xs[1], ys[1])
-        values = launch_arguments(info, args, [x.data_ptr() for x in args])
-        g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], *PADS[pad])
-        return [lambda: launch_raw(kernel, stream, g, info.block, 0, values)]
+        return [partial(self._launch, stream, pad, args)]
 
     def direct(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
         """One launch (K % 8 == 0)."""
-        from regcopy_backend.runtime.runner import launch_arguments, tensor_maps
-        from regcopy_backend.runtime.tensor_map import launch_raw
+        return partial(self._launch, stream, "gemm", (a, b, d))
 
-        m, n = a.shape[0], b.shape[0]
-        tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
-        kernel, info = self.kernels[tile]
-        args = (a, b, d)
-        ptrs = [x.data_ptr() for x in args]
-        values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
-        g = grid(m, n, tile)
-        block, shmem = info.block, info.dynamic_shared_bytes
-        return lambda: launch_raw(kernel, stream, g, block, shmem, values)
-
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD
-                 ) -> Callable[[], None]:
-        """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first (``pad``: the
-        padding launches, ``pad_launcher``)."""
+    def __call__(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD) -> None:
+        """The user's call, ``D = A B^T`` on torch tensors: where K % 8 == 0 one launch;
+        else the scratch ``A8``, ``B8`` (K8-wide rows) from torch's caching allocator, the
+        padding ``pad`` into them, then the GEMM on them. Everything a call does, host work
+        included: ``bench_gemm_hopper`` times this."""
         import torch
         k = a.shape[1]
         if k % 8 == 0:
-            return self.direct(a, b, d, stream)
+            self._launch(stream, "gemm", (a, b, d))
+            return
+        k8 = -(-k // 8) * 8
+        a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
+        b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
+        for step in self.pad_launcher((a, b), (a8, b8), stream, pad):
+            step()
+        self._launch(stream, "gemm", (a8, b8, d))
+
+    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD
+                 ) -> Callable[[], None]:
+        """``D = A B^T`` as the user's call (``__call__``); where K % 8 != 0 it carries
+        ``steps``, the padding's and the GEMM's launches on scratch of its own, each to be
+        timed alone (``breakdown``)."""
+        import torch
+        run = partial(self, a, b, d, stream, pad)
+        k = a.shape[1]
+        if k % 8 == 0:
+            return run
         k8 = -(-k // 8) * 8
         a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
         b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
         steps = [*self.pad_launcher((a, b), (a8, b8), stream, pad), self.direct(a8, b8, d, stream)]
 
-        def run() -> None:
+        def call() -> None:
+            run()
+        call.steps = steps  # type: ignore[attr-defined]  # pad A, pad B, GEMM: the breakdown
+        call.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
+
+        def pair() -> None:
             for step in steps:
                 step()
-        run.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
-        run.steps = steps  # type: ignore[attr-defined]  # pad A, pad B, GEMM: the breakdown
-        return run
+        call.pair = pair  # type: ignore[attr-defined]  # the launches alone, no host work
+        return call
 
 
 def breakdown(run: Callable[[], None], iters: int) -> str:
@@ -242,6 +301,72 @@ def _checked(run: Callable[[], None], a: Any, b: Any, d: Any) -> str:
     return "ok" if err <= 0.02 * float(ref.float().abs().max()) + 0.05 else f"BAD max err {err:.3g}"
 
 
+def events_ms(fn: Callable[[], None], iters: int) -> tuple[float, float]:
+    """``(GPU ms a call, host ms a call)`` of ``fn``: ``iters`` calls back to back between two
+    CUDA events on torch's stream (after 3 warm-up calls), and the host's time inside the
+    calls. The GPU time includes any gap the host leaves between launches."""
+    import time
+
+    import torch
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    host = 0.0
+    begin.record()
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        fn()
+        host += time.perf_counter() - t0
+    end.record()
+    end.synchronize()
+    return begin.elapsed_time(end) / iters, host * 1e3 / iters
+
+
+def gpu_state() -> str:
+    """The SM clock, temperature and power (``nvidia-smi``), or why not."""
+    import subprocess
+    try:
+        return subprocess.run(
+            ["nvidia-smi", "--query-gpu=clocks.sm,temperature.gpu,power.draw",
+             "--format=csv,noheader"], capture_output=True, text=True, timeout=10,
+            check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"nvidia-smi: {e}"
+
+
+def timing_diagnosis(sizes: Sequence[tuple[int, int, int]], iters: int, pad: str = PAD,
+                     rounds: int = 3) -> None:
+    """Why a padded size's time and its parts may disagree: per ragged size (f16, the
+    example's form), ``rounds`` rounds of, in turn: the user's call (wall clock:
+    ``time_ms``; GPU time between events and the host's time a call: ``events_ms``), its
+    two launches alone (no allocation, no host work but the launches), the padding alone
+    and the GEMM alone; the GPU's clock before each round; then every quantity's median."""
+    import statistics
+
+    import torch
+    h = HopperGemm("f16", None, "auto")
+    stream = h.dev.default_stream
+    for m, n, k in [s for s in sizes if s[2] % 8]:
+        a, b, d = _operands(m, n, k, torch.float16)
+        run = h.launcher(a, b, d, stream, pad)
+        runs: dict[str, list[float]] = {}
+        for r in range(rounds):
+            print(f"  timing {m}x{n}x{k} round {r}: GPU {gpu_state()}", flush=True)
+            gpu, host = events_ms(run, iters)
+            pad_ms = sum(time_ms(s, iters) for s in run.steps[:-1])  # type: ignore[attr-defined]
+            for key, v in (("call, wall", time_ms(run, iters)), ("call, events", gpu),
+                           ("call, host", host), ("launches alone, wall",
+                                                  time_ms(run.pair, iters)),  # type: ignore[attr-defined]
+                           ("pad alone", pad_ms),
+                           ("GEMM alone", time_ms(run.steps[-1], iters))):  # type: ignore[attr-defined]
+                runs.setdefault(key, []).append(v)
+        print(f"  timing {m}x{n}x{k} (median of {rounds}, ms a call): " + ", ".join(
+            f"{key} {statistics.median(v):.4f}" for key, v in runs.items())
+            + f"; pad + GEMM {statistics.median(runs['pad alone']) + statistics.median(runs['GEMM alone']):.4f}",
+            flush=True)
+
+
 def candidates(sizes: Sequence[tuple[int, int, int]], iters: int,
                forms: Sequence[tuple[str, str]] = FORMS,
                pads: Sequence[str] = ("two", *PADS)) -> tuple[bool, str]:
@@ -275,7 +400,7 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int,
         print(f"  fastest one-launch padding: {best[1]} ({best[0] * 1e3:.1f} us)")
     for form in forms:
         try:
-            h = HopperGemm("f16", mma, *form)
+            h = HopperGemm("f16", mma, *parse_form(form))
         except Exception as e:  # noqa: BLE001 - a form that fails costs its row only
             print(f"  candidate {' '.join(form)}: {str(e).splitlines()[0][:300]}")
             continue
@@ -289,7 +414,7 @@ def candidates(sizes: Sequence[tuple[int, int, int]], iters: int,
             parts = breakdown(run, iters)
             print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
                   + (f"; {parts}" if parts else ""), flush=True)
-        table.append((*form, tf))
+        table.append((form[0], ",".join(form[1:]), tf))
     names = ["x".join(map(str, s)) for s in sizes]
     print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
           + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
@@ -308,6 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
     ap.add_argument("--epilogue", choices=[*EPILOGUES, "rows-predicated"], default=EPILOGUE)
+    ap.add_argument("--form", default="", metavar="TILE,EPILOGUE[,eN][,gG]",
+                    help="the main table's form (parse_form), overriding --tile, --epilogue")
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
     ap.add_argument("--forms", default=";".join(",".join(f) for f in FORMS),
                     help="the candidate forms, TILE,EPILOGUE;... (default: all of FORMS)")
@@ -321,6 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-peers", action="store_true",
                     help="the wgmma kernel alone (no mma.sync, cuBLAS, Triton; pair32 padding)")
     ap.add_argument("--sass-only", action="store_true")
+    ap.add_argument("--diagnose", default="", metavar="SIZES",
+                    help="first, the timing diagnosis of these padded sizes (timing_diagnosis)")
     args = ap.parse_args(argv)
     try:  # torch before any NVRTC compile (its import fails after one)
         import torch
@@ -328,7 +457,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
     forms = [tuple(f.split(",")) for f in args.forms.split(";") if f]
-    shown = (forms if args.candidates and args.sass_only
+    for form in forms:
+        parse_form(form)  # a bad form fails here, before any GPU work
+    shown = (forms if args.candidates else [args.form] if args.form
              else [(x, args.epilogue) for x in (TILES if args.tile == "auto" else (args.tile,))])
     for line in sass_report(shown):  # type: ignore[arg-type]
         print("  " + line)
@@ -345,6 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def parse(text: str) -> list[tuple[int, int, int]]:
         return [(int(x), int(y), int(z)) for x, y, z in (s.split("x") for s in text.split(","))]
 
+    if args.diagnose:
+        timing_diagnosis(parse(args.diagnose), args.iters, args.pad if args.pad in PADS else PAD)
     ok, best = (candidates(parse(args.candidates), args.iters, forms,  # type: ignore[arg-type]
                            args.pads.split(","))
                 if args.candidates else (True, PAD))
@@ -353,14 +486,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if ok else 1
     tri = None if args.no_triton or args.no_peers else triton_matmul()
     rows = []
-    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, padding {pad} (odd K)")
+    print(f"the form: {args.form or f'CTA tile {args.tile}, epilogue {args.epilogue}'}, "
+          f"padding {pad} (odd K)")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         mma = None if args.no_peers else RegcopyGemm(t)
-        h = HopperGemm(t, mma, args.tile, args.epilogue)
+        h = (HopperGemm(t, mma, *parse_form(args.form)) if args.form
+             else HopperGemm(t, mma, args.tile, args.epilogue))
         stream = h.dev.default_stream
         ok &= exact_check(h, stream, dtype, t, pad)
-        others = [HopperGemm(t, mma, *form.split(",")) for form in args.also]
+        others = [HopperGemm(t, mma, *parse_form(form)) for form in args.also]
         for m, n, k in parse(args.sizes):
             a, b, d = _operands(m, n, k, dtype)
             run = h.launcher(a, b, d, stream, pad)
@@ -386,7 +521,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ms[form] = time_ms(alt, args.iters) if alt_chk == "ok" else nan
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
             parts = breakdown(run, args.iters)
-            tile = choose_tile(m, n, h.sms) if args.tile == "auto" else args.tile
+            if k % 8:
+                gpu, host = events_ms(run, args.iters)
+                parts += f"; the call: GPU {gpu:.3f} ms (events), host {host * 1e3:.0f} us"
+            tile = choose_tile(m, n, h.sms) if h.tile == "auto" else h.tile
             rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
                   + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
@@ -401,10 +539,14 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
               f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
               f"{chk} |")
-    print(f"(pad+TMA: the rows of A and B padded to K8 ({pad}: one launch) and timed with the "
-          "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
+    print(f"(wgmma: the user's call, HopperGemm(a, b, d), {args.iters} calls back to back "
+          "between two device synchronizations, host work included; pad+TMA: that call takes "
+          f"scratch A8, B8 from torch's caching allocator, pads the rows of A and B to K8 "
+          f"({pad}: one launch) and runs the GEMM on them; 32-bit index math where every "
+          "offset fits, as run_kernel picks; wgmma / aligned: to the first aligned size of "
+          "the dtype)")
     if args.also:
-        main_form = f"{args.tile},{args.epilogue}"
+        main_form = args.form or f"{args.tile},{args.epilogue}"
         print(f"\n| dtype | M x N x K | {main_form} | "
               + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
         print("|---|---|---|" + "---|---|" * len(args.also))

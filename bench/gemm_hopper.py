@@ -85,11 +85,13 @@ def choose_tile(m: int, n: int, sms: int = 132) -> str:
     return min(TILES, key=lambda x: (waves(x), x != TILE))
 
 
-def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) -> str:
+def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str,
+             group: int = 8) -> str:
     """IR: the origin ``%{p}m0``, ``%{p}m1`` (second warpgroup's rows), ``%{p}n0`` of tile
-    ``pid``, tiles numbered in groups of 8 M tiles that walk N together (L2 reuse)."""
-    lines = [f"%{p}group = arith.divui {pid}, %width", f"%{p}first = arith.muli %{p}group, %c8",
-             f"%{p}left = arith.subi %gy, %{p}first", f"%{p}size = arith.minui %{p}left, %c8",
+    ``pid``, tiles numbered in groups of ``group`` M tiles that walk N together (L2 reuse)."""
+    c = f"%c{group}"
+    lines = [f"%{p}group = arith.divui {pid}, %width", f"%{p}first = arith.muli %{p}group, {c}",
+             f"%{p}left = arith.subi %gy, %{p}first", f"%{p}size = arith.minui %{p}left, {c}",
              f"%{p}inside = arith.remui {pid}, %width",
              f"%{p}pmo = arith.remui %{p}inside, %{p}size", f"%{p}pm = arith.addi %{p}first, %{p}pmo",
              f"%{p}pn = arith.divui %{p}inside, %{p}size", f"%{p}m0 = arith.muli %{p}pm, %c{cta_m}",
@@ -98,115 +100,93 @@ def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) ->
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE) -> str:
-    """The kernel ``@name`` for element type ``t`` (module doc)."""
+                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> str:
+    """The kernel ``@name`` for element type ``t`` (module doc). ``edge`` (0, or a multiple
+    of 8 below ``CTA_N``): a CTA whose tile has at most ``edge`` columns left in N (the last
+    column of CTAs at a ragged N) runs the same pipeline with a ``CTA_M x edge`` B tile and
+    ``m64n{edge}k16`` wgmmas instead (the fragment epilogue), so a one-column edge costs its
+    A loads, not a whole tile's tensor work. ``group``: M tiles a group of CTAs walks N
+    with (L2 reuse)."""
     cta_m, cta_n = TILES[tile]
     wgr = cta_m // 2  # rows of a warpgroup
     accs = wgr // 64  # 64-row accumulators of a warpgroup
-    g, c, co = _G.format(t=t), _c("f32", cta_n), _c(t, cta_n)
-    regs = 64 * cta_n // 128
+    g = _G.format(t=t)
     sa = f"memref<{stages}x2x{wgr}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-    sb = f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     ahead = stages - 2  # slot k-1 may still be read by the wgmmas in flight
+    assert edge == 0 or (edge % 8 == 0 and 8 <= edge < cta_n), edge
+    used = {0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, BK, stages, ahead, ahead * BK, group,
+            *(s * BK for s in range(stages)), *range(stages)}
 
-    def start(k: str, slot: str, out: str, indent: str, p: str = "%") -> str:
-        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[{p}m0, {k}] [{wgr}, {BK}] -> "
-                f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}a1 = regcopy.copy_async cta %A[{p}m1, {k}] [{wgr}, {BK}] -> "
-                f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}b = regcopy.copy_async cta %B[{p}n0, {k}] [{cta_n}, {BK}] -> "
-                f"%SB[{slot}, 0, 0] [1, {cta_n}, {BK}] : {g} -> {sb}\n"
-                f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
+    def path(cn: str | int, x: str, ep: str) -> tuple[str, str]:
+        """``(allocas, body)`` of the pipeline for an N tile of ``cn`` columns, its buffers
+        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %SB, %acc)."""
+        n = int(cn)
+        c, co = _c("f32", n), _c(t, n)
+        regs = 64 * n // 128
+        used.add(regs)
+        sb = f"memref<{stages}x{n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
 
-    acc = [f"%C{i}" if accs > 1 else "%C" for i in range(accs)]
-    allocas = "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
-    allocas += f"  %CO = memref.alloca() : {co}\n"
-    if epilogue == "rows":
-        allocas += f"  %RO = memref.alloca() : {_rows(t, cta_n)}\n"
-    tokens = ", ".join(["!regcopy.token"] * ahead)
-    carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
-    shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
-    used = sorted({0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, regs, BK, stages, ahead, ahead * BK,
-                   *(s * BK for s in range(stages)), *range(stages)})
-    consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in used)
-    storages = "".join(f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, "
-                       "#regcopy.mem<local>>\n" for i, a in enumerate(acc))
+        def start(k: str, slot: str, out: str, indent: str) -> str:
+            return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [{wgr}, {BK}] -> "
+                    f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                    f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [{wgr}, {BK}] -> "
+                    f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                    f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{n}, {BK}] -> "
+                    f"%SB{x}[{slot}, 0, 0] [1, {n}, {BK}] : {g} -> {sb}\n"
+                    f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
 
-    def zero(indent: str) -> str:
-        return "".join(
-            f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
-            f"{indent}  vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
-            f"vector<4xf32>\n{indent}}}\n" for i in range(accs))
-
-    mma = "".join(
-        f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
-        f"%SB[%stage, 0, 0] [1, {cta_n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
-        for i, a in enumerate(acc))
-
-    def store(p: str, indent: str) -> str:
-        """IR: the epilogue of the tile at ``%{p}m0``, ``%{p}n0``."""
-        out = (f"{indent}%mw = arith.addi %{p}m0, %wm : index\n"
-               + "".join(f"{indent}%mw{i} = arith.addi %mw, %c64 : index\n"
-                         for i in range(1, accs))
-               + f"{indent}%out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, "
+        acc = [f"%C{x}{i}" if accs > 1 else f"%C{x}" for i in range(accs)]
+        allocas = (f"  %SB{x} = memref.alloca() : {sb}\n"
+                   + "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
+                   + f"  %CO{x} = memref.alloca() : {co}\n")
+        if ep == "rows":
+            allocas += f"  %RO{x} = memref.alloca() : {_rows(t, n)}\n"
+        tokens = ", ".join(["!regcopy.token"] * ahead)
+        carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
+        shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
+        storages = "".join(f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, "
+                           "#regcopy.mem<local>>\n" for i, a in enumerate(acc))
+        zero = "".join(
+            f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+            f"    vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
+            f"vector<4xf32>\n  }}\n" for i in range(accs))
+        mma = "".join(
+            f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
+            f"%SB{x}[%stage, 0, 0] [1, {n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
+            for i, a in enumerate(acc))
+        out = ("  %mw = arith.addi %m0, %wm : index\n"
+               + "".join(f"  %mw{i} = arith.addi %mw, %c64 : index\n" for i in range(1, accs))
+               + f"  %out = regcopy.storage %CO{x} : {co} -> memref<{regs}x{t}, "
                "#regcopy.mem<local>>\n")
         for i in range(accs):
             mw = f"%mw{i}" if i else "%mw"
-            out += (f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
-                    f"{indent}  %v = vector.load %acc{i}[%i] : memref<{regs}xf32, "
+            out += (f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+                    f"    %v = vector.load %acc{i}[%i] : memref<{regs}xf32, "
                     "#regcopy.mem<local>>, vector<4xf32>\n"
-                    f"{indent}  %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
-                    f"{indent}  vector.store %h, %out[%i] : memref<{regs}x{t}, "
-                    f"#regcopy.mem<local>>, vector<4x{t}>\n{indent}}}\n")
-            if epilogue == "rows":
-                ro = _rows(t, cta_n)
-                out += (f"{indent}regcopy.copy warpgroup %CO -> %RO : {co} -> {ro}\n"
-                        f"{indent}regcopy.copy warpgroup %RO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                    f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
+                    f"    vector.store %h, %out[%i] : memref<{regs}x{t}, "
+                    f"#regcopy.mem<local>>, vector<4x{t}>\n  }}\n")
+            if ep == "rows":
+                ro = _rows(t, n)
+                out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x} : {co} -> {ro}\n"
+                        f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {ro} -> {g}\n")
             else:
-                out += (f"{indent}regcopy.copy warpgroup %CO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                out += (f"  regcopy.copy warpgroup %CO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {co} -> {g}\n")
-        return out
-
-    how = ("convert to rows of 8 a thread, 128-bit stores" if epilogue == "rows"
-           else "32-bit stores from the fragment")
-    head = f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
-    %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
-    %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
-  %SA = memref.alloca() : {sa}
-  %SB = memref.alloca() : {sb}
-{allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
-  %K = memref.dim %A, %c1 : {g}
-  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c{wgr} : index
-  // the accumulators start at zero
-{storages}{zero("  ")}"""
-    wait = f"""    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
-    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
-    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
-    "gpu.barrier"() : () -> ()
-"""
-    issue = f"""    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
-{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
-    regcopy.wgmma_wait {{pending = {accs} : i64}}
-"""
-    prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
-    return head + f"""  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
-  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
-  %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
-  %byx = arith.muli %by, %gx : index
-  %pid = arith.addi %byx, %bx : index
-  %width = arith.muli %gx, %c8 : index
-{_tile_of("%pid", "", cta_m, cta_n, wgr, "  ")}  // prologue: K tiles 0 .. {ahead - 1} in flight
+        how = ("convert to rows of 8 a thread, 128-bit stores" if ep == "rows"
+               else "32-bit stores from the fragment")
+        prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
+        body = f"""  // the accumulators start at zero
+{storages}{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
 {prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
     %kt = arith.divui %k, %c{BK} : index
     %stage = arith.remui %kt, %c{stages} : index
-{wait}    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
+    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
+    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
+    "gpu.barrier"() : () -> ()
+    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
     %kn = arith.addi %k, %c{ahead * BK} : index
     %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
@@ -217,11 +197,53 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-{issue}    scf.yield {shifted} : {tokens}
+    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
+{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
+    regcopy.wgmma_wait {{pending = {accs} : i64}}
+    scf.yield {shifted} : {tokens}
   }}
   regcopy.wgmma_wait {{pending = 0 : i64}}
   // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
-{store("", "  ")}  func.return
+{out}"""
+        return allocas, body
+
+    main_allocas, body = path(cta_n, "", epilogue)
+    allocas = f"  %SA = memref.alloca() : {sa}\n" + main_allocas
+    if edge:
+        edge_allocas, edge_body = path(edge, "E", "frag")
+        allocas += edge_allocas
+        used.add(edge)
+
+        def nest(text: str) -> str:
+            return "".join(f"  {ln}" if ln else ln for ln in text.splitlines(keepends=True))
+        body = (f"  // the last column of CTAs with at most {edge} columns left: a {cta_m} x "
+                f"{edge} tile\n  %N = memref.dim %B, %c0 : {g}\n"
+                "  %rest = arith.subi %N, %n0 : index\n"
+                f"  %narrow = arith.cmpi ule, %rest, %c{edge} : index\n"
+                f"  scf.if %narrow {{\n{nest(edge_body)}  }} else {{\n{nest(body)}  }}\n")
+    # the main tile's B ring first, as before the edge form existed
+    allocas = allocas.replace(f"  %SA = memref.alloca() : {sa}\n", "", 1)
+    allocas = f"  %SA = memref.alloca() : {sa}\n" + allocas
+    consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
+    return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
+    %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
+    %D: {g})
+    attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
+{allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %K = memref.dim %A, %c1 : {g}
+  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c{wgr} : index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  // the CTA's tile (pm, pn), in groups of {group} M tiles that walk N together (L2 reuse)
+  %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c{group} : index
+{_tile_of("%pid", "", cta_m, cta_n, wgr, "  ", group)}{body}  func.return
 }}
 """
 

@@ -56,11 +56,6 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
   // this thread's warpgroup: rows 64 wg .. of the CTA's tile
   %wg = arith.divui %tid, %c128 : index
   %wm = arith.muli %wg, %c64 : index
-  // the accumulators start at zero
-  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {
-    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
@@ -80,6 +75,11 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
   %m0 = arith.muli %pm, %c128 : index
   %m1 = arith.addi %m0, %c64 : index
   %n0 = arith.muli %pn, %c256 : index
+  // the accumulators start at zero
+  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [64, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 64, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x64x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0a1 = regcopy.copy_async cta %A[%m1, %c0] [64, 64] -> %SA[%c0, 1, 0, 0] [1, 1, 64, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x64x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -156,11 +156,6 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
   // this thread's warpgroup: rows 64 wg .. of the CTA's tile
   %wg = arith.divui %tid, %c128 : index
   %wm = arith.muli %wg, %c64 : index
-  // the accumulators start at zero
-  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c128 step %c4 {
-    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
@@ -180,6 +175,11 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
   %m0 = arith.muli %pm, %c128 : index
   %m1 = arith.addi %m0, %c64 : index
   %n0 = arith.muli %pn, %c256 : index
+  // the accumulators start at zero
+  %acc0 = regcopy.storage %C : memref<64x256xf32, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c128 step %c4 {
+    vector.store %zero, %acc0[%i] : memref<128xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [64, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 64, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x64x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0a1 = regcopy.copy_async cta %A[%m1, %c0] [64, 64] -> %SA[%c0, 1, 0, 0] [1, 1, 64, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x64x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -257,15 +257,6 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
   // this thread's warpgroup: rows 128 wg .. of the CTA's tile
   %wg = arith.divui %tid, %c128 : index
   %wm = arith.muli %wg, %c128 : index
-  // the accumulators start at zero
-  %acc0 = regcopy.storage %C0 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
-  %acc1 = regcopy.storage %C1 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c64 step %c4 {
-    vector.store %zero, %acc0[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
-  scf.for %i = %c0 to %c64 step %c4 {
-    vector.store %zero, %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
@@ -285,6 +276,15 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
   %m0 = arith.muli %pm, %c256 : index
   %m1 = arith.addi %m0, %c128 : index
   %n0 = arith.muli %pn, %c128 : index
+  // the accumulators start at zero
+  %acc0 = regcopy.storage %C0 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
+  %acc1 = regcopy.storage %C1 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c64 step %c4 {
+    vector.store %zero, %acc0[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c4 {
+    vector.store %zero, %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [128, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0a1 = regcopy.copy_async cta %A[%m1, %c0] [128, 64] -> %SA[%c0, 1, 0, 0] [1, 1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<4x2x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -371,15 +371,6 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
   // this thread's warpgroup: rows 128 wg .. of the CTA's tile
   %wg = arith.divui %tid, %c128 : index
   %wm = arith.muli %wg, %c128 : index
-  // the accumulators start at zero
-  %acc0 = regcopy.storage %C0 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
-  %acc1 = regcopy.storage %C1 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c64 step %c4 {
-    vector.store %zero, %acc0[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
-  scf.for %i = %c0 to %c64 step %c4 {
-    vector.store %zero, %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
@@ -399,6 +390,15 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
   %m0 = arith.muli %pm, %c256 : index
   %m1 = arith.addi %m0, %c128 : index
   %n0 = arith.muli %pn, %c128 : index
+  // the accumulators start at zero
+  %acc0 = regcopy.storage %C0 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
+  %acc1 = regcopy.storage %C1 : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c64 step %c4 {
+    vector.store %zero, %acc0[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c4 {
+    vector.store %zero, %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
+  }
   // prologue: K tiles 0 .. 1 in flight
   %g0a0 = regcopy.copy_async cta %A[%m0, %c0] [128, 64] -> %SA[%c0, 0, 0, 0] [1, 1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
   %g0a1 = regcopy.copy_async cta %A[%m1, %c0] [128, 64] -> %SA[%c0, 1, 0, 0] [1, 1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<4x2x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>

@@ -58,6 +58,16 @@ def test_cpu_lowered_equals_numpy() -> None:
     assert np.array_equal(out[2].astype(np.float64), want)
 
 
+def test_cpu_edge_tile_equals_numpy() -> None:
+    """The narrow edge form: the CTA of the last column, with at most ``edge`` columns left,
+    runs the 8-column pipeline (m64n8k16 wgmmas) on the CPU interpreter, exactly."""
+    m, n, k = 70, 7, 72
+    args, want = _data(m, n, k, seed=7)
+    module = parse_and_lower(kernel_text("gemm", "f16", edge=8), "g.mlir", TMA)
+    out = run_on_cpu(module, "gemm", args, grid=grid(m, n))
+    assert np.array_equal(out[2].astype(np.float64), want)
+
+
 def test_sass() -> None:
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
@@ -109,6 +119,24 @@ def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
         out = run_kernel(prepared.source, prepared.kernels[0], args,
                          grid=grid(m, n, tile)).arrays[2]
         assert np.array_equal(out.astype(np.float64), want), (m, n, k)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
+@pytest.mark.parametrize(("tile", "edge"), [("128x256", 8), ("256x128", 8), ("128x256", 64)])
+def test_gpu_edge_forms_bit_exact(tile: str, edge: int) -> None:
+    """The narrow edge tile: N with 1, ``edge`` and ``edge + 1`` columns past the last full
+    tile column (edge path, edge path, main path), on integer-valued data."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, edge=edge), "g.mlir", TMA)
+    cta_n = int(tile.split("x")[1])
+    for n in (cta_n + 1, 2 * cta_n + edge, cta_n + edge + 1):
+        m, k = 300, 136
+        args, want = _data(m, n, k, seed=n)
+        out = run_kernel(prepared.source, prepared.kernels[0], args,
+                         grid=grid(m, n, tile)).arrays[2]
+        assert np.array_equal(out.astype(np.float64), want), (tile, edge, n)
 
 
 @pytest.mark.gpu
