@@ -100,13 +100,17 @@ def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str,
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> str:
+                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8,
+                producer: tuple[int, int] | None = None) -> str:
     """The kernel ``@name`` for element type ``t`` (module doc). ``edge`` (0, or a multiple
     of 8 below ``CTA_N``): a CTA whose tile has at most ``edge`` columns left in N (the last
     column of CTAs at a ragged N) runs the same pipeline with a ``CTA_M x edge`` B tile and
     ``m64n{edge}k16`` wgmmas instead (the fragment epilogue), so a one-column edge costs its
     A loads, not a whole tile's tensor work. ``group``: M tiles a group of CTAs walks N
-    with (L2 reuse)."""
+    with (L2 reuse). ``producer`` (``(P, C)`` registers, or ``(0, 0)``): a third warpgroup,
+    warpgroup 0, issues the TMA loads in a loop of its own (one CTA barrier an iteration, as
+    the consumers'), after ``regcopy.setmaxnreg`` decreases its registers to P and the two
+    consumer warpgroups' increase to C (with ``(0, 0)`` no reallocation)."""
     cta_m, cta_n = TILES[tile]
     wgr = cta_m // 2  # rows of a warpgroup
     accs = wgr // 64  # 64-row accumulators of a warpgroup
@@ -117,9 +121,10 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
     used = {0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, BK, stages, ahead, ahead * BK, group,
             *(s * BK for s in range(stages)), *range(stages)}
 
-    def path(cn: str | int, x: str, ep: str) -> tuple[str, str]:
+    def path(cn: str | int, x: str, ep: str, role: str = "all") -> tuple[str, str]:
         """``(allocas, body)`` of the pipeline for an N tile of ``cn`` columns, its buffers
-        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %SB, %acc)."""
+        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %SB, %acc); ``role``
+        "producer": only the TMA loads (no allocas)."""
         n = int(cn)
         c, co = _c("f32", n), _c(t, n)
         regs = 64 * n // 128
@@ -177,16 +182,7 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
         how = ("convert to rows of 8 a thread, 128-bit stores" if ep == "rows"
                else "32-bit stores from the fragment")
         prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
-        body = f"""  // the accumulators start at zero
-{storages}{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
-{prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
-    %kt = arith.divui %k, %c{BK} : index
-    %stage = arith.remui %kt, %c{stages} : index
-    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
-    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
-    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
-    "gpu.barrier"() : () -> ()
-    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
+        refill = f"""    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
     %kn = arith.addi %k, %c{ahead * BK} : index
     %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
@@ -197,7 +193,26 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
+"""
+        if role == "producer":
+            return "", f"""  // prologue: K tiles 0 .. {ahead - 1} in flight
+{prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
+    %kt = arith.divui %k, %c{BK} : index
+    // 1. the consumers are done with K tile k-2 (the barrier of their iteration k)
+    "gpu.barrier"() : () -> ()
+{refill}    scf.yield {shifted} : {tokens}
+  }}
+"""
+        body = f"""  // the accumulators start at zero
+{storages}{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
+{prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
+    %kt = arith.divui %k, %c{BK} : index
+    %stage = arith.remui %kt, %c{stages} : index
+    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
+    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
+    "gpu.barrier"() : () -> ()
+{refill}    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
 {mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
     regcopy.wgmma_wait {{pending = {accs} : i64}}
     scf.yield {shifted} : {tokens}
@@ -207,20 +222,35 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
 {out}"""
         return allocas, body
 
+    def nest(text: str) -> str:
+        return "".join(f"  {ln}" if ln else ln for ln in text.splitlines(keepends=True))
+
     main_allocas, body = path(cta_n, "", epilogue)
     allocas = f"  %SA = memref.alloca() : {sa}\n" + main_allocas
     if edge:
         edge_allocas, edge_body = path(edge, "E", "frag")
         allocas += edge_allocas
         used.add(edge)
-
-        def nest(text: str) -> str:
-            return "".join(f"  {ln}" if ln else ln for ln in text.splitlines(keepends=True))
         body = (f"  // the last column of CTAs with at most {edge} columns left: a {cta_m} x "
                 f"{edge} tile\n  %N = memref.dim %B, %c0 : {g}\n"
                 "  %rest = arith.subi %N, %n0 : index\n"
                 f"  %narrow = arith.cmpi ule, %rest, %c{edge} : index\n"
                 f"  scf.if %narrow {{\n{nest(edge_body)}  }} else {{\n{nest(body)}  }}\n")
+    threads, wg = THREADS, "  %wg = arith.divui %tid, %c128 : index\n"
+    if producer is not None:
+        assert not edge, "the producer form has no edge tile"
+        _, producer_body = path(cta_n, "", epilogue, "producer")
+        threads = THREADS + 128
+        wg = ("  %wg0 = arith.divui %tid, %c128 : index\n"
+              "  %wg = arith.subi %wg0, %c1 : index\n")
+
+        def give(action: str, count: int) -> str:
+            return (f"    regcopy.setmaxnreg {{action = \"{action}\", count = {count} : i64}}\n"
+                    if count else "")
+        body = ("  // warpgroup 0 issues the TMA loads, warpgroups 1 and 2 multiply\n"
+                "  %producer = arith.cmpi eq, %wg0, %c0 : index\n"
+                f"  scf.if %producer {{\n{give('dec', producer[0])}{nest(producer_body)}"
+                f"  }} else {{\n{give('inc', producer[1])}{nest(body)}  }}\n")
     # the main tile's B ring first, as before the edge form existed
     allocas = allocas.replace(f"  %SA = memref.alloca() : {sa}\n", "", 1)
     allocas = f"  %SA = memref.alloca() : {sa}\n" + allocas
@@ -228,13 +258,12 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
     return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
+    attributes {{regcopy.launch = #regcopy.launch<block = {threads}, grid = [1, 1]>}} {{
 {allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : {g}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c{wgr} : index
+{wg}  %wm = arith.muli %wg, %c{wgr} : index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
   // the CTA's tile (pm, pn), in groups of {group} M tiles that walk N together (L2 reuse)

@@ -10,9 +10,12 @@
 #    edge tile for the last CTA column (e8 / e64), a raster group of 16 M tiles;
 # 2. the final table: 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, mma.sync, cuBLAS and
 #    Triton columns, the edge forms beside it (--also), SASS counts (HGMMA, UTMALDG, LDL/STL);
-# 3. the gpu-marked wgmma / Hopper GEMM tests;
+# 3. the producer warpgroup with setmaxnreg (lab/ab/gemm_hopper_producer.py: the printed
+#    kernel split into a TMA producer warpgroup and two consumers, with and without register
+#    reallocation) against the example's form, 4096^3 and the ragged size, both CTA tiles;
 # 4. compute-sanitizer memcheck of one ragged call (pad + GEMM) of the example's form and of
-#    the edge form.
+#    the edge form;
+# 5. the gpu-marked wgmma / Hopper GEMM tests.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -40,17 +43,19 @@ step candidates 95 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --diagn
 step final 85 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 \
     --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --pad pair8x1024 \
     --also 128x256,rows,e8 --also 256x128,rows,e8
-step gpu_tests 30 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gemm_hopper.py \
-    test/python/test_wgmma.py
+step producer 45 python3 lab/ab/gemm_hopper_producer.py --tile 128x256 \
+    --also-tile 256x128
 SAN=/usr/local/cuda/bin/compute-sanitizer
 if [ -x "$SAN" ]; then
-    step memcheck 25 "$SAN" --tool memcheck --report-api-errors no python3 lab/gpu/hop3_memcheck.py
-    step memcheck_edge 20 "$SAN" --tool memcheck --report-api-errors no \
-        python3 lab/gpu/hop3_memcheck.py 128x256,rows,e8
+    step memcheck 30 "$SAN" --tool memcheck --report-api-errors no python3 lab/gpu/hop3_memcheck.py \
+        auto,rows 128x256,rows,e8
 fi
+step gpu_tests 40 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gemm_hopper.py \
+    test/python/test_wgmma.py
 echo "== the diagnosis, the candidates and the final tables"
 grep -E "^  (timing|padding|fastest|candidate|f16|bf16)|^\| |^the form|^\(wgmma|SASS|^  gemm_hopper|^  pad |ERROR|Error" \
     "$out/candidates.txt" "$out/final.txt" | tee "$out/tables.txt"
-grep -hE "memcheck call|ERROR SUMMARY" "$out"/memcheck*.txt 2>/dev/null | tee -a "$out/tables.txt"
+grep -hE "^form|^  [0-9]+x" "$out"/producer*.txt 2>/dev/null | tee -a "$out/tables.txt"
+grep -hE "memcheck call|ERROR SUMMARY" "$out"/memcheck.txt 2>/dev/null | tee -a "$out/tables.txt"
 echo "== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
