@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from regcopy_bench.bench_gemm import SIZES, RegcopyGemm, time_ms
+from regcopy_bench.bench_gemm import SIZES, RegcopyGemm
 from regcopy_bench.gemm_hopper import (
     EPILOGUE,
     EPILOGUES,
@@ -250,185 +250,11 @@ class HopperGemm:
         return call
 
 
-def breakdown(run: Callable[[], None], iters: int) -> str:
-    """``pad A x + pad B y + GEMM z ms`` (or ``pad A and B x + GEMM z ms``) of a padded
-    launcher, each launch timed alone."""
-    steps = getattr(run, "steps", None)
-    if steps is None:
-        return ""
-    ms = [time_ms(s, iters) for s in steps]
-    pads = (f"pad A {ms[0]:.3f} + pad B {ms[1]:.3f}" if len(ms) == 3
-            else f"pad A and B {ms[0]:.3f}")
-    return f"{pads} + GEMM {ms[-1]:.3f} ms"
-
-
-def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str, pad: str = PAD) -> bool:
-    """Bit-exact against float64 on integer-valued inputs, ragged sizes (odd K padded)."""
-    import torch
-    good = True
-    for m, n, k in ((200, 300, 136), (300, 520, 77)):
-        g = torch.Generator(device="cuda").manual_seed(k)
-        a = torch.randint(-4, 5, (m, k), device="cuda", generator=g).to(dtype)
-        b = torch.randint(-4, 5, (n, k), device="cuda", generator=g).to(dtype)
-        d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
-        want = (a.double() @ b.double().T).to(dtype)
-        torch.cuda.synchronize()
-        h.launcher(a, b, d, stream, pad)()
-        torch.cuda.synchronize()
-        same = bool(torch.equal(d, want))
-        good &= same
-        print(f"exact check wgmma {t} {m}x{n}x{k}: {'equal' if same else 'MISMATCH'}")
-    return good
-
-
-def _operands(m: int, n: int, k: int, dtype: Any) -> tuple[Any, Any, Any]:
-    import torch
-    g = torch.Generator(device="cuda").manual_seed(m + n + k)
-    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
-    b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
-    return a, b, torch.empty(m, n, device="cuda", dtype=dtype)
-
-
-def _checked(run: Callable[[], None], a: Any, b: Any, d: Any) -> str:
-    """``ok`` when ``run`` leaves ``d`` within tolerance of cuBLAS, else the error."""
-    import torch
-    d.fill_(7.0)
-    torch.cuda.synchronize()
-    run()
-    ref = torch.matmul(a, b.T)
-    torch.cuda.synchronize()
-    err = float((d.float() - ref.float()).abs().max())
-    return "ok" if err <= 0.02 * float(ref.float().abs().max()) + 0.05 else f"BAD max err {err:.3g}"
-
-
-def events_ms(fn: Callable[[], None], iters: int) -> tuple[float, float]:
-    """``(GPU ms a call, host ms a call)`` of ``fn``: ``iters`` calls back to back between two
-    CUDA events on torch's stream (after 3 warm-up calls), and the host's time inside the
-    calls. The GPU time includes any gap the host leaves between launches."""
-    import time
-
-    import torch
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    host = 0.0
-    begin.record()
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        fn()
-        host += time.perf_counter() - t0
-    end.record()
-    end.synchronize()
-    return begin.elapsed_time(end) / iters, host * 1e3 / iters
-
-
-def gpu_state() -> str:
-    """The SM clock, temperature and power (``nvidia-smi``), or why not."""
-    import subprocess
-    try:
-        return subprocess.run(
-            ["nvidia-smi", "--query-gpu=clocks.sm,temperature.gpu,power.draw",
-             "--format=csv,noheader"], capture_output=True, text=True, timeout=10,
-            check=False).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as e:
-        return f"nvidia-smi: {e}"
-
-
-def timing_diagnosis(sizes: Sequence[tuple[int, int, int]], iters: int, pad: str = PAD,
-                     rounds: int = 3) -> None:
-    """Why a padded size's time and its parts may disagree: per ragged size (f16, the
-    example's form), ``rounds`` rounds of, in turn: the user's call (wall clock:
-    ``time_ms``; GPU time between events and the host's time a call: ``events_ms``), its
-    two launches alone (no allocation, no host work but the launches), the padding alone
-    and the GEMM alone; the GPU's clock before each round; then every quantity's median."""
-    import statistics
-
-    import torch
-    h = HopperGemm("f16", None, "auto")
-    stream = h.dev.default_stream
-    for m, n, k in [s for s in sizes if s[2] % 8]:
-        a, b, d = _operands(m, n, k, torch.float16)
-        run = h.launcher(a, b, d, stream, pad)
-        runs: dict[str, list[float]] = {}
-        for r in range(rounds):
-            print(f"  timing {m}x{n}x{k} round {r}: GPU {gpu_state()}", flush=True)
-            gpu, host = events_ms(run, iters)
-            pad_ms = sum(time_ms(s, iters) for s in run.steps[:-1])  # type: ignore[attr-defined]
-            for key, v in (("call, wall", time_ms(run, iters)), ("call, events", gpu),
-                           ("call, host", host), ("launches alone, wall",
-                                                  time_ms(run.pair, iters)),  # type: ignore[attr-defined]
-                           ("pad alone", pad_ms),
-                           ("GEMM alone", time_ms(run.steps[-1], iters))):  # type: ignore[attr-defined]
-                runs.setdefault(key, []).append(v)
-        print(f"  timing {m}x{n}x{k} (median of {rounds}, ms a call): " + ", ".join(
-            f"{key} {statistics.median(v):.4f}" for key, v in runs.items())
-            + f"; pad + GEMM {statistics.median(runs['pad alone']) + statistics.median(runs['GEMM alone']):.4f}",
-            flush=True)
-
-
-def candidates(sizes: Sequence[tuple[int, int, int]], iters: int,
-               forms: Sequence[tuple[str, str]] = FORMS,
-               pads: Sequence[str] = ("two", *PADS)) -> tuple[bool, str]:
-    """The paddings ``pads`` at each ragged size of ``sizes`` (K % 8 != 0; each padding's
-    launch timed alone and in the pair with the GEMM, the padding's bandwidth: 2 x (read +
-    written) bytes of A and B over its time), then every ``(tile, epilogue)`` of ``forms``,
-    f16, at ``sizes``: TFLOPS, each ragged row's parts, and each form's ratio to the first
-    size. Returns (all checks ok, the fastest one-launch padding, or ``PAD`` if none ran)."""
-    import torch
-    mma = RegcopyGemm("f16") if "two" in pads else None
-    h = HopperGemm("f16", mma, "auto")
-    stream = h.dev.default_stream
-    ok, table, best = True, [], (float("inf"), PAD)
-    for m, n, k in [s for s in sizes if s[2] % 8]:
-        a, b, d = _operands(m, n, k, torch.float16)
-        k8 = -(-k // 8) * 8
-        moved = 2 * (m + n) * (k + k8)  # bytes read + written, f16
-        for pad in pads:
-            run = h.launcher(a, b, d, stream, pad)
-            chk = _checked(run, a, b, d)
-            ok &= chk == "ok"
-            tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
-            steps = run.steps[:-1]  # type: ignore[attr-defined]
-            pad_ms = sum(time_ms(s, iters) for s in steps)
-            if pad != "two" and chk == "ok":
-                best = min(best, (pad_ms, pad))
-            print(f"  padding {pad} {m}x{n}x{k}: pad {pad_ms * 1e3:.1f} us "
-                  f"({moved / pad_ms / 1e9:.2f} TB/s), pad + GEMM {tf:.0f} TFLOPS ({chk}); "
-                  f"{breakdown(run, iters)}", flush=True)
-    if best[0] < float("inf"):
-        print(f"  fastest one-launch padding: {best[1]} ({best[0] * 1e3:.1f} us)")
-    for form in forms:
-        try:
-            h = HopperGemm("f16", mma, *parse_form(form))
-        except Exception as e:  # noqa: BLE001 - a form that fails costs its row only
-            print(f"  candidate {' '.join(form)}: {str(e).splitlines()[0][:300]}")
-            continue
-        tf = []
-        for m, n, k in sizes:
-            a, b, d = _operands(m, n, k, torch.float16)
-            run = h.launcher(a, b, d, stream, best[1])
-            chk = _checked(run, a, b, d)
-            ok &= chk == "ok"
-            tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
-            parts = breakdown(run, iters)
-            print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
-                  + (f"; {parts}" if parts else ""), flush=True)
-        table.append((form[0], ",".join(form[1:]), tf))
-    names = ["x".join(map(str, s)) for s in sizes]
-    print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
-          + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
-    print("|---|---|" + "---|" * (2 * len(names) - 1))
-    for tile, epilogue, tf in table:
-        print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
-              + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
-    print()
-    return ok, best[1]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds of the main table's interleaved timing (median)")
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
@@ -472,6 +298,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bench_gemm_hopper: needs torch and a CUDA GPU")
         return 2
     torch.cuda.init()
+    from regcopy_bench.hopper_timing import (
+        breakdown,
+        candidates,
+        checked,
+        events_ms,
+        exact_check,
+        gpu_state,
+        interleaved,
+        operands,
+        timing_diagnosis,
+    )
 
     def parse(text: str) -> list[tuple[int, int, int]]:
         return [(int(x), int(y), int(z)) for x, y, z in (s.split("x") for s in text.split(","))]
@@ -496,61 +333,71 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream = h.dev.default_stream
         ok &= exact_check(h, stream, dtype, t, pad)
         others = [HopperGemm(t, mma, *parse_form(form)) for form in args.also]
+        aligned_call: Callable[[], None] | None = None  # holds its tensors alive
+        aligned_flop = 0.0
         for m, n, k in parse(args.sizes):
-            a, b, d = _operands(m, n, k, dtype)
+            a, b, d = operands(m, n, k, dtype)
             run = h.launcher(a, b, d, stream, pad)
-            chk = _checked(run, a, b, d)
+            chk = checked(run, a, b, d)
             ok &= chk == "ok"
             flop = 2.0 * m * n * k
-            nan = float("nan")
-            ms = {"wgmma": time_ms(run, args.iters),
-                  "mma.sync": nan if mma is None else time_ms(mma.launcher(a, b, d, stream),
-                                                              args.iters),
-                  "cuBLAS": nan if mma is None else time_ms(partial(torch.matmul, a, b.T),
-                                                            args.iters)}
-            ms["Triton"] = nan
-            if tri is not None:
-                try:
-                    ms["Triton"] = time_ms(partial(tri, a, b), args.iters)
-                except Exception as e:  # noqa: BLE001 - a Triton failure costs its column only
-                    print(f"  Triton failed at {m}x{n}x{k}: {str(e).splitlines()[0][:200]}")
+            fns: dict[str, Callable[[], Any] | None] = {
+                "wgmma": run,
+                "mma.sync": None if mma is None else mma.launcher(a, b, d, stream),
+                "cuBLAS": None if mma is None else partial(torch.matmul, a, b.T),
+                "Triton": None if tri is None else partial(tri, a, b)}
             for form, other in zip(args.also, others, strict=True):
                 alt = other.launcher(a, b, d, stream, pad)
-                alt_chk = _checked(alt, a, b, d)
+                alt_chk = checked(alt, a, b, d)
                 ok &= alt_chk == "ok"
-                ms[form] = time_ms(alt, args.iters) if alt_chk == "ok" else nan
+                fns[form] = alt if alt_chk == "ok" else None
+            print(f"  {t} {m}x{n}x{k}: GPU {gpu_state()}", flush=True)
+            ms = interleaved(fns, args.iters, args.rounds)
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
             parts = breakdown(run, args.iters)
+            same_run = float("nan")
             if k % 8:
                 gpu, host = events_ms(run, args.iters)
                 parts += f"; the call: GPU {gpu:.3f} ms (events), host {host * 1e3:.0f} us"
+                if aligned_call is not None:  # the aligned call in the same rounds
+                    pair = interleaved({"aligned": aligned_call, "ragged": run}, args.iters,
+                                       args.rounds)
+                    same_run = (flop / pair["ragged"]) / (aligned_flop / pair["aligned"])
+                    parts += (f"; interleaved with the aligned call: {pair['ragged']:.4f} ms "
+                              f"against {pair['aligned']:.4f} ms, {same_run:.2f}x the aligned "
+                              "TFLOPS")
+            elif aligned_call is None:
+                aligned_call, aligned_flop = run, flop
             tile = choose_tile(m, n, h.sms) if h.tile == "auto" else h.tile
-            rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile))
+            rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile,
+                         same_run))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
                   + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
     print()
     print("| dtype | M x N x K | wgmma TFLOPS | mma.sync TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
           "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile | check |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for t, size, tf, chk, route in rows:
+    for t, size, tf, chk, route, same_run in rows:
         aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4].startswith("TMA")),
                        tf["wgmma"])
+        ratio = f"{tf['wgmma'] / aligned:.2f}x" + (
+            f" ({same_run:.2f}x interleaved)" if same_run == same_run else "")
         print(f"| {t} | {size} | {tf['wgmma']:.0f} | {tf['mma.sync']:.0f} | {tf['cuBLAS']:.0f} "
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
-              f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
-              f"{chk} |")
-    print(f"(wgmma: the user's call, HopperGemm(a, b, d), {args.iters} calls back to back "
-          "between two device synchronizations, host work included; pad+TMA: that call takes "
-          f"scratch A8, B8 from torch's caching allocator, pads the rows of A and B to K8 "
+              f"{tf['wgmma'] / tf['Triton']:.2f}x | {ratio} | {route} | {chk} |")
+    print(f"(every column: the median of {args.rounds} rounds that time each column in turn, "
+          f"{args.iters} calls back to back between two device synchronizations; wgmma: the "
+          "user's call, HopperGemm(a, b, d), host work included; pad+TMA: that call takes "
+          "scratch A8, B8 from torch's caching allocator, pads the rows of A and B to K8 "
           f"({pad}: one launch) and runs the GEMM on them; 32-bit index math where every "
           "offset fits, as run_kernel picks; wgmma / aligned: to the first aligned size of "
-          "the dtype)")
+          "the dtype, and in parentheses with that aligned call timed in the same rounds)")
     if args.also:
         main_form = args.form or f"{args.tile},{args.epilogue}"
         print(f"\n| dtype | M x N x K | {main_form} | "
               + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
         print("|---|---|---|" + "---|---|" * len(args.also))
-        for t, size, tf, _, _ in rows:
+        for t, size, tf, *_ in rows:
             print(f"| {t} | {size} | {tf['wgmma']:.0f} | " + " | ".join(
                 f"{tf[x]:.0f} | {tf[x] / tf['wgmma']:.2f}x" for x in args.also) + " |")
     return 0 if ok else 1

@@ -100,17 +100,13 @@ def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str,
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8,
-                producer: tuple[int, int] | None = None) -> str:
+                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> str:
     """The kernel ``@name`` for element type ``t`` (module doc). ``edge`` (0, or a multiple
     of 8 below ``CTA_N``): a CTA whose tile has at most ``edge`` columns left in N (the last
     column of CTAs at a ragged N) runs the same pipeline with a ``CTA_M x edge`` B tile and
     ``m64n{edge}k16`` wgmmas instead (the fragment epilogue), so a one-column edge costs its
     A loads, not a whole tile's tensor work. ``group``: M tiles a group of CTAs walks N
-    with (L2 reuse). ``producer`` (``(P, C)`` registers, or ``(0, 0)``): a third warpgroup,
-    warpgroup 0, issues the TMA loads in a loop of its own (one CTA barrier an iteration, as
-    the consumers'), after ``regcopy.setmaxnreg`` decreases its registers to P and the two
-    consumer warpgroups' increase to C (with ``(0, 0)`` no reallocation)."""
+    with (L2 reuse)."""
     cta_m, cta_n = TILES[tile]
     wgr = cta_m // 2  # rows of a warpgroup
     accs = wgr // 64  # 64-row accumulators of a warpgroup
@@ -121,10 +117,9 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
     used = {0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, BK, stages, ahead, ahead * BK, group,
             *(s * BK for s in range(stages)), *range(stages)}
 
-    def path(cn: str | int, x: str, ep: str, role: str = "all") -> tuple[str, str]:
+    def path(cn: str | int, x: str, ep: str) -> tuple[str, str]:
         """``(allocas, body)`` of the pipeline for an N tile of ``cn`` columns, its buffers
-        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %SB, %acc); ``role``
-        "producer": only the TMA loads (no allocas)."""
+        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %SB, %acc)."""
         n = int(cn)
         c, co = _c("f32", n), _c(t, n)
         regs = 64 * n // 128
@@ -194,15 +189,6 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
       scf.yield %g : !regcopy.token
     }}
 """
-        if role == "producer":
-            return "", f"""  // prologue: K tiles 0 .. {ahead - 1} in flight
-{prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
-    %kt = arith.divui %k, %c{BK} : index
-    // 1. the consumers are done with K tile k-2 (the barrier of their iteration k)
-    "gpu.barrier"() : () -> ()
-{refill}    scf.yield {shifted} : {tokens}
-  }}
-"""
         body = f"""  // the accumulators start at zero
 {storages}{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
 {prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
@@ -236,21 +222,6 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                 "  %rest = arith.subi %N, %n0 : index\n"
                 f"  %narrow = arith.cmpi ule, %rest, %c{edge} : index\n"
                 f"  scf.if %narrow {{\n{nest(edge_body)}  }} else {{\n{nest(body)}  }}\n")
-    threads, wg = THREADS, "  %wg = arith.divui %tid, %c128 : index\n"
-    if producer is not None:
-        assert not edge, "the producer form has no edge tile"
-        _, producer_body = path(cta_n, "", epilogue, "producer")
-        threads = THREADS + 128
-        wg = ("  %wg0 = arith.divui %tid, %c128 : index\n"
-              "  %wg = arith.subi %wg0, %c1 : index\n")
-
-        def give(action: str, count: int) -> str:
-            return (f"    regcopy.setmaxnreg {{action = \"{action}\", count = {count} : i64}}\n"
-                    if count else "")
-        body = ("  // warpgroup 0 issues the TMA loads, warpgroups 1 and 2 multiply\n"
-                "  %producer = arith.cmpi eq, %wg0, %c0 : index\n"
-                f"  scf.if %producer {{\n{give('dec', producer[0])}{nest(producer_body)}"
-                f"  }} else {{\n{give('inc', producer[1])}{nest(body)}  }}\n")
     # the main tile's B ring first, as before the edge form existed
     allocas = allocas.replace(f"  %SA = memref.alloca() : {sa}\n", "", 1)
     allocas = f"  %SA = memref.alloca() : {sa}\n" + allocas
@@ -258,12 +229,13 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
     return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
     %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = {threads}, grid = [1, 1]>}} {{
+    attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
 {allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
   %K = memref.dim %A, %c1 : {g}
   %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
-{wg}  %wm = arith.muli %wg, %c{wgr} : index
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c{wgr} : index
   %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
   %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
   // the CTA's tile (pm, pn), in groups of {group} M tiles that walk N together (L2 reuse)

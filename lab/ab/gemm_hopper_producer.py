@@ -71,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     from regcopy_backend.cuda.spills import ptxas_usage
     from regcopy_backend.runtime.variants import KernelVariants
     from regcopy_bench.bench_gemm import time_ms
-    from regcopy_bench.bench_gemm_hopper import HopperGemm, _checked, _operands, hopper_lowered
+    from regcopy_bench.bench_gemm_hopper import HopperGemm, hopper_lowered
+    from regcopy_bench.hopper_timing import checked, operands
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="4096x4096x4096,4095x4097x4093")
@@ -101,12 +102,12 @@ def main(argv: list[str] | None = None) -> int:
         stream = base.dev.default_stream
         for size in args.sizes.split(","):
             m, n, k = (int(x) for x in size.split("x"))
-            a, b, d = _operands(m, n, k, torch.float16)
+            a, b, d = operands(m, n, k, torch.float16)
             tf = {}
             for name, h in forms.items():
                 try:
                     run = h.launcher(a, b, d, stream)
-                    chk = _checked(run, a, b, d)
+                    chk = checked(run, a, b, d)
                 except Exception as e:  # noqa: BLE001 - a form that fails costs its row
                     print(f"  {size} {tile} {name}: {str(e).splitlines()[0][:300]}")
                     ok = False
