@@ -75,12 +75,23 @@ def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE, edge: int
     return print_cuda(module), kernel_info(kernels(module)[0])
 
 
+def pad_spec(pad: str) -> tuple[int, int, str]:
+    """``NAME[+FORM]`` -> the CTA tile ``PADS[NAME]`` and the passes that lower the padding
+    (``FORM``: a ``misaligned-stores`` form, e.g. ``staged``, which stages the loads too)."""
+    name, _, form = pad.partition("+")
+    rows, cols = PADS[name]
+    return rows, cols, TMA.replace("}", f" misaligned-stores={form}}}") if form else TMA
+
+
 def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
-    """SASS counts of the padding kernels (f16, odd K: the loads realigned): instructions,
-    loads by width, byte permutes, branches, 128-bit stores, local memory."""
+    """SASS counts of the padding kernels (f16, odd K: the loads realigned; 32-bit index
+    math): instructions, loads by width, byte permutes, branches, 128-bit stores, local
+    memory."""
     import re
 
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.types import INDEX32_OPTION
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
@@ -88,9 +99,11 @@ def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
             "LDL", "STL")
     lines = []
     for pad in pads:
-        rows, cols = PADS[pad]
-        module = parse_and_lower(pad_pair_text("pad", "f16", rows, cols), "pad.mlir", TMA)
-        sass = [ln for ln in disassemble(compile_cuda(print_cuda(module)).cubin).splitlines()
+        rows, cols, passes = pad_spec(pad)
+        module = parse_and_lower(pad_pair_text("pad", "f16", rows, cols), "pad.mlir", passes)
+        index32 = (INDEX32_OPTION,) * kernel_info(kernels(module)[0]).index_switch
+        sass = [ln for ln in disassemble(compile_cuda(print_cuda(module), options=index32).cubin
+                                         ).splitlines()
                 if re.search(r"/\*[0-9a-f]{4}\*/", ln)]
         count = {k: sum(1 for ln in sass if k in ln) for k in keys}
         lines.append(f"pad {pad} ({rows}x{cols}): {len(sass)} instructions, "
@@ -99,15 +112,17 @@ def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
 
 
 def sass_report(forms: Sequence[str | Sequence[str]] = ((TILE, EPILOGUE),)) -> list[str]:
-    """SASS counts of the Hopper kernel (f16, each form of ``parse_form``): HGMMA, TMA loads,
-    barriers, shuffles, stores, local memory."""
+    """SASS counts of the Hopper kernel (f16, each form of ``parse_form``, 32-bit index math):
+    HGMMA, TMA loads, barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.types import INDEX32_OPTION
 
     lines = []
     for form in forms:
         tile, epilogue, edge, group = parse_form(form)
-        source, _ = hopper_lowered("f16", tile, epilogue, edge, group)
-        compiled = compile_cuda(source)
+        source, info = hopper_lowered("f16", tile, epilogue, edge, group)
+        # the 32-bit index form, the one the launches take at the benchmarked sizes
+        compiled = compile_cuda(source, options=(INDEX32_OPTION,) * info.index_switch)
         sass = disassemble(compiled.cubin)
         keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", *([f"HGMMA.64x{edge}x16.F32"] * bool(edge)),
                 "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR", "BAR.SYNC", "SHFL", "STG.E.128",
@@ -145,17 +160,17 @@ class HopperGemm:
             self.kernels[x] = (KernelVariants(self.dev, source, info), info)
 
     def pad_pair(self, pad: str) -> tuple[Any, Any]:
-        """The ``KernelVariants`` of ``pad_pair_text``'s kernel for ``PADS[pad]`` and its
-        KernelInfo."""
+        """The ``KernelVariants`` of ``pad_pair_text``'s kernel for ``pad`` (``pad_spec``)
+        and its KernelInfo."""
         from regcopy_backend.cuda.kernel_info import kernel_info, kernels
         from regcopy_backend.cuda.printer import print_cuda
         from regcopy_backend.runtime.variants import KernelVariants
         from regcopy_tools.regcopy_run import parse_and_lower
 
         if pad not in self.pairs:
-            rows, cols = PADS[pad]
-            module = parse_and_lower(pad_pair_text(f"pad_{pad}", self.t, rows, cols), "pad.mlir",
-                                     TMA)
+            rows, cols, passes = pad_spec(pad)
+            module = parse_and_lower(pad_pair_text("pad_pair", self.t, rows, cols), "pad.mlir",
+                                     passes)
             info = kernel_info(kernels(module)[0])
             self.pairs[pad] = (KernelVariants(self.dev, print_cuda(module), info), info)
         return self.pairs[pad]
@@ -178,7 +193,7 @@ class HopperGemm:
             values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
         else:
             variants, info = self.pad_pair(key)
-            g = pad_pair_grid(shapes[0][0], shapes[2][0], shapes[1][1], *PADS[key])
+            g = pad_pair_grid(shapes[0][0], shapes[2][0], shapes[1][1], *pad_spec(key)[:2])
             values = launch_arguments(info, args, ptrs)
         kernel = variants.for_launch(shapes, g)
         out = (kernel, g, info.block, info.dynamic_shared_bytes, values)
@@ -265,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--forms", default=";".join(",".join(f) for f in FORMS),
                     help="the candidate forms, TILE,EPILOGUE;... (default: all of FORMS)")
     ap.add_argument("--pads", default=",".join(("two", *PADS)),
-                    help="the candidate paddings (two, or names of PADS)")
+                    help="the candidate paddings (two, or NAME[+FORM]: a name of PADS, FORM a "
+                    "misaligned-stores form such as staged)")
     ap.add_argument("--pad", choices=[*PADS, "best"], default=PAD,
                     help="the main table's padding; best: the fastest the candidates measured")
     ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE",
@@ -290,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in sass_report(shown):  # type: ignore[arg-type]
         print("  " + line)
     if args.sass_only and args.candidates:
-        for line in pad_sass_report([p for p in args.pads.split(",") if p in PADS]):
+        for line in pad_sass_report([p for p in args.pads.split(",") if p != "two"]):
             print("  " + line)
     if args.sass_only:
         return 0

@@ -36,7 +36,7 @@ x 17 = 544 CTAs (five waves of the H200's 132 SMs, one CTA an SM), the 256 x 128
 528 (four waves)."""
 TILE = "128x256"
 """The CTA tile where both make as many waves (``choose_tile``)."""
-EPILOGUES = ("frag", "rows")
+EPILOGUES = ("frag", "rows", "rowwarp")
 """How the accumulators leave (module doc)."""
 EPILOGUE = "rows"
 """The example's epilogue (measured on the H200: 713 against 644 TFLOPS at 4096^3 f16)."""
@@ -47,9 +47,11 @@ FORMS: tuple[tuple[str, str], ...] = (
 rows epilogue lowered with ``misaligned-stores=predicated`` (odd N: each aligned piece a
 predicated store instead of one branch per misalignment). (A persistent schedule, measured
 0.64-0.67x of this one at 4096^3 and 8192^3, is kept as an A/B form in lab/ab.)"""
-PAD = "pair32"
-"""The example's padding for K % 8 != 0: ``pad_pair_text`` with 32 rows a CTA, one launch
-(measured 44 us at 4095 x 4097 x 4093 against 46 for two launches, 58 for 64 rows)."""
+PAD = "pair8x1024"
+"""The example's padding for K % 8 != 0: ``pad_pair_text`` with an 8 x 1024 CTA tile, one
+launch (the fastest of ``PADS`` on the H200: 46.5 us at 4095 x 4097 x 4093, 2.89 TB/s; the
+earlier 32 x 256 tile took 47.6 us, and its 32-bit index form, the one the runner launches,
+spills 36 bytes under ptxas's register cap)."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
@@ -67,6 +69,26 @@ def _rows(t: str, n: int) -> str:
     and every thread then stores 16-byte vectors."""
     return (f"memref<64x{n}x{t}, #regcopy.layout<(4,2,8,{n // 32},4,8):(1@wid_in_wg,{n // 4},"
             "4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
+
+
+def _rowwarp(t: str, n: int) -> str:
+    """The same 64 x n tile with a warp along a row: warp ``w`` keeps its 16 rows ``16 w ..``,
+    ``L = min(32, n / 8)`` lanes cover one row, 8 consecutive elements a lane, ``32 / L`` rows
+    a round. Every store of a round then starts where its row does (one misalignment class a
+    warp and round where N is odd, where the quad layout of ``_rows`` holds rows of every
+    class); the conversion from the fragment moves elements across the warp (shuffles)."""
+    lanes = min(32, n // 8)
+    if lanes == 32:
+        layout = "(4,16,32,8):(1@wid_in_wg,8,1@laneid,1)"
+    else:
+        layout = (f"(4,{16 * lanes // 32},{32 // lanes},{lanes},8):(1@wid_in_wg,8,{lanes}@laneid,"
+                  "1@laneid,1)")
+    return f"memref<64x{n}x{t}, #regcopy.layout<{layout}>, #regcopy.mem<local>>"
+
+
+def _out(t: str, n: int, ep: str) -> str:
+    """The register tile the epilogue ``ep`` stores from (``rows`` or ``rowwarp``)."""
+    return _rowwarp(t, n) if ep == "rowwarp" else _rows(t, n)
 
 
 def grid(m: int, n: int, tile: str = TILE) -> tuple[int, int, int]:
@@ -103,7 +125,8 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                 epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> str:
     """The kernel ``@name`` for element type ``t`` (module doc). ``edge`` (0, or a multiple
     of 8 below ``CTA_N``): a CTA whose tile has at most ``edge`` columns left in N (the last
-    column of CTAs at a ragged N) runs the same pipeline with a ``CTA_M x edge`` B tile and
+    column of CTAs at a ragged N) runs the same pipeline with an ``edge x BK`` B tile (the first
+    rows of each B slot) and
     ``m64n{edge}k16`` wgmmas instead (the fragment epilogue), so a one-column edge costs its
     A loads, not a whole tile's tensor work. ``group``: M tiles a group of CTAs walks N
     with (L2 reuse)."""
@@ -119,12 +142,15 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
 
     def path(cn: str | int, x: str, ep: str) -> tuple[str, str]:
         """``(allocas, body)`` of the pipeline for an N tile of ``cn`` columns, its buffers
-        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %SB, %acc)."""
+        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %acc; both read B from the
+        main tile's ring %SB)."""
         n = int(cn)
         c, co = _c("f32", n), _c(t, n)
         regs = 64 * n // 128
         used.add(regs)
-        sb = f"memref<{stages}x{n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
+        # the edge tile reads its B rows from the first rows of the main tile's B ring
+        sb = (f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, "
+              "#regcopy.mem<shared.dyn>>")
 
         def start(k: str, slot: str, out: str, indent: str) -> str:
             return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [{wgr}, {BK}] -> "
@@ -132,15 +158,15 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                     f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [{wgr}, {BK}] -> "
                     f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
                     f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{n}, {BK}] -> "
-                    f"%SB{x}[{slot}, 0, 0] [1, {n}, {BK}] : {g} -> {sb}\n"
+                    f"%SB[{slot}, 0, 0] [1, {n}, {BK}] : {g} -> {sb}\n"
                     f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
 
         acc = [f"%C{x}{i}" if accs > 1 else f"%C{x}" for i in range(accs)]
-        allocas = (f"  %SB{x} = memref.alloca() : {sb}\n"
+        allocas = ((f"  %SB = memref.alloca() : {sb}\n" if not x else "")
                    + "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
                    + f"  %CO{x} = memref.alloca() : {co}\n")
-        if ep == "rows":
-            allocas += f"  %RO{x} = memref.alloca() : {_rows(t, n)}\n"
+        if ep in ("rows", "rowwarp"):
+            allocas += f"  %RO{x} = memref.alloca() : {_out(t, n, ep)}\n"
         tokens = ", ".join(["!regcopy.token"] * ahead)
         carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
         shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
@@ -152,7 +178,7 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
             f"vector<4xf32>\n  }}\n" for i in range(accs))
         mma = "".join(
             f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
-            f"%SB{x}[%stage, 0, 0] [1, {n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
+            f"%SB[%stage, 0, 0] [1, {n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
             for i, a in enumerate(acc))
         out = ("  %mw = arith.addi %m0, %wm : index\n"
                + "".join(f"  %mw{i} = arith.addi %mw, %c64 : index\n" for i in range(1, accs))
@@ -166,16 +192,17 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                     f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
                     f"    vector.store %h, %out[%i] : memref<{regs}x{t}, "
                     f"#regcopy.mem<local>>, vector<4x{t}>\n  }}\n")
-            if ep == "rows":
-                ro = _rows(t, n)
+            if ep in ("rows", "rowwarp"):
+                ro = _out(t, n, ep)
                 out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x} : {co} -> {ro}\n"
                         f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {ro} -> {g}\n")
             else:
                 out += (f"  regcopy.copy warpgroup %CO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {co} -> {g}\n")
-        how = ("convert to rows of 8 a thread, 128-bit stores" if ep == "rows"
-               else "32-bit stores from the fragment")
+        how = {"rows": "convert to rows of 8 a thread, 128-bit stores",
+               "rowwarp": "convert to a warp along a row, 8 a lane, 128-bit stores",
+               "frag": "32-bit stores from the fragment"}[ep]
         prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
         refill = f"""    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
     %kn = arith.addi %k, %c{ahead * BK} : index

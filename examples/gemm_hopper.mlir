@@ -7,13 +7,13 @@
 // the tile whose grid makes fewer waves (128 x 256 on a tie). At 4095 x 4097 that is 256 x 128
 // (528 CTAs: 4 waves of 132 SMs, where 128 x 256 makes 544: 5 waves).
 // The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
-// launch @pad_pair(A, A8, B, B8) on ceil(K8 / 256) x ceil(max(M, N) / 32) x 2 CTAs (K8 = K
+// launch @pad_pair(A, A8, B, B8) on ceil(K8 / 1024) x ceil(max(M, N) / 8) x 2 CTAs (K8 = K
 // rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
 // stores, zeros after column K); then run the GEMM on A8, B8. Lower with transfer=tma:
 //   regcopy-run -p 'lower-reg-copy{transfer=tma}' --kernel gemm_hopper --check \
 //     examples/gemm_hopper.mlir --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
 //   regcopy-run --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \
-//     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,3,2
+//     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,9,2
 //
 // One CTA (256 threads: two consumer warpgroups) computes its tile; warpgroup wg the rows
 // CTA_M / 2 x wg .., in 64-row f32 accumulators in the m64nNk16 fragment layout (128 registers
@@ -461,44 +461,44 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
 
 func.func @pad_pair(%X1: memref<?x?xf16, #regcopy.mem<global>>, %Y1: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>}, %X2: memref<?x?xf16, #regcopy.mem<global>>, %Y2: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>})
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1, 2]>} {
-  %R = memref.alloca() : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  %R = memref.alloca() : memref<8x1024xf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
-  %crows = arith.constant 32 : index
-  %c256 = arith.constant 256 : index
+  %crows = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   %bz = "gpu.block_id"() <{dimension = #gpu<dim z>}> : () -> index
   %r0 = arith.muli %by, %crows : index
-  %k0 = arith.muli %bx, %c256 : index
+  %k0 = arith.muli %bx, %c1024 : index
   %first = arith.cmpi eq, %bz, %c0 : index
   scf.if %first {
-    regcopy.copy cta %X1[%r0, %k0] [32, 256] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %R -> %Y1[%r0, %k0] [32, 256] : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy cta %X1[%r0, %k0] [8, 1024] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<8x1024xf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>>
+    regcopy.copy cta %R -> %Y1[%r0, %k0] [8, 1024] : memref<8x1024xf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   } else {
-    regcopy.copy cta %X2[%r0, %k0] [32, 256] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %R -> %Y2[%r0, %k0] [32, 256] : memref<32x256xf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy cta %X2[%r0, %k0] [8, 1024] -> %R : memref<?x?xf16, #regcopy.mem<global>> -> memref<8x1024xf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>>
+    regcopy.copy cta %R -> %Y2[%r0, %k0] [8, 1024] : memref<8x1024xf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   }
   func.return
 }
 
 func.func @pad_pair_bf16(%X1: memref<?x?xbf16, #regcopy.mem<global>>, %Y1: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>}, %X2: memref<?x?xbf16, #regcopy.mem<global>>, %Y2: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>})
     attributes {regcopy.launch = #regcopy.launch<block = 256, grid = [1, 1, 2]>} {
-  %R = memref.alloca() : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
+  %R = memref.alloca() : memref<8x1024xbf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>>
   %c0 = arith.constant 0 : index
-  %crows = arith.constant 32 : index
-  %c256 = arith.constant 256 : index
+  %crows = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
   %bx = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
   %by = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
   %bz = "gpu.block_id"() <{dimension = #gpu<dim z>}> : () -> index
   %r0 = arith.muli %by, %crows : index
-  %k0 = arith.muli %bx, %c256 : index
+  %k0 = arith.muli %bx, %c1024 : index
   %first = arith.cmpi eq, %bz, %c0 : index
   scf.if %first {
-    regcopy.copy cta %X1[%r0, %k0] [32, 256] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %R -> %Y1[%r0, %k0] [32, 256] : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy cta %X1[%r0, %k0] [8, 1024] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<8x1024xbf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>>
+    regcopy.copy cta %R -> %Y1[%r0, %k0] [8, 1024] : memref<8x1024xbf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   } else {
-    regcopy.copy cta %X2[%r0, %k0] [32, 256] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %R -> %Y2[%r0, %k0] [32, 256] : memref<32x256xbf16, #regcopy.layout<(4,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy cta %X2[%r0, %k0] [8, 1024] -> %R : memref<?x?xbf16, #regcopy.mem<global>> -> memref<8x1024xbf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>>
+    regcopy.copy cta %R -> %Y2[%r0, %k0] [8, 1024] : memref<8x1024xbf16, #regcopy.layout<(4,2,128,8):(8,128@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   }
   func.return
 }

@@ -6,8 +6,9 @@
 #    by wall clock and by CUDA events, the host's time a call, its launches alone, the pad
 #    alone, the GEMM alone; three rounds, the SM clock before each), the paddings, then the
 #    forms at 4096^3, 4096x4224x4096 (256x128: 528 aligned tiles, 4 waves), 4095x4097x4096
-#    (the padded GEMM's own shape, no pad) and 4095x4097x4093: the CTA tiles, the narrow
-#    edge tile for the last CTA column (e8 / e64), a raster group of 16 M tiles;
+#    (the padded GEMM's own shape, no pad) and 4095x4097x4093: the CTA tiles, the epilogue
+#    with a warp along a row (rowwarp: one misalignment class a warp where N is odd), the
+#    narrow edge tile for the last CTA column (e8), a raster group of 16 M tiles;
 # 2. the final table: 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, mma.sync, cuBLAS and
 #    Triton columns, the edge forms beside it (--also), SASS counts (HGMMA, UTMALDG, LDL/STL);
 # 3. the producer warpgroup with setmaxnreg (lab/ab/gemm_hopper_producer.py: the printed
@@ -36,13 +37,13 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
     summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
 }
 RAGGED=4095x4097x4093
-step candidates 95 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --diagnose $RAGGED \
+step candidates 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --diagnose $RAGGED \
     --candidates 4096x4096x4096,4096x4224x4096,4095x4097x4096,$RAGGED \
-    --forms '256x128,rows;128x256,rows;128x256,rows,e8;256x128,rows,e8;128x256,rows,e64;256x128,rows,g16' \
-    --pads pair32,pair8x1024,pair64 --pad best --sizes ''
+    --forms '128x256,rows;256x128,rows;256x128,rowwarp;128x256,rows,e8;256x128,rows,e8;256x128,rowwarp,e8;256x128,rows,g16' \
+    --pads pair8x1024,pair32,pair8x1024+staged,pair16x1024 --pad best --sizes ''
 step final 85 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 \
     --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --pad pair8x1024 \
-    --also 128x256,rows,e8 --also 256x128,rows,e8
+    --also 256x128,rowwarp,e8 --also 128x256,rows,e8
 step producer 45 python3 lab/ab/gemm_hopper_producer.py --tile 128x256 \
     --also-tile 256x128
 SAN=/usr/local/cuda/bin/compute-sanitizer

@@ -14,6 +14,7 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.gemm_hopper import (
+    PAD,
     PAD_ROWS,
     PADS,
     TILE,
@@ -36,7 +37,8 @@ def test_example_is_the_benchmarked_kernel() -> None:
     want = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
             kernel_text("gemm_hopper_256x128", "f16", tile="256x128"),
             kernel_text("gemm_hopper_256x128_bf16", "bf16", tile="256x128"),
-            pad_pair_text("pad_pair", "f16"), pad_pair_text("pad_pair_bf16", "bf16")]
+            pad_pair_text("pad_pair", "f16", *PADS[PAD]),
+            pad_pair_text("pad_pair_bf16", "bf16", *PADS[PAD])]
     assert [k.strip() for k in kernels] == [k.strip() for k in want]
 
 
@@ -155,7 +157,7 @@ def test_gpu_example_pad_then_gemm() -> None:
     k8 = -(-k // 8) * 8
     ys = [np.full((x.shape[0], k8), np.float16(np.nan), np.float16) for x in (a, b)]
     got = run_kernel(prepared.source, info["pad_pair"], [a, ys[0], b, ys[1]],
-                     grid=pad_pair_grid(m, n, k8)).arrays
+                     grid=pad_pair_grid(m, n, k8, *PADS[PAD])).arrays
     padded = [got[1], got[3]]
     for x, y in zip((a, b), padded, strict=True):
         assert np.array_equal(y[:, :k], x) and not y[:, k:].any()
