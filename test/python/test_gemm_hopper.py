@@ -60,6 +60,17 @@ def test_cpu_lowered_equals_numpy() -> None:
     assert np.array_equal(out[2].astype(np.float64), want)
 
 
+def test_cpu_rowwarp_epilogue_equals_numpy() -> None:
+    """The epilogue with a warp along a row (a shared round trip from the fragment, then
+    realigned 128-bit stores of odd-length rows), two 64-row accumulators a warpgroup."""
+    m, n, k = 70, 41, 72
+    args, want = _data(m, n, k, seed=8)
+    module = parse_and_lower(kernel_text("gemm", "f16", tile="256x128", epilogue="rowwarp"),
+                             "g.mlir", TMA)
+    out = run_on_cpu(module, "gemm", args, grid=grid(m, n, "256x128"))
+    assert np.array_equal(out[2].astype(np.float64), want)
+
+
 def test_cpu_edge_tile_equals_numpy() -> None:
     """The narrow edge form: the CTA of the last column, with at most ``edge`` columns left,
     runs the 8-column pipeline (m64n8k16 wgmmas) on the CPU interpreter, exactly."""
@@ -108,7 +119,8 @@ def test_gpu_bit_exact(t: str) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
-@pytest.mark.parametrize("form", [("256x128", "rows"), ("128x256", "frag")])
+@pytest.mark.parametrize("form", [("256x128", "rows"), ("128x256", "frag"),
+                                  ("256x128", "rowwarp")])
 def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
     """The other CTA tile and the other epilogue the benchmark compares, N even and odd
     (realigned or narrow stores), 1 to 5 K tiles."""
@@ -125,13 +137,15 @@ def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
-@pytest.mark.parametrize(("tile", "edge"), [("128x256", 8), ("256x128", 8), ("128x256", 64)])
-def test_gpu_edge_forms_bit_exact(tile: str, edge: int) -> None:
+@pytest.mark.parametrize(("tile", "edge", "epilogue"), [
+    ("128x256", 8, "rows"), ("256x128", 8, "rowwarp"), ("128x256", 64, "rows")])
+def test_gpu_edge_forms_bit_exact(tile: str, edge: int, epilogue: str) -> None:
     """The narrow edge tile: N with 1, ``edge`` and ``edge + 1`` columns past the last full
     tile column (edge path, edge path, main path), on integer-valued data."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare
-    prepared = prepare(kernel_text("gemm", "f16", tile=tile, edge=edge), "g.mlir", TMA)
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, edge=edge, epilogue=epilogue),
+                       "g.mlir", TMA)
     cta_n = int(tile.split("x")[1])
     for n in (cta_n + 1, 2 * cta_n + edge, cta_n + edge + 1):
         m, k = 300, 136
