@@ -111,6 +111,14 @@ def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
     return lines
 
 
+def wgmma_serialized(log: str) -> str:
+    """ptxas's advisory (``-v``) that it waits for each wgmma before the next (C7515: a
+    non-wgmma instruction defines an accumulator register inside the pipeline), or "": such a
+    kernel runs its K loop without overlap, whatever its SASS counts say."""
+    return next((ln.split("Potential Performance Loss:")[-1].strip() for ln in log.splitlines()
+                 if "C7515" in ln), "")
+
+
 def sass_report(forms: Sequence[str | Sequence[str]] = ((TILE, EPILOGUE),)) -> list[str]:
     """SASS counts of the Hopper kernel (f16, each form of ``parse_form``, 32-bit index math):
     HGMMA, TMA loads, barriers, shuffles, stores, local memory."""
@@ -122,15 +130,18 @@ def sass_report(forms: Sequence[str | Sequence[str]] = ((TILE, EPILOGUE),)) -> l
         tile, epilogue, edge, group = parse_form(form)
         source, info = hopper_lowered("f16", tile, epilogue, edge, group)
         # the 32-bit index form, the one the launches take at the benchmarked sizes
-        compiled = compile_cuda(source, options=(INDEX32_OPTION,) * info.index_switch)
+        compiled = compile_cuda(source, options=(INDEX32_OPTION,) * info.index_switch
+                                + ("--ptxas-options=-v",))
         sass = disassemble(compiled.cubin)
         keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", *([f"HGMMA.64x{edge}x16.F32"] * bool(edge)),
                 "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR", "BAR.SYNC", "SHFL", "STG.E.128",
                 "STG.E ", "STG.E.U16", "LDL", "STL")
         count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
         name = form if isinstance(form, str) else ",".join(form)
+        serial = wgmma_serialized(compiled.log)
         lines.append(f"gemm_hopper f16 {name} ({compiled.arch}): "
-                     + ", ".join(f"{k} {v}" for k, v in count.items()))
+                     + ", ".join(f"{k} {v}" for k, v in count.items())
+                     + (f"; {serial}" if serial else ""))
     return lines
 
 

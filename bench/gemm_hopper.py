@@ -74,7 +74,7 @@ def _rows(t: str, n: int) -> str:
 def _rowwarp(t: str, n: int) -> str:
     """The same 64 x n tile with a warp along a row: warp ``w`` keeps its 16 rows ``16 w ..``,
     ``L = min(32, n / 8)`` lanes cover one row, 8 consecutive elements a lane, ``32 / L`` rows
-    a round. Every store of a round then starts where its row does (one misalignment class a
+    a round (``kernel_text`` converts at most 128 columns at a time: 16 lanes a row). Every store of a round then starts where its row does (one misalignment class a
     warp and round where N is odd, where the quad layout of ``_rows`` holds rows of every
     class); the conversion from the fragment moves elements across the warp (shuffles)."""
     lanes = min(32, n // 8)
@@ -165,8 +165,10 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
         allocas = ((f"  %SB = memref.alloca() : {sb}\n" if not x else "")
                    + "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
                    + f"  %CO{x} = memref.alloca() : {co}\n")
+        # rowwarp converts at most 128 columns at a time (a 32 KiB shared scratch)
+        part = min(n, 128) if ep == "rowwarp" else n
         if ep in ("rows", "rowwarp"):
-            allocas += f"  %RO{x} = memref.alloca() : {_out(t, n, ep)}\n"
+            allocas += f"  %RO{x} = memref.alloca() : {_out(t, part, ep)}\n"
         tokens = ", ".join(["!regcopy.token"] * ahead)
         carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
         shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
@@ -192,7 +194,18 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                     f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
                     f"    vector.store %h, %out[%i] : memref<{regs}x{t}, "
                     f"#regcopy.mem<local>>, vector<4x{t}>\n  }}\n")
-            if ep in ("rows", "rowwarp"):
+            if ep in ("rows", "rowwarp") and part < n:
+                ro = _out(t, part, ep)
+                for j in range(0, n, part):
+                    nj = f"%n0_{j}" if j else "%n0"
+                    if j and i == 0:
+                        out += f"  {nj} = arith.addi %n0, %c{j} : index\n"
+                        used.add(j)
+                    out += (f"  regcopy.copy warpgroup %CO{x}[0, {j}] [64, {part}] -> %RO{x} "
+                            f": {co} -> {ro}\n"
+                            f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, {nj}] [64, {part}] "
+                            f": {ro} -> {g}\n")
+            elif ep in ("rows", "rowwarp"):
                 ro = _out(t, n, ep)
                 out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x} : {co} -> {ro}\n"
                         f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "

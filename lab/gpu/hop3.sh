@@ -39,17 +39,17 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
 RAGGED=4095x4097x4093
 step candidates 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --diagnose $RAGGED \
     --candidates 4096x4096x4096,4096x4224x4096,4095x4097x4096,$RAGGED \
-    --forms '256x128,rows;256x128,rowwarp;128x256,rows,e8;256x128,rows,e8;256x128,rowwarp,e8;256x128,rows,g16' \
+    --forms '256x128,rows;128x256,rowwarp;128x256,rows,e8;128x256,rowwarp,e8;256x128,rows,e8;256x128,rows,g16' \
     --pads pair8x1024,pair32,pair8x1024+staged --pad best --sizes ''
 step final 85 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 \
     --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --pad pair8x1024 \
-    --also 256x128,rowwarp,e8 --also 128x256,rows,e8
+    --also 128x256,rowwarp,e8 --also 128x256,rows,e8
 step producer 45 python3 lab/ab/gemm_hopper_producer.py --tile 128x256 \
     --also-tile 256x128
 SAN=/usr/local/cuda/bin/compute-sanitizer
 if [ -x "$SAN" ]; then
     step memcheck 30 "$SAN" --tool memcheck --report-api-errors no python3 lab/gpu/hop3_memcheck.py \
-        auto,rows 256x128,rowwarp,e8
+        auto,rows 128x256,rowwarp,e8
 fi
 step gpu_tests 40 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gemm_hopper.py \
     test/python/test_wgmma.py
