@@ -122,29 +122,40 @@ def gpu_state() -> str:
 def timing_diagnosis(sizes: Sequence[tuple[int, int, int]], iters: int, pad: str = PAD,
                      rounds: int = 3) -> None:
     """Why a padded size's time and its parts may disagree: per ragged size (f16, the
-    example's form), ``rounds`` rounds of, in turn: the user's call (wall clock:
-    ``time_ms``; GPU time between events and the host's time a call: ``events_ms``), its
-    two launches alone (no allocation, no host work but the launches), the padding alone
-    and the GEMM alone; the GPU's clock before each round; then every quantity's median."""
+    example's form), ``rounds`` rounds of, in turn: the user's call (wall clock,
+    ``time_ms``), the padding alone, the GEMM alone, the call's two launches alone (no
+    allocation, no host work but the launches), the call again (GPU time between CUDA events
+    and the host's time a call: ``events_ms``); the GPU's clock before each round. Round 0 runs on a GPU that has
+    been idle, the later ones right after 0.2 s of 8192^3 cuBLAS GEMMs (as the main table's
+    padded rows come after its 8192^3 rows); then every quantity's median and, per round,
+    the call against its parts."""
     import statistics
 
     import torch
     h = HopperGemm("f16", None, "auto")
     stream = h.dev.default_stream
+    big = torch.ones(8192, 8192, device="cuda", dtype=torch.float16)
     for m, n, k in [s for s in sizes if s[2] % 8]:
         a, b, d = operands(m, n, k, torch.float16)
         run = h.launcher(a, b, d, stream, pad)
         runs: dict[str, list[float]] = {}
         for r in range(rounds):
-            print(f"  timing {m}x{n}x{k} round {r}: GPU {gpu_state()}", flush=True)
-            gpu, host = events_ms(run, iters)
-            pad_ms = sum(time_ms(s, iters) for s in run.steps[:-1])  # type: ignore[attr-defined]
-            for key, v in (("call, wall", time_ms(run, iters)), ("call, events", gpu),
-                           ("call, host", host), ("launches alone, wall",
-                                                  time_ms(run.pair, iters)),  # type: ignore[attr-defined]
-                           ("pad alone", pad_ms),
-                           ("GEMM alone", time_ms(run.steps[-1], iters))):  # type: ignore[attr-defined]
+            if r:
+                for _ in range(140):
+                    torch.matmul(big, big)
+                torch.cuda.synchronize()
+            print(f"  timing {m}x{n}x{k} round {r} ({'after 8192^3 GEMMs' if r else 'idle GPU'}"
+                  f"): GPU {gpu_state()}", flush=True)
+            steps = run.steps  # type: ignore[attr-defined]
+            got = {"call, wall": time_ms(run, iters),
+                   "pad alone": sum(time_ms(s, iters) for s in steps[:-1]),
+                   "GEMM alone": time_ms(steps[-1], iters),
+                   "launches alone, wall": time_ms(run.pair, iters)}  # type: ignore[attr-defined]
+            got["call, events"], got["call, host"] = events_ms(run, iters)
+            for key, v in got.items():
                 runs.setdefault(key, []).append(v)
+            print(f"  timing {m}x{n}x{k} round {r} (ms a call): " + ", ".join(
+                f"{key} {v[-1]:.4f}" for key, v in runs.items()), flush=True)
         print(f"  timing {m}x{n}x{k} (median of {rounds}, ms a call): " + ", ".join(
             f"{key} {statistics.median(v):.4f}" for key, v in runs.items())
             + f"; pad + GEMM {statistics.median(runs['pad alone']) + statistics.median(runs['GEMM alone']):.4f}",
