@@ -11,7 +11,7 @@ from regcopy_bench.bench_gemm_hopper import HopperGemm, parse_form
 good = True
 for form in sys.argv[1:] or ["auto,rows"]:
     h = HopperGemm("f16", None, *parse_form(form))
-    m, n, k = 515, 777, 301
+    m, n, k = 515, 769, 301  # N = 3 x 256 + 1: the edge tile where a form has one
     g = torch.Generator(device="cuda").manual_seed(1)
     a = torch.randint(-3, 4, (m, k), device="cuda", generator=g).half()
     b = torch.randint(-3, 4, (n, k), device="cuda", generator=g).half()
