@@ -213,6 +213,14 @@ class HopperGemm:
         self.prepared[cache] = out
         return out
 
+    def index_bits(self, m: int, n: int, k: int) -> int:
+        """The index width (32 or 64) of the GEMM launch of an M x N x K call (K rounded up
+        to 8, as the call pads it)."""
+        tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
+        k8 = -(-k // 8) * 8
+        variants = self.kernels[tile][0]
+        return 32 if variants.index32([(m, k8), (n, k8), (m, n)], grid(m, n, tile)) else 64
+
     def _launch(self, stream: Any, key: str, args: tuple[Any, ...]) -> None:
         from regcopy_backend.runtime.tensor_map import launch_raw
         kernel, g, block, shmem, values = self._prepare(key, args)
@@ -396,13 +404,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif aligned_call is None:
                 aligned_call, aligned_flop = run, flop
             tile = choose_tile(m, n, h.sms) if h.tile == "auto" else h.tile
-            rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile,
-                         same_run))
+            route = (("pad+TMA " if k % 8 else "TMA ") + tile
+                     + f", {h.index_bits(m, n, k)}-bit index")
+            rows.append((t, f"{m}x{n}x{k}", tf, chk, route, same_run))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
                   + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
     print()
     print("| dtype | M x N x K | wgmma TFLOPS | mma.sync TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
-          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile | check |")
+          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile, index | check |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for t, size, tf, chk, route, same_run in rows:
         aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4].startswith("TMA")),
