@@ -40,7 +40,7 @@ RAGGED=4095x4097x4093
 step candidates 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --diagnose $RAGGED \
     --candidates 4096x4096x4096,4096x4224x4096,4095x4097x4096,$RAGGED \
     --forms '256x128,rows;128x256,rowwarp;128x256,rows,e8;128x256,rowwarp,e8;256x128,rows,e8;256x128,rows,g16' \
-    --pads pair8x1024,pair32,pair8x1024+staged --pad best --sizes ''
+    --pads pair8x1024,pair4x1024,pair8x512,pair8x1024+staged --pad best --sizes ''
 step final 85 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 \
     --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --pad pair8x1024 \
     --also 128x256,rowwarp,e8 --also 128x256,rows,e8
