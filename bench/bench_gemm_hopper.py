@@ -27,6 +27,7 @@ from typing import Any
 
 from regcopy_bench.bench_gemm import SIZES, RegcopyGemm
 from regcopy_bench.gemm_hopper import (
+    EDGES,
     EPILOGUE,
     EPILOGUES,
     FORMS,
@@ -45,12 +46,16 @@ from regcopy_bench.triton_matmul import triton_matmul
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def parse_form(form: str | Sequence[str]) -> tuple[str, str, int, int]:
+def parse_form(form: str | Sequence[str]) -> tuple[str, str, int | None, int]:
     """``TILE,EPILOGUE[,eN][,gG]`` (or its split parts) -> ``(tile, epilogue, edge, group)``:
-    ``eN`` the edge tile's width (``kernel_text``'s ``edge``), ``gG`` the M tiles of a raster
-    group (default 8)."""
+    ``eN`` the edge tile's width (``kernel_text``'s ``edge``; default none, or the example's
+    ``EDGES`` for the ``auto`` tile), ``gG`` the M tiles of a raster group (default 8).
+    ``EPILOGUE`` may end in ``-FORM``: a ``misaligned-stores`` form (``rows-predicated``) or a
+    ``conversion`` (``rowwarp-shuffle``), lowering options."""
     parts = form.split(",") if isinstance(form, str) else list(form)
-    tile, epilogue, edge, group = parts[0], parts[1] if len(parts) > 1 else EPILOGUE, 0, 8
+    tile, epilogue = parts[0], parts[1] if len(parts) > 1 else EPILOGUE
+    edge: int | None = None if tile == "auto" else 0
+    group = 8
     for extra in parts[2:]:
         if extra.startswith("e"):
             edge = int(extra[1:])
@@ -61,16 +66,18 @@ def parse_form(form: str | Sequence[str]) -> tuple[str, str, int, int]:
     return tile, epilogue, edge, group
 
 
-def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE, edge: int = 0,
+def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE, edge: int | None = 0,
                    group: int = 8) -> tuple[str, Any]:
     """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
     from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    base, _, stores = epilogue.partition("-")  # rows-predicated: a pass option
-    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base, edge=edge, group=group)
-    passes = TMA.replace("}", f" misaligned-stores={stores}}}") if stores else TMA
+    base, _, option = epilogue.partition("-")  # rows-predicated: a pass option
+    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base, edge=edge or 0,
+                       group=group)
+    name = "conversion" if option in ("shuffle", "shared") else "misaligned-stores"
+    passes = TMA.replace("}", f" {name}={option}}}") if option else TMA
     module = parse_and_lower(text, "gemm_hopper.mlir", passes)
     return print_cuda(module), kernel_info(kernels(module)[0])
 
@@ -149,10 +156,11 @@ class HopperGemm:
     """The Hopper kernel for one dtype, compiled once in both index forms, launched on torch
     tensors in the form ``run_kernel`` would pick (``KernelVariants.for_launch``: 32-bit
     index math where every offset fits). ``tile="auto"``: both CTA tiles compiled, each
-    launch taking ``choose_tile``'s. ``edge``/``group``: ``kernel_text``'s."""
+    launch taking ``choose_tile``'s. ``edge``/``group``: ``kernel_text``'s (``edge`` None:
+    the example's, ``EDGES``)."""
 
     def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = "auto",
-                 epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> None:
+                 epilogue: str = EPILOGUE, edge: int | None = None, group: int = 8) -> None:
         from regcopy_backend.runtime.runner import get_device
         from regcopy_backend.runtime.variants import KernelVariants
 
@@ -167,7 +175,8 @@ class HopperGemm:
         of an earlier call (torch's caching allocator hands the scratch back) skips the
         tensor-map encoding, as a library's descriptor cache does."""
         for x in (TILES if tile == "auto" else (tile,)):
-            source, info = hopper_lowered(t, x, epilogue, edge, group)
+            source, info = hopper_lowered(t, x, epilogue, EDGES[x] if edge is None else edge,
+                                          group)
             self.kernels[x] = (KernelVariants(self.dev, source, info), info)
 
     def pad_pair(self, pad: str) -> tuple[Any, Any]:
@@ -321,7 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for form in forms:
         parse_form(form)  # a bad form fails here, before any GPU work
     shown = (forms if args.candidates else [args.form] if args.form
-             else [(x, args.epilogue) for x in (TILES if args.tile == "auto" else (args.tile,))])
+             else [(x, args.epilogue, *[f"e{EDGES[x]}"] * bool(EDGES[x]))
+                   for x in (TILES if args.tile == "auto" else (args.tile,))])
     for line in sass_report(shown):  # type: ignore[arg-type]
         print("  " + line)
     if args.sass_only and args.candidates:

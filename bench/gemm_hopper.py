@@ -47,11 +47,16 @@ FORMS: tuple[tuple[str, str], ...] = (
 rows epilogue lowered with ``misaligned-stores=predicated`` (odd N: each aligned piece a
 predicated store instead of one branch per misalignment). (A persistent schedule, measured
 0.64-0.67x of this one at 4096^3 and 8192^3, is kept as an A/B form in lab/ab.)"""
-PAD = "pair8x1024"
-"""The example's padding for K % 8 != 0: ``pad_pair_text`` with an 8 x 1024 CTA tile, one
-launch (the fastest of ``PADS`` on the H200: 46.5 us at 4095 x 4097 x 4093, 2.89 TB/s; the
-earlier 32 x 256 tile took 47.6 us, and its 32-bit index form, the one the runner launches,
-spills 36 bytes under ptxas's register cap)."""
+PAD = "pair4x1024"
+"""The example's padding for K % 8 != 0: ``pad_pair_text`` with a 4 x 1024 CTA tile, one
+launch, a warp along a row (the fastest of ``PADS`` on the H200 in their 32-bit index forms:
+37.0 us at 4095 x 4097 x 4093, 3.63 TB/s, against 37.3 for 8 x 512 and 39.6 for 8 x 1024;
+the earlier 32 x 256 tile's 32-bit form spills 36 bytes under ptxas's register cap)."""
+EDGES: dict[str, int] = {"128x256": 0, "256x128": 8}
+"""The example's narrow edge tile by CTA tile (``kernel_text``'s ``edge``): the 256 x 128
+kernel, the one ``choose_tile`` takes where N is one past a multiple of 256 (4095 x 4097),
+runs its last column of CTAs as 256 x 8 tiles (on the H200 656 against 645 TFLOPS at
+4095 x 4097 x 4096, the same at 4096^3)."""
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 

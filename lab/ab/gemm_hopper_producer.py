@@ -92,10 +92,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"form {tile} {name}: ptxas (registers, spill bytes) "
                       f"{ptxas_usage(text, 'sm_90a')}", flush=True)
             continue
-        base = HopperGemm("f16", None, tile)
+        base = HopperGemm("f16", None, tile, "rows", 0)
         forms: dict[str, HopperGemm] = {"example": base}
         for name in FORMS:
-            h = HopperGemm("f16", None, tile)
+            h = HopperGemm("f16", None, tile, "rows", 0)
             h.kernels = {tile: (KernelVariants(h.dev, sources[name], info),
                                 dataclasses.replace(info, block=384))}
             forms[name] = h

@@ -14,6 +14,7 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.gemm_hopper import (
+    EDGES,
     PAD,
     PAD_ROWS,
     PADS,
@@ -35,8 +36,9 @@ def test_example_is_the_benchmarked_kernel() -> None:
     text = (REPO / "examples" / "gemm_hopper.mlir").read_text()
     kernels = ["func.func" + k for k in text.split("func.func")[1:]]
     want = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
-            kernel_text("gemm_hopper_256x128", "f16", tile="256x128"),
-            kernel_text("gemm_hopper_256x128_bf16", "bf16", tile="256x128"),
+            kernel_text("gemm_hopper_256x128", "f16", tile="256x128", edge=EDGES["256x128"]),
+            kernel_text("gemm_hopper_256x128_bf16", "bf16", tile="256x128",
+                        edge=EDGES["256x128"]),
             pad_pair_text("pad_pair", "f16", *PADS[PAD]),
             pad_pair_text("pad_pair_bf16", "bf16", *PADS[PAD])]
     assert [k.strip() for k in kernels] == [k.strip() for k in want]
@@ -167,13 +169,13 @@ def test_gpu_edge_forms_bit_exact(tile: str, edge: int, epilogue: str) -> None:
 def test_gpu_example_pad_then_gemm() -> None:
     """Odd K: @pad_pair copies A and B into K8-wide buffers (zeros in the pad), then
     @gemm_hopper_256x128 multiplies them, as a kernel author launches the pair from the
-    example."""
+    example; N = 2 x 128 + 1 runs the last column of CTAs as the narrow edge tile."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare
     prepared = prepare((REPO / "examples" / "gemm_hopper.mlir").read_text(), "gemm_hopper.mlir",
                        TMA)
     info = {i.name: i for i in prepared.kernels}
-    m, n, k = 200, 300, 77
+    m, n, k = 200, 257, 77
     (a, b, d), want = _data(m, n, k, seed=4)
     k8 = -(-k // 8) * 8
     ys = [np.full((x.shape[0], k8), np.float16(np.nan), np.float16) for x in (a, b)]
