@@ -298,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3,
                     help="rounds of the main table's interleaved timing (median)")
+    ap.add_argument("--cool", type=float, default=0.0,
+                    help="seconds of idle GPU before each of the main table's measurements")
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
@@ -397,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ok &= alt_chk == "ok"
                 fns[form] = alt if alt_chk == "ok" else None
             print(f"  {t} {m}x{n}x{k}: GPU {gpu_state()}", flush=True)
-            ms = interleaved(fns, args.iters, args.rounds)
+            ms = interleaved(fns, args.iters, args.rounds, args.cool)
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
             parts = breakdown(run, args.iters)
             same_run = float("nan")
@@ -406,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parts += f"; the call: GPU {gpu:.3f} ms (events), host {host * 1e3:.0f} us"
                 if aligned_call is not None:  # the aligned call in the same rounds
                     pair = interleaved({"aligned": aligned_call, "ragged": run}, args.iters,
-                                       args.rounds)
+                                       args.rounds, args.cool)
                     same_run = (flop / pair["ragged"]) / (aligned_flop / pair["aligned"])
                     parts += (f"; interleaved with the aligned call: {pair['ragged']:.4f} ms "
                               f"against {pair['aligned']:.4f} ms, {same_run:.2f}x the aligned "
@@ -432,7 +434,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
               f"{tf['wgmma'] / tf['Triton']:.2f}x | {ratio} | {route} | {chk} |")
     print(f"(every column: the median of {args.rounds} rounds that time each column in turn, "
-          f"{args.iters} calls back to back between two device synchronizations; wgmma: the "
+          f"{args.iters} calls back to back between two device synchronizations"
+          + (f", each after {args.cool} s of idle GPU" if args.cool else "") + "; wgmma: the "
           "user's call, HopperGemm(a, b, d), host work included; pad+TMA: that call takes "
           "scratch A8, B8 from torch's caching allocator, pads the rows of A and B to K8 "
           f"({pad}: one launch) and runs the GEMM on them; 32-bit index math where every "

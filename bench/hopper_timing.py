@@ -87,17 +87,22 @@ def events_ms(fn: Callable[[], None], iters: int) -> tuple[float, float]:
     return begin.elapsed_time(end) / iters, host * 1e3 / iters
 
 
-def interleaved(fns: dict[str, Callable[[], Any] | None], iters: int, rounds: int = 3
-                ) -> dict[str, float]:
+def interleaved(fns: dict[str, Callable[[], Any] | None], iters: int, rounds: int = 3,
+                cool: float = 0.0) -> dict[str, float]:
     """Median milliseconds a call of each of ``fns`` (``time_ms``), measured in ``rounds``
     rounds that take every function in turn, so that every column of a row sees the GPU's
-    clock and temperature alike (NaN for None or a function that fails)."""
+    clock and temperature alike (NaN for None or a function that fails). ``cool``: seconds
+    of idle GPU before each measurement (the H200 drops its SM clock from 1980 to about
+    1450-1650 MHz under 8192^3 GEMMs at its 700 W limit, and a measurement right after such
+    work runs at that clock)."""
     import statistics
+    import time
     times: dict[str, list[float]] = {key: [] for key in fns}
     for _ in range(rounds):
         for key, fn in fns.items():
             if fn is None:
                 continue
+            time.sleep(cool)
             try:
                 times[key].append(time_ms(fn, iters))
             except Exception as e:  # noqa: BLE001 - a failure costs its column only

@@ -128,15 +128,18 @@ def test_gpu_bit_exact(t: str) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
-@pytest.mark.parametrize("form", [("256x128", "rows"), ("128x256", "frag"),
-                                  ("128x256", "rowwarp")])
-def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
-    """The other CTA tile and the other epilogue the benchmark compares, N even and odd
-    (realigned or narrow stores), 1 to 5 K tiles."""
+@pytest.mark.parametrize("form", [("256x128", "rows", ""), ("128x256", "frag", ""),
+                                  ("128x256", "rowwarp", ""), ("256x128", "rowwarp", "shuffle")])
+def test_gpu_forms_bit_exact(form: tuple[str, str, str]) -> None:
+    """The other CTA tile and the other epilogues the benchmark compares (rowwarp converted
+    through shared memory or by shuffles), N even and odd (realigned or narrow stores), 1 to
+    5 K tiles."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare
-    tile, epilogue = form
-    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue), "g.mlir", TMA)
+    tile, epilogue, conversion = form
+    passes = TMA.replace("}", f" conversion={conversion}}}") if conversion else TMA
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue), "g.mlir",
+                       passes)
     for m, n, k in ((300, 520, 264), (260, 389, 136), (130, 600, 40)):  # 5, 3, 1 K tiles
         args, want = _data(m, n, k, seed=3)
         out = run_kernel(prepared.source, prepared.kernels[0], args,
