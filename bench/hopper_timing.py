@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from regcopy_bench.bench_gemm import RegcopyGemm, time_ms
-from regcopy_bench.bench_gemm_hopper import HopperGemm, parse_form
+from regcopy_bench.hopper_launch import HopperGemm, parse_form
 from regcopy_bench.gemm_hopper import FORMS, PAD, PADS
 
 
