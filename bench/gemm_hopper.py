@@ -300,7 +300,7 @@ PAD_ROWS = (32, 64)
 PADS: dict[str, tuple[int, int]] = {
     "pair32": (32, 256), "pair64": (64, 256), "pair8x2048": (8, 2048),
     "pair16x1024": (16, 1024), "pair8x1024": (8, 1024), "pair8x512": (8, 512),
-    "pair4x1024": (4, 1024)}
+    "pair4x1024": (4, 1024), "pair2x1024": (2, 1024), "pair4x512": (4, 512)}
 """Paddings by name: the CTA tile (rows x columns) of ``pad_pair_text``, one launch.
 ``pair8x2048`` is bench_ragged's wide row tile in bytes (its f32 8 x 1024 and bf16 8 x 2048:
 8 rows, a warp 512 contiguous bytes of one row, the CTA a whole 4 KiB of it)."""
