@@ -23,8 +23,11 @@ tile, ``{async}`` (one ``regcopy.wgmma`` an accumulator, four k16 steps each); (
 the input type and store, bounds-checked (``EPILOGUES``): ``frag``, straight from the
 fragment (32-bit stores, two adjacent elements a thread); ``rows``, converted first by a
 register -> register ``regcopy.copy`` into rows of 8 elements a thread (warp shuffles within
-each quad of lanes), then 128-bit stores (realigned pieces where N is odd). CTAs walk the
-output in groups of 8 M tiles (L2 reuse), as the mma.sync kernel does.
+each quad of lanes), then 128-bit stores (realigned pieces where N is odd); ``rowwarp``,
+converted so that a warp runs along a row (``_rowwarp``: 16 lanes a row, 128 columns at a
+time; ``rowwarp256``: whole rows of 256 columns, 32 lanes) where the misalignment of odd-N
+rows varies least within a warp instruction. CTAs walk the output in groups of 8 M tiles
+(L2 reuse), as the mma.sync kernel does.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ x 17 = 544 CTAs (five waves of the H200's 132 SMs, one CTA an SM), the 256 x 128
 528 (four waves)."""
 TILE = "128x256"
 """The CTA tile where both make as many waves (``choose_tile``)."""
-EPILOGUES = ("frag", "rows", "rowwarp")
+EPILOGUES = ("frag", "rows", "rowwarp", "rowwarp256")
 """How the accumulators leave (module doc)."""
 EPILOGUE = "rows"
 """The example's epilogue (measured on the H200: 713 against 644 TFLOPS at 4096^3 f16)."""
@@ -93,7 +96,7 @@ def _rowwarp(t: str, n: int) -> str:
 
 def _out(t: str, n: int, ep: str) -> str:
     """The register tile the epilogue ``ep`` stores from (``rows`` or ``rowwarp``)."""
-    return _rowwarp(t, n) if ep == "rowwarp" else _rows(t, n)
+    return _rowwarp(t, n) if ep.startswith("rowwarp") else _rows(t, n)
 
 
 def grid(m: int, n: int, tile: str = TILE) -> tuple[int, int, int]:
@@ -171,8 +174,8 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                    + "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
                    + f"  %CO{x} = memref.alloca() : {co}\n")
         # rowwarp converts at most 128 columns at a time (a 32 KiB shared scratch)
-        part = min(n, 128) if ep == "rowwarp" else n
-        if ep in ("rows", "rowwarp"):
+        part = min(n, 128) if ep == "rowwarp" else n  # rowwarp256: whole rows of 256
+        if ep in ("rows", "rowwarp", "rowwarp256"):
             allocas += f"  %RO{x} = memref.alloca() : {_out(t, part, ep)}\n"
         tokens = ", ".join(["!regcopy.token"] * ahead)
         carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
@@ -199,7 +202,7 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                     f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
                     f"    vector.store %h, %out[%i] : memref<{regs}x{t}, "
                     f"#regcopy.mem<local>>, vector<4x{t}>\n  }}\n")
-            if ep in ("rows", "rowwarp") and part < n:
+            if ep in ("rows", "rowwarp", "rowwarp256") and part < n:
                 ro = _out(t, part, ep)
                 for j in range(0, n, part):
                     nj = f"%n0_{j}" if j else "%n0"
@@ -210,7 +213,7 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                             f": {co} -> {ro}\n"
                             f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, {nj}] [64, {part}] "
                             f": {ro} -> {g}\n")
-            elif ep in ("rows", "rowwarp"):
+            elif ep in ("rows", "rowwarp", "rowwarp256"):
                 ro = _out(t, n, ep)
                 out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x} : {co} -> {ro}\n"
                         f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "
@@ -220,6 +223,7 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                         f": {co} -> {g}\n")
         how = {"rows": "convert to rows of 8 a thread, 128-bit stores",
                "rowwarp": "convert to a warp along a row, 8 a lane, 128-bit stores",
+               "rowwarp256": "convert to a warp along a whole row, 8 a lane, 128-bit stores",
                "frag": "32-bit stores from the fragment"}[ep]
         prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
         refill = f"""    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)

@@ -7,7 +7,8 @@
 # 1. candidates (one process, f16) at 4096^3, 4095x4097x4096 (the padded GEMM alone) and
 #    4095x4097x4093 (the user's call): the example's 256 x 128 form (narrow edge tile) against
 #    the rowwarp epilogue converted by shuffles (conversion=shuffle: with the shared round trip
-#    ptxas serializes the 256 x 128 K loop), and 128 x 256 rows for reference; the paddings
+#    ptxas serializes the 256 x 128 K loop; rowwarp256: 128 x 256 with whole rows a warp),
+#    and 128 x 256 rows for reference; the paddings
 #    4x1024 (the example's), 2x1024, 4x512;
 # 2. the final table: 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, mma.sync, cuBLAS and
 #    Triton columns, 2 interleaved rounds, each measurement after 0.3 s of idle GPU (batch 1
@@ -37,7 +38,7 @@ step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the bu
 RAGGED=4095x4097x4093
 step candidates 60 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 \
     --candidates 4096x4096x4096,4095x4097x4096,$RAGGED \
-    --forms '256x128,rows,e8;256x128,rowwarp-shuffle,e8;128x256,rowwarp-shuffle,e8;128x256,rows' \
+    --forms '256x128,rows,e8;256x128,rowwarp-shuffle,e8;128x256,rowwarp256-shuffle,e8;128x256,rows' \
     --pads pair4x1024,pair2x1024,pair4x512 --pad best --sizes ''
 step final 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
     --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --also 256x128,rowwarp-shuffle,e8

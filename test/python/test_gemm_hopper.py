@@ -129,7 +129,8 @@ def test_gpu_bit_exact(t: str) -> None:
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
 @pytest.mark.parametrize("form", [("256x128", "rows", ""), ("128x256", "frag", ""),
-                                  ("128x256", "rowwarp", ""), ("256x128", "rowwarp", "shuffle")])
+                                  ("128x256", "rowwarp", ""), ("256x128", "rowwarp", "shuffle"),
+                                  ("128x256", "rowwarp256", "shuffle")])
 def test_gpu_forms_bit_exact(form: tuple[str, str, str]) -> None:
     """The other CTA tile and the other epilogues the benchmark compares (rowwarp converted
     through shared memory or by shuffles), N even and odd (realigned or narrow stores), 1 to
