@@ -31,6 +31,7 @@ from regcopy_bench.bench_gemm import SIZES, RegcopyGemm
 from regcopy_bench.gemm_hopper import (
     EDGES,
     EPILOGUE,
+    EXAMPLE,
     EPILOGUES,
     FORMS,
     PAD,
@@ -95,7 +96,10 @@ def sass_report(forms: Sequence[str | Sequence[str]] = ((TILE, EPILOGUE),)) -> l
     lines = []
     for form in forms:
         tile, epilogue, edge, group = parse_form(form)
-        source, info = hopper_lowered("f16", tile, epilogue, edge, group)
+        if tile == "auto":  # the example's kernels
+            lines += sass_report([(x, ep, f"e{e}") for x, (ep, e) in EXAMPLE.items()])
+            continue
+        source, info = hopper_lowered("f16", tile, epilogue or EPILOGUE, edge, group)
         # the 32-bit index form, the one the launches take at the benchmarked sizes
         compiled = compile_cuda(source, options=(INDEX32_OPTION,) * info.index_switch
                                 + ("--ptxas-options=-v",))
@@ -122,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
-    ap.add_argument("--epilogue", choices=[*EPILOGUES, "rows-predicated"], default=EPILOGUE)
+    ap.add_argument("--epilogue", default=None,
+                    choices=[*EPILOGUES, "rows-predicated", "rowwarp-shuffle",
+                             "rowwarp256-shuffle"],
+                    help="every tile's epilogue (default: the example's, EXAMPLE)")
     ap.add_argument("--form", default="", metavar="TILE,EPILOGUE[,eN][,gG]",
                     help="the main table's form (parse_form), overriding --tile, --epilogue")
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
@@ -151,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for form in forms:
         parse_form(form)  # a bad form fails here, before any GPU work
     shown = (forms if args.candidates else [args.form] if args.form
-             else [(x, args.epilogue, *[f"e{EDGES[x]}"] * bool(EDGES[x]))
+             else [(x, args.epilogue or EXAMPLE[x][0], *[f"e{EDGES[x]}"] * bool(EDGES[x]))
                    for x in (TILES if args.tile == "auto" else (args.tile,))])
     for line in sass_report(shown):  # type: ignore[arg-type]
         print("  " + line)
@@ -189,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if ok else 1
     tri = None if args.no_triton or args.no_peers else triton_matmul()
     rows = []
-    print(f"the form: {args.form or f'CTA tile {args.tile}, epilogue {args.epilogue}'}, "
+    print(f"the form: {args.form or f'CTA tile {args.tile}, epilogue {args.epilogue or EXAMPLE}'}, "
           f"padding {pad} (odd K)")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
@@ -261,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           "offset fits, as run_kernel picks; wgmma / aligned: to the first aligned size of "
           "the dtype, and in parentheses with that aligned call timed in the same rounds)")
     if args.also:
-        main_form = args.form or f"{args.tile},{args.epilogue}"
+        main_form = args.form or f"{args.tile},{args.epilogue or 'example'}"
         print(f"\n| dtype | M x N x K | {main_form} | "
               + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
         print("|---|---|---|" + "---|---|" * len(args.also))

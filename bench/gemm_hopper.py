@@ -55,11 +55,22 @@ PAD = "pair4x1024"
 launch, a warp along a row (the fastest of ``PADS`` on the H200 in their 32-bit index forms:
 37.0 us at 4095 x 4097 x 4093, 3.63 TB/s, against 37.3 for 8 x 512 and 39.6 for 8 x 1024;
 the earlier 32 x 256 tile's 32-bit form spills 36 bytes under ptxas's register cap)."""
-EDGES: dict[str, int] = {"128x256": 0, "256x128": 8}
-"""The example's narrow edge tile by CTA tile (``kernel_text``'s ``edge``): the 256 x 128
-kernel, the one ``choose_tile`` takes where N is one past a multiple of 256 (4095 x 4097),
-runs its last column of CTAs as 256 x 8 tiles (on the H200 656 against 645 TFLOPS at
-4095 x 4097 x 4096, the same at 4096^3)."""
+EXAMPLE: dict[str, tuple[str, int]] = {"128x256": ("rows", 0), "256x128": ("rows", 8)}
+"""The example's form of each CTA tile: its epilogue (``EPILOGUES``, ``-shuffle`` where it is
+lowered with ``conversion=shuffle``) and its narrow edge tile (``kernel_text``'s ``edge``).
+The 256 x 128 kernel, the one ``choose_tile`` takes where N is 1..8 past a multiple of 128
+(4095 x 4097), runs its last column of CTAs as 256 x 8 tiles (on the H200 656 against 645
+TFLOPS at 4095 x 4097 x 4096, the same at 4096^3)."""
+EDGES: dict[str, int] = {tile: edge for tile, (_, edge) in EXAMPLE.items()}
+"""The example's narrow edge tile by CTA tile (``EXAMPLE``)."""
+
+
+def example_passes() -> str:
+    """The pass pipeline that lowers the example's module (``transfer=tma``, and
+    ``conversion=shuffle`` where an epilogue of ``EXAMPLE`` asks for it)."""
+    options = {ep.partition("-")[2] for ep, _ in EXAMPLE.values()} - {""}
+    assert options <= {"shuffle"}, options
+    return "lower-reg-copy{transfer=tma" + (" conversion=shuffle" if options else "") + "}"
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
@@ -359,3 +370,19 @@ def pad_pair_grid(rows1: int, rows2: int, k8: int, rows: int = 32,
                   cols: int = PAD_COLS) -> tuple[int, int, int]:
     """The launch grid of ``pad_pair_text``."""
     return -(-k8 // cols), -(-max(rows1, rows2) // rows), 2
+
+
+def example_kernels() -> list[str]:
+    """The kernels of examples/gemm_hopper.mlir: both CTA tiles in their ``EXAMPLE`` forms
+    (``@gemm_hopper`` for ``TILE``, ``@gemm_hopper_256x128`` for the other), f16 and bf16,
+    then the paddings ``@pad_pair``, ``@pad_pair_bf16`` (``PAD``)."""
+    kernels = []
+    for tile, (epilogue, edge) in EXAMPLE.items():
+        suffix = "" if tile == TILE else f"_{tile}"
+        for t in ("f16", "bf16"):
+            name = f"gemm_hopper{suffix}" + ("_bf16" if t == "bf16" else "")
+            kernels.append(kernel_text(name, t, tile=tile, epilogue=epilogue.partition("-")[0],
+                                       edge=edge))
+    rows, cols = PADS[PAD]
+    return kernels + [pad_pair_text("pad_pair", "f16", rows, cols),
+                      pad_pair_text("pad_pair_bf16", "bf16", rows, cols)]

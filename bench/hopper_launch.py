@@ -12,8 +12,8 @@ from typing import Any
 
 from regcopy_bench.bench_gemm import RegcopyGemm
 from regcopy_bench.gemm_hopper import (
-    EDGES,
     EPILOGUE,
+    EXAMPLE,
     PAD,
     PADS,
     TILE,
@@ -28,14 +28,16 @@ from regcopy_bench.gemm_hopper import (
 TMA = "lower-reg-copy{transfer=tma}"
 
 
-def parse_form(form: str | Sequence[str]) -> tuple[str, str, int | None, int]:
+def parse_form(form: str | Sequence[str]) -> tuple[str, str | None, int | None, int]:
     """``TILE,EPILOGUE[,eN][,gG]`` (or its split parts) -> ``(tile, epilogue, edge, group)``:
-    ``eN`` the edge tile's width (``kernel_text``'s ``edge``; default none, or the example's
-    ``EDGES`` for the ``auto`` tile), ``gG`` the M tiles of a raster group (default 8).
+    ``eN`` the edge tile's width (``kernel_text``'s ``edge``; default none), ``gG`` the M tiles
+    of a raster group (default 8); for the ``auto`` tile the epilogue and the edge default to
+    the example's (``EXAMPLE``, None).
     ``EPILOGUE`` may end in ``-FORM``: a ``misaligned-stores`` form (``rows-predicated``) or a
     ``conversion`` (``rowwarp-shuffle``), lowering options."""
     parts = form.split(",") if isinstance(form, str) else list(form)
-    tile, epilogue = parts[0], parts[1] if len(parts) > 1 else EPILOGUE
+    tile = parts[0]
+    epilogue: str | None = parts[1] if len(parts) > 1 else None if tile == "auto" else EPILOGUE
     edge: int | None = None if tile == "auto" else 0
     group = 8
     for extra in parts[2:]:
@@ -77,11 +79,11 @@ class HopperGemm:
     """The Hopper kernel for one dtype, compiled once in both index forms, launched on torch
     tensors in the form ``run_kernel`` would pick (``KernelVariants.for_launch``: 32-bit
     index math where every offset fits). ``tile="auto"``: both CTA tiles compiled, each
-    launch taking ``choose_tile``'s. ``edge``/``group``: ``kernel_text``'s (``edge`` None:
-    the example's, ``EDGES``)."""
+    launch taking ``choose_tile``'s. ``epilogue``/``edge``/``group``: ``kernel_text``'s
+    (``epilogue``, ``edge`` None: the example's, ``EXAMPLE``)."""
 
     def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = "auto",
-                 epilogue: str = EPILOGUE, edge: int | None = None, group: int = 8) -> None:
+                 epilogue: str | None = None, edge: int | None = None, group: int = 8) -> None:
         from regcopy_backend.runtime.runner import get_device
         from regcopy_backend.runtime.variants import KernelVariants
 
@@ -96,8 +98,8 @@ class HopperGemm:
         of an earlier call (torch's caching allocator hands the scratch back) skips the
         tensor-map encoding, as a library's descriptor cache does."""
         for x in (TILES if tile == "auto" else (tile,)):
-            source, info = hopper_lowered(t, x, epilogue, EDGES[x] if edge is None else edge,
-                                          group)
+            source, info = hopper_lowered(t, x, EXAMPLE[x][0] if epilogue is None else epilogue,
+                                          EXAMPLE[x][1] if edge is None else edge, group)
             self.kernels[x] = (KernelVariants(self.dev, source, info), info)
 
     def pad_pair(self, pad: str) -> tuple[Any, Any]:

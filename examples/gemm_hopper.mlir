@@ -11,10 +11,10 @@
 // The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
 // launch @pad_pair(A, A8, B, B8) on ceil(K8 / 1024) x ceil(max(M, N) / 4) x 2 CTAs (K8 = K
 // rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
-// stores, zeros after column K); then run the GEMM on A8, B8. Lower with transfer=tma:
+// stores, zeros after column K); then run the GEMM on A8, B8. Lower with lower-reg-copy{transfer=tma}:
 //   regcopy-run -p 'lower-reg-copy{transfer=tma}' --kernel gemm_hopper --check \
 //     examples/gemm_hopper.mlir --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
-//   regcopy-run --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \
+//   regcopy-run -p 'lower-reg-copy{transfer=tma}' --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \
 //     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,18,2
 //
 // One CTA (256 threads: two consumer warpgroups) computes its tile; warpgroup wg the rows

@@ -10,16 +10,18 @@ from pathlib import Path
 from regcopy_bench.gemm_hopper import (
     BK,
     EDGES,
+    EXAMPLE,
     PAD,
     PADS,
     STAGES,
     TILE,
-    kernel_text,
-    pad_pair_text,
+    example_kernels,
+    example_passes,
 )
 
 REPO = Path(__file__).resolve().parents[1]
 OTHER = "256x128"
+PASSES = example_passes()
 HEADER = f"""\
 // A Hopper GEMM: D[M,N] = A[M,K] * B[N,K]^T (both K-major), f32 accumulation, D rounded to the
 // input type. M, N, K are runtime extents, ragged in all three. Kernels:
@@ -34,10 +36,10 @@ HEADER = f"""\
 // The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
 // launch @pad_pair(A, A8, B, B8) on ceil(K8 / {PADS[PAD][1]}) x ceil(max(M, N) / {PADS[PAD][0]}) x 2 CTAs (K8 = K
 // rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
-// stores, zeros after column K); then run the GEMM on A8, B8. Lower with transfer=tma:
-//   regcopy-run -p 'lower-reg-copy{{transfer=tma}}' --kernel gemm_hopper --check \\
+// stores, zeros after column K); then run the GEMM on A8, B8. Lower with {PASSES}:
+//   regcopy-run -p '{PASSES}' --kernel gemm_hopper --check \\
 //     examples/gemm_hopper.mlir --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
-//   regcopy-run --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \\
+//   regcopy-run -p '{PASSES}' --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \\
 //     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,{-(-70 // PADS[PAD][0])},2
 //
 // One CTA (256 threads: two consumer warpgroups) computes its tile; warpgroup wg the rows
@@ -60,13 +62,8 @@ HEADER = f"""\
 
 
 def main() -> None:
-    kernels = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
-               kernel_text(f"gemm_hopper_{OTHER}", "f16", tile=OTHER, edge=EDGES[OTHER]),
-               kernel_text(f"gemm_hopper_{OTHER}_bf16", "bf16", tile=OTHER, edge=EDGES[OTHER]),
-               pad_pair_text("pad_pair", "f16", *PADS[PAD]),
-               pad_pair_text("pad_pair_bf16", "bf16", *PADS[PAD])]
-    assert TILE != OTHER and not EDGES[TILE]
-    (REPO / "examples" / "gemm_hopper.mlir").write_text(HEADER + "\n".join(kernels))
+    assert TILE != OTHER and not EDGES[TILE] and list(EXAMPLE) == [TILE, OTHER]
+    (REPO / "examples" / "gemm_hopper.mlir").write_text(HEADER + "\n".join(example_kernels()))
 
 
 if __name__ == "__main__":

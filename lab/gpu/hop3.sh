@@ -41,7 +41,8 @@ step candidates 60 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 \
     --forms '256x128,rows,e8;256x128,rowwarp-shuffle,e8;128x256,rowwarp256-shuffle,e8;128x256,rows' \
     --pads pair4x1024,pair2x1024,pair4x512 --pad best --sizes ''
 step final 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
-    --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --also 256x128,rowwarp-shuffle,e8
+    --sizes 4096x4096x4096,8192x8192x8192,$RAGGED --also 256x128,rowwarp-shuffle,e8 \
+    --also 128x256,rowwarp256-shuffle,e8
 SAN=/usr/local/cuda/bin/compute-sanitizer
 if [ -x "$SAN" ]; then
     step memcheck 25 "$SAN" --tool memcheck --report-api-errors no python3 lab/gpu/hop3_memcheck.py \
