@@ -46,7 +46,7 @@ step final 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 
 SAN=/usr/local/cuda/bin/compute-sanitizer
 if [ -x "$SAN" ]; then
     step memcheck 25 "$SAN" --tool memcheck --report-api-errors no python3 lab/gpu/hop3_memcheck.py \
-        auto,rows
+        auto
 fi
 step gpu_tests 60 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gemm_hopper.py \
     -k "not wgmma_tile"
