@@ -74,7 +74,6 @@ def pad_spec(pad: str) -> tuple[int, int, str]:
     return rows, cols, TMA.replace("}", f" misaligned-stores={form}}}") if form else TMA
 
 
-
 class HopperGemm:
     """The Hopper kernel for one dtype, compiled once in both index forms, launched on torch
     tensors in the form ``run_kernel`` would pick (``KernelVariants.for_launch``: 32-bit
