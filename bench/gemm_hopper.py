@@ -55,14 +55,16 @@ PAD = "pair4x1024"
 launch, a warp along a row (the fastest of ``PADS`` on the H200 in their 32-bit index forms:
 37.0 us at 4095 x 4097 x 4093, 3.63 TB/s, against 37.3 for 8 x 512 and 39.6 for 8 x 1024;
 the earlier 32 x 256 tile's 32-bit form spills 36 bytes under ptxas's register cap)."""
-EXAMPLE: dict[str, tuple[str, int]] = {"128x256": ("rows", 0),
-                                        "256x128": ("rowwarp-shuffle", 8)}
+EXAMPLE: dict[str, tuple[str, int]] = {"128x256": ("rows", 0), "256x128": ("rows", 8)}
 """The example's form of each CTA tile: its epilogue (``EPILOGUES``, ``-shuffle`` where it is
 lowered with ``conversion=shuffle``) and its narrow edge tile (``kernel_text``'s ``edge``).
 The 256 x 128 kernel, the one ``choose_tile`` takes at 4095 x 4097, runs its last column of
 CTAs as 256 x 8 tiles where N is 1..8 past a multiple of 128 (on the H200 656 against 645
-TFLOPS at 4095 x 4097 x 4096) and stores a warp along a row (671 against 650; the ragged call
-563 against 552 TFLOPS f16, 584 against 568 bf16)."""
+TFLOPS at 4095 x 4097 x 4096). Its ``rowwarp-shuffle`` form stores faster (the ragged call
+563 against 552 TFLOPS f16, 584 against 568 bf16) but only where the module is lowered with
+``conversion=shuffle``: under the default lowering its conversion goes through shared memory
+and ptxas serializes the K loop (C7515), so the example, which must compile cleanly under any
+lowering, keeps ``rows``."""
 EDGES: dict[str, int] = {tile: edge for tile, (_, edge) in EXAMPLE.items()}
 """The example's narrow edge tile by CTA tile (``EXAMPLE``)."""
 

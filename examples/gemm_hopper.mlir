@@ -7,16 +7,14 @@
 // the tile whose grid makes fewer waves (128 x 256 on a tie). At 4095 x 4097 that is 256 x 128
 // (528 CTAs: 4 waves of 132 SMs, where 128 x 256 makes 544: 5 waves). The 256 x 128 kernels run
 // a CTA with at most 8 columns of D left (N % 128 in 1..8, as 4097) as a
-// 256 x 8 tile: the same ring with 8 rows of B a slot and m64n8k16 wgmmas; their
-// epilogue converts each accumulator (by shuffles: conversion=shuffle) so that 16 lanes of a
-// warp store one row, where a ragged N misaligns consecutive rows differently.
+// 256 x 8 tile: the same ring with 8 rows of B a slot and m64n8k16 wgmmas.
 // The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
 // launch @pad_pair(A, A8, B, B8) on ceil(K8 / 1024) x ceil(max(M, N) / 4) x 2 CTAs (K8 = K
 // rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
-// stores, zeros after column K); then run the GEMM on A8, B8. Lower with lower-reg-copy{transfer=tma conversion=shuffle}:
-//   regcopy-run -p 'lower-reg-copy{transfer=tma conversion=shuffle}' --kernel gemm_hopper --check \
+// stores, zeros after column K); then run the GEMM on A8, B8. Lower with lower-reg-copy{transfer=tma}:
+//   regcopy-run -p 'lower-reg-copy{transfer=tma}' --kernel gemm_hopper --check \
 //     examples/gemm_hopper.mlir --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
-//   regcopy-run -p 'lower-reg-copy{transfer=tma conversion=shuffle}' --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \
+//   regcopy-run -p 'lower-reg-copy{transfer=tma}' --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \
 //     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,18,2
 //
 // One CTA (256 threads: two consumer warpgroups) computes its tile; warpgroup wg the rows
@@ -244,7 +242,7 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
   %C0 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %C1 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RO = memref.alloca() : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  %RO = memref.alloca() : memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
   %CE0 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CE1 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %COE = memref.alloca() : memref<64x8xf16, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -401,7 +399,7 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
       scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
     }
     regcopy.wgmma_wait {pending = 0 : i64}
-    // epilogue: round to f16 in the fragment layout; convert to a warp along a row, 8 a lane, 128-bit stores (bounds-checked)
+    // epilogue: round to f16 in the fragment layout; convert to rows of 8 a thread, 128-bit stores (bounds-checked)
     %mw = arith.addi %m0, %wm : index
     %mw1 = arith.addi %mw, %c64 : index
     %out = regcopy.storage %CO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf16, #regcopy.mem<local>>
@@ -410,15 +408,15 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
       %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
       vector.store %h, %out[%i] : memref<64xf16, #regcopy.mem<local>>, vector<4xf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
     scf.for %i = %c0 to %c64 step %c4 {
       %v = vector.load %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
       %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
       vector.store %h, %out[%i] : memref<64xf16, #regcopy.mem<local>>, vector<4xf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   }
   func.return
 }
@@ -432,7 +430,7 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
   %C0 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %C1 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RO = memref.alloca() : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  %RO = memref.alloca() : memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
   %CE0 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CE1 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %COE = memref.alloca() : memref<64x8xbf16, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -589,7 +587,7 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
       scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
     }
     regcopy.wgmma_wait {pending = 0 : i64}
-    // epilogue: round to bf16 in the fragment layout; convert to a warp along a row, 8 a lane, 128-bit stores (bounds-checked)
+    // epilogue: round to bf16 in the fragment layout; convert to rows of 8 a thread, 128-bit stores (bounds-checked)
     %mw = arith.addi %m0, %wm : index
     %mw1 = arith.addi %mw, %c64 : index
     %out = regcopy.storage %CO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xbf16, #regcopy.mem<local>>
@@ -598,15 +596,15 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
       %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
       vector.store %h, %out[%i] : memref<64xbf16, #regcopy.mem<local>>, vector<4xbf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
     scf.for %i = %c0 to %c64 step %c4 {
       %v = vector.load %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
       %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
       vector.store %h, %out[%i] : memref<64xbf16, #regcopy.mem<local>>, vector<4xbf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   }
   func.return
 }

@@ -32,9 +32,7 @@ HEADER = f"""\
 // the tile whose grid makes fewer waves (128 x 256 on a tie). At 4095 x 4097 that is 256 x 128
 // (528 CTAs: 4 waves of 132 SMs, where 128 x 256 makes 544: 5 waves). The 256 x 128 kernels run
 // a CTA with at most {EDGES[OTHER]} columns of D left (N % 128 in 1..{EDGES[OTHER]}, as 4097) as a
-// 256 x {EDGES[OTHER]} tile: the same ring with {EDGES[OTHER]} rows of B a slot and m64n{EDGES[OTHER]}k16 wgmmas; their
-// epilogue converts each accumulator (by shuffles: conversion=shuffle) so that 16 lanes of a
-// warp store one row, where a ragged N misaligns consecutive rows differently.
+// 256 x {EDGES[OTHER]} tile: the same ring with {EDGES[OTHER]} rows of B a slot and m64n{EDGES[OTHER]}k16 wgmmas.
 // The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
 // launch @pad_pair(A, A8, B, B8) on ceil(K8 / {PADS[PAD][1]}) x ceil(max(M, N) / {PADS[PAD][0]}) x 2 CTAs (K8 = K
 // rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
