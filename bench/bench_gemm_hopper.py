@@ -9,10 +9,12 @@ same process, same GPU, f16 and bf16 in, f32 accumulation, output in the input t
 ``D[M,N] = A[M,K] @ B[N,K]^T``. TMA needs 16-byte row strides, so K % 8 != 0 pads the rows
 of A and B to a multiple of 8 first (the row-padding kernel ``@pad_pair`` of
 examples/gemm_hopper.mlir, one launch), and the ragged row's time includes it (the
-breakdown is printed). The CTA tile is ``choose_tile``'s for each size (``--tile``). Each kernel is first checked bit-exact against float64 on
-integer-valued inputs at ragged sizes, then within tolerance of cuBLAS at every benchmarked
-size. TFLOPS are ``2 M N K`` over the mean time of ``--iters`` launches back to back
-(``bench_gemm.time_ms``). ``--candidates`` first times every CTA tile x epilogue of
+breakdown is printed). The CTA tile is ``choose_tile``'s for each size (``--tile``). Each
+kernel is first checked bit-exact against float64 on integer-valued inputs at ragged sizes,
+then within tolerance of cuBLAS at every benchmarked size. The wgmma column times the user's
+call (``hopper_launch.HopperGemm``); TFLOPS are ``2 M N K`` over the mean time of ``--iters``
+calls back to back (``bench_gemm.time_ms``), the median of ``--rounds`` rounds that time the
+row's columns in turn (``--cool S``: S seconds of idle GPU before each). ``--candidates`` first times every CTA tile x epilogue of
 ``gemm_hopper`` (f16, no peers) and the paddings at the sizes given, then the main table runs
 the example's form (``--tile``, ``--epilogue`` override it; ``--also`` adds others).
 """
@@ -25,9 +27,11 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from regcopy_bench.bench_gemm import SIZES, RegcopyGemm, time_ms
+from regcopy_bench.bench_gemm import SIZES, RegcopyGemm
 from regcopy_bench.gemm_hopper import (
+    EDGES,
     EPILOGUE,
+    EXAMPLE,
     EPILOGUES,
     FORMS,
     PAD,
@@ -35,35 +39,27 @@ from regcopy_bench.gemm_hopper import (
     TILE,
     TILES,
     choose_tile,
-    grid,
-    kernel_text,
-    pad_pair_grid,
     pad_pair_text,
+)
+from regcopy_bench.hopper_launch import (  # noqa: F401 (re-exported: the benchmark's API)
+    TMA,
+    HopperGemm,
+    hopper_lowered,
+    pad_spec,
+    parse_form,
 )
 from regcopy_bench.triton_matmul import triton_matmul
 
-TMA = "lower-reg-copy{transfer=tma}"
-
-
-def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE) -> tuple[str, Any]:
-    """``(CUDA source, KernelInfo)`` of the Hopper kernel for ``t``, lowered with TMA."""
-    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
-    from regcopy_backend.cuda.printer import print_cuda
-    from regcopy_tools.regcopy_run import parse_and_lower
-
-    base, _, stores = epilogue.partition("-")  # rows-predicated: a pass option
-    text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base)
-    passes = TMA.replace("}", f" misaligned-stores={stores}}}") if stores else TMA
-    module = parse_and_lower(text, "gemm_hopper.mlir", passes)
-    return print_cuda(module), kernel_info(kernels(module)[0])
-
 
 def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
-    """SASS counts of the padding kernels (f16, odd K: the loads realigned): instructions,
-    loads by width, byte permutes, branches, 128-bit stores, local memory."""
+    """SASS counts of the padding kernels (f16, odd K: the loads realigned; 32-bit index
+    math): instructions, loads by width, byte permutes, branches, 128-bit stores, local
+    memory."""
     import re
 
+    from regcopy_backend.cuda.kernel_info import kernel_info, kernels
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.types import INDEX32_OPTION
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
@@ -71,9 +67,11 @@ def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
             "LDL", "STL")
     lines = []
     for pad in pads:
-        rows, cols = PADS[pad]
-        module = parse_and_lower(pad_pair_text("pad", "f16", rows, cols), "pad.mlir", TMA)
-        sass = [ln for ln in disassemble(compile_cuda(print_cuda(module)).cubin).splitlines()
+        rows, cols, passes = pad_spec(pad)
+        module = parse_and_lower(pad_pair_text("pad", "f16", rows, cols), "pad.mlir", passes)
+        index32 = (INDEX32_OPTION,) * kernel_info(kernels(module)[0]).index_switch
+        sass = [ln for ln in disassemble(compile_cuda(print_cuda(module), options=index32).cubin
+                                         ).splitlines()
                 if re.search(r"/\*[0-9a-f]{4}\*/", ln)]
         count = {k: sum(1 for ln in sass if k in ln) for k in keys}
         lines.append(f"pad {pad} ({rows}x{cols}): {len(sass)} instructions, "
@@ -81,238 +79,65 @@ def pad_sass_report(pads: Sequence[str] = tuple(PADS)) -> list[str]:
     return lines
 
 
-def sass_report(forms: Sequence[tuple[str, str]] = ((TILE, EPILOGUE),)) -> list[str]:
-    """SASS counts of the Hopper kernel (f16, each ``(tile, epilogue)``): HGMMA, TMA loads,
-    barriers, shuffles, stores, local memory."""
+def wgmma_serialized(log: str) -> str:
+    """ptxas's advisory (``-v``) that it waits for each wgmma before the next (C7515: a
+    non-wgmma instruction defines an accumulator register inside the pipeline), or "": such a
+    kernel runs its K loop without overlap, whatever its SASS counts say."""
+    return next((ln.split("Potential Performance Loss:")[-1].strip() for ln in log.splitlines()
+                 if "C7515" in ln), "")
+
+
+def sass_report(forms: Sequence[str | Sequence[str]] = ((TILE, EPILOGUE),)) -> list[str]:
+    """SASS counts of the Hopper kernel (f16, each form of ``parse_form``, 32-bit index math):
+    HGMMA, TMA loads, barriers, shuffles, stores, local memory."""
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.types import INDEX32_OPTION
 
     lines = []
-    for tile, epilogue in forms:
-        source, _ = hopper_lowered("f16", tile, epilogue)
-        compiled = compile_cuda(source)
-        sass = disassemble(compiled.cubin)
-        keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR",
-                "BAR.SYNC", "SHFL", "STG.E.128", "STG.E ", "STG.E.U16", "LDL", "STL")
-        count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
-        lines.append(f"gemm_hopper f16 {tile} {epilogue} ({compiled.arch}): "
-                     + ", ".join(f"{k} {v}" for k, v in count.items()))
-    return lines
-
-
-class HopperGemm:
-    """The Hopper kernel for one dtype, compiled once, launched on torch tensors (its tensor
-    maps encoded per launch configuration). ``tile="auto"``: both CTA tiles compiled, each
-    launch taking ``choose_tile``'s."""
-
-    def __init__(self, t: str, mma: RegcopyGemm | None, tile: str = "auto",
-                 epilogue: str = EPILOGUE) -> None:
-        from regcopy_backend.runtime.runner import (
-            compile_kernel,
-            get_device,
-            set_dynamic_shared_memory,
-        )
-
-        self.mma, self.tile, self.t = mma, tile, t
-        self.dev = mma.dev if mma is not None else get_device()
-        self.dev.set_current()
-        self.sms = int(self.dev.properties.multiprocessor_count)
-        self.pairs: dict[str, tuple[Any, Any]] = {}
-        self.kernels: dict[str, tuple[Any, Any]] = {}
-        for x in (TILES if tile == "auto" else (tile,)):
-            source, info = hopper_lowered(t, x, epilogue)
-            kernel = compile_kernel(self.dev, source, info.symbol)
-            set_dynamic_shared_memory(self.dev, kernel, info.dynamic_shared_bytes)
-            self.kernels[x] = (kernel, info)
-
-    def pad_pair(self, pad: str) -> tuple[Any, Any]:
-        """The compiled ``pad_pair_text`` kernel of ``PADS[pad]`` and its KernelInfo."""
-        from regcopy_backend.cuda.kernel_info import kernel_info, kernels
-        from regcopy_backend.cuda.printer import print_cuda
-        from regcopy_backend.runtime.runner import compile_kernel
-        from regcopy_tools.regcopy_run import parse_and_lower
-
-        if pad not in self.pairs:
-            rows, cols = PADS[pad]
-            module = parse_and_lower(pad_pair_text(f"pad_{pad}", self.t, rows, cols), "pad.mlir",
-                                     TMA)
-            info = kernel_info(kernels(module)[0])
-            self.pairs[pad] = (compile_kernel(self.dev, print_cuda(module), info.symbol), info)
-        return self.pairs[pad]
-
-    def pad_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
-                     pad: str) -> list[Callable[[], None]]:
-        """The launches that pad ``xs`` into ``ys``: ``two`` (``@pad_rows`` twice) or a name
-        of ``PADS`` (``pad_pair_text`` with that CTA tile, one launch)."""
-        from regcopy_backend.runtime.runner import launch_arguments
-        from regcopy_backend.runtime.tensor_map import launch_raw
-
-        if pad == "two":
-            assert self.mma is not None, "pad=two launches bench_gemm's @pad_rows"
-            return [self.mma.pad_launcher(x, y, stream) for x, y in zip(xs, ys, strict=True)]
-        kernel, info = self.pad_pair(pad)
-        args = (xs[0], ys[0], xs[1], ys[1])
-        values = launch_arguments(info, args, [x.data_ptr() for x in args])
-        g = pad_pair_grid(xs[0].shape[0], xs[1].shape[0], ys[0].shape[1], *PADS[pad])
-        return [lambda: launch_raw(kernel, stream, g, info.block, 0, values)]
-
-    def direct(self, a: Any, b: Any, d: Any, stream: Any) -> Callable[[], None]:
-        """One launch (K % 8 == 0)."""
-        from regcopy_backend.runtime.runner import launch_arguments, tensor_maps
-        from regcopy_backend.runtime.tensor_map import launch_raw
-
-        m, n = a.shape[0], b.shape[0]
-        tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
-        kernel, info = self.kernels[tile]
-        args = (a, b, d)
-        ptrs = [x.data_ptr() for x in args]
-        values = launch_arguments(info, args, ptrs) + tensor_maps(info, args, ptrs)
-        g = grid(m, n, tile)
-        block, shmem = info.block, info.dynamic_shared_bytes
-        return lambda: launch_raw(kernel, stream, g, block, shmem, values)
-
-    def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD
-                 ) -> Callable[[], None]:
-        """``D = A B^T``: direct where K % 8 == 0, else pad rows to K8 first (``pad``: the
-        padding launches, ``pad_launcher``)."""
-        import torch
-        k = a.shape[1]
-        if k % 8 == 0:
-            return self.direct(a, b, d, stream)
-        k8 = -(-k // 8) * 8
-        a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
-        b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
-        steps = [*self.pad_launcher((a, b), (a8, b8), stream, pad), self.direct(a8, b8, d, stream)]
-
-        def run() -> None:
-            for step in steps:
-                step()
-        run.buffers = (a8, b8)  # type: ignore[attr-defined]  # alive as long as the call
-        run.steps = steps  # type: ignore[attr-defined]  # pad A, pad B, GEMM: the breakdown
-        return run
-
-
-def breakdown(run: Callable[[], None], iters: int) -> str:
-    """``pad A x + pad B y + GEMM z ms`` (or ``pad A and B x + GEMM z ms``) of a padded
-    launcher, each launch timed alone."""
-    steps = getattr(run, "steps", None)
-    if steps is None:
-        return ""
-    ms = [time_ms(s, iters) for s in steps]
-    pads = (f"pad A {ms[0]:.3f} + pad B {ms[1]:.3f}" if len(ms) == 3
-            else f"pad A and B {ms[0]:.3f}")
-    return f"{pads} + GEMM {ms[-1]:.3f} ms"
-
-
-def exact_check(h: HopperGemm, stream: Any, dtype: Any, t: str, pad: str = PAD) -> bool:
-    """Bit-exact against float64 on integer-valued inputs, ragged sizes (odd K padded)."""
-    import torch
-    good = True
-    for m, n, k in ((200, 300, 136), (300, 520, 77)):
-        g = torch.Generator(device="cuda").manual_seed(k)
-        a = torch.randint(-4, 5, (m, k), device="cuda", generator=g).to(dtype)
-        b = torch.randint(-4, 5, (n, k), device="cuda", generator=g).to(dtype)
-        d = torch.full((m, n), 7.0, device="cuda", dtype=dtype)
-        want = (a.double() @ b.double().T).to(dtype)
-        torch.cuda.synchronize()
-        h.launcher(a, b, d, stream, pad)()
-        torch.cuda.synchronize()
-        same = bool(torch.equal(d, want))
-        good &= same
-        print(f"exact check wgmma {t} {m}x{n}x{k}: {'equal' if same else 'MISMATCH'}")
-    return good
-
-
-def _operands(m: int, n: int, k: int, dtype: Any) -> tuple[Any, Any, Any]:
-    import torch
-    g = torch.Generator(device="cuda").manual_seed(m + n + k)
-    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
-    b = torch.randn(n, k, device="cuda", dtype=dtype, generator=g)
-    return a, b, torch.empty(m, n, device="cuda", dtype=dtype)
-
-
-def _checked(run: Callable[[], None], a: Any, b: Any, d: Any) -> str:
-    """``ok`` when ``run`` leaves ``d`` within tolerance of cuBLAS, else the error."""
-    import torch
-    d.fill_(7.0)
-    torch.cuda.synchronize()
-    run()
-    ref = torch.matmul(a, b.T)
-    torch.cuda.synchronize()
-    err = float((d.float() - ref.float()).abs().max())
-    return "ok" if err <= 0.02 * float(ref.float().abs().max()) + 0.05 else f"BAD max err {err:.3g}"
-
-
-def candidates(sizes: Sequence[tuple[int, int, int]], iters: int,
-               forms: Sequence[tuple[str, str]] = FORMS,
-               pads: Sequence[str] = ("two", *PADS)) -> tuple[bool, str]:
-    """The paddings ``pads`` at each ragged size of ``sizes`` (K % 8 != 0; each padding's
-    launch timed alone and in the pair with the GEMM, the padding's bandwidth: 2 x (read +
-    written) bytes of A and B over its time), then every ``(tile, epilogue)`` of ``forms``,
-    f16, at ``sizes``: TFLOPS, each ragged row's parts, and each form's ratio to the first
-    size. Returns (all checks ok, the fastest one-launch padding, or ``PAD`` if none ran)."""
-    import torch
-    mma = RegcopyGemm("f16") if "two" in pads else None
-    h = HopperGemm("f16", mma, "auto")
-    stream = h.dev.default_stream
-    ok, table, best = True, [], (float("inf"), PAD)
-    for m, n, k in [s for s in sizes if s[2] % 8]:
-        a, b, d = _operands(m, n, k, torch.float16)
-        k8 = -(-k // 8) * 8
-        moved = 2 * (m + n) * (k + k8)  # bytes read + written, f16
-        for pad in pads:
-            run = h.launcher(a, b, d, stream, pad)
-            chk = _checked(run, a, b, d)
-            ok &= chk == "ok"
-            tf = 2.0 * m * n * k / time_ms(run, iters) / 1e9
-            steps = run.steps[:-1]  # type: ignore[attr-defined]
-            pad_ms = sum(time_ms(s, iters) for s in steps)
-            if pad != "two" and chk == "ok":
-                best = min(best, (pad_ms, pad))
-            print(f"  padding {pad} {m}x{n}x{k}: pad {pad_ms * 1e3:.1f} us "
-                  f"({moved / pad_ms / 1e9:.2f} TB/s), pad + GEMM {tf:.0f} TFLOPS ({chk}); "
-                  f"{breakdown(run, iters)}", flush=True)
-    if best[0] < float("inf"):
-        print(f"  fastest one-launch padding: {best[1]} ({best[0] * 1e3:.1f} us)")
     for form in forms:
-        try:
-            h = HopperGemm("f16", mma, *form)
-        except Exception as e:  # noqa: BLE001 - a form that fails costs its row only
-            print(f"  candidate {' '.join(form)}: {str(e).splitlines()[0][:300]}")
+        tile, epilogue, edge, group = parse_form(form)
+        if tile == "auto":  # the example's kernels
+            lines += sass_report([(x, ep, f"e{e}") for x, (ep, e) in EXAMPLE.items()])
             continue
-        tf = []
-        for m, n, k in sizes:
-            a, b, d = _operands(m, n, k, torch.float16)
-            run = h.launcher(a, b, d, stream, best[1])
-            chk = _checked(run, a, b, d)
-            ok &= chk == "ok"
-            tf.append(2.0 * m * n * k / time_ms(run, iters) / 1e9)
-            parts = breakdown(run, iters)
-            print(f"  candidate {' '.join(form)} {m}x{n}x{k}: {tf[-1]:.0f} TFLOPS ({chk})"
-                  + (f"; {parts}" if parts else ""), flush=True)
-        table.append((*form, tf))
-    names = ["x".join(map(str, s)) for s in sizes]
-    print("\n| CTA tile | epilogue | " + " | ".join(f"{x} TFLOPS" for x in names)
-          + "".join(f" | {x} / {names[0]}" for x in names[1:]) + " |")
-    print("|---|---|" + "---|" * (2 * len(names) - 1))
-    for tile, epilogue, tf in table:
-        print(f"| {tile} | {epilogue} | " + " | ".join(f"{v:.0f}" for v in tf)
-              + "".join(f" | {v / tf[0]:.2f}x" for v in tf[1:]) + " |")
-    print()
-    return ok, best[1]
+        source, info = hopper_lowered("f16", tile, epilogue or EPILOGUE, edge, group)
+        # the 32-bit index form, the one the launches take at the benchmarked sizes
+        compiled = compile_cuda(source, options=(INDEX32_OPTION,) * info.index_switch
+                                + ("--ptxas-options=-v",))
+        sass = disassemble(compiled.cubin)
+        keys = (f"HGMMA.64x{TILES[tile][1]}x16.F32", *([f"HGMMA.64x{edge}x16.F32"] * bool(edge)),
+                "UTMALDG", "SYNCS", "WARPGROUP.DEPBAR", "BAR.SYNC", "SHFL", "STG.E.128",
+                "STG.E ", "STG.E.U16", "LDL", "STL")
+        count = {k.strip(): sum(1 for ln in sass.splitlines() if k in ln) for k in keys}
+        name = form if isinstance(form, str) else ",".join(form)
+        serial = wgmma_serialized(compiled.log)
+        lines.append(f"gemm_hopper f16 {name} ({compiled.arch}): "
+                     + ", ".join(f"{k} {v}" for k, v in count.items())
+                     + (f"; {serial}" if serial else ""))
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds of the main table's interleaved timing (median)")
+    ap.add_argument("--cool", type=float, default=0.0,
+                    help="seconds of idle GPU before each of the main table's measurements")
     ap.add_argument("--sizes", default=",".join("x".join(map(str, s)) for s in SIZES))
     ap.add_argument("--dtypes", default="f16,bf16")
     ap.add_argument("--tile", choices=[*TILES, "auto"], default="auto")
-    ap.add_argument("--epilogue", choices=[*EPILOGUES, "rows-predicated"], default=EPILOGUE)
+    ap.add_argument("--epilogue", default=None,
+                    choices=[*EPILOGUES, "rows-predicated", "rowwarp-shuffle",
+                             "rowwarp256-shuffle"],
+                    help="every tile's epilogue (default: the example's, EXAMPLE)")
+    ap.add_argument("--form", default="", metavar="TILE,EPILOGUE[,eN][,gG]",
+                    help="the main table's form (parse_form), overriding --tile, --epilogue")
     ap.add_argument("--candidates", default="", help="sizes for the candidate forms first")
     ap.add_argument("--forms", default=";".join(",".join(f) for f in FORMS),
                     help="the candidate forms, TILE,EPILOGUE;... (default: all of FORMS)")
     ap.add_argument("--pads", default=",".join(("two", *PADS)),
-                    help="the candidate paddings (two, or names of PADS)")
+                    help="the candidate paddings (two, or NAME[+FORM]: a name of PADS, FORM a "
+                    "misaligned-stores form such as staged)")
     ap.add_argument("--pad", choices=[*PADS, "best"], default=PAD,
                     help="the main table's padding; best: the fastest the candidates measured")
     ap.add_argument("--also", action="append", default=[], metavar="TILE,EPILOGUE",
@@ -321,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-peers", action="store_true",
                     help="the wgmma kernel alone (no mma.sync, cuBLAS, Triton; pair32 padding)")
     ap.add_argument("--sass-only", action="store_true")
+    ap.add_argument("--diagnose", default="", metavar="SIZES",
+                    help="first, the timing diagnosis of these padded sizes (timing_diagnosis)")
     args = ap.parse_args(argv)
     try:  # torch before any NVRTC compile (its import fails after one)
         import torch
@@ -328,12 +155,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch = None  # type: ignore[assignment]
     print("SASS (NVRTC):")
     forms = [tuple(f.split(",")) for f in args.forms.split(";") if f]
-    shown = (forms if args.candidates and args.sass_only
-             else [(x, args.epilogue) for x in (TILES if args.tile == "auto" else (args.tile,))])
+    for form in forms:
+        parse_form(form)  # a bad form fails here, before any GPU work
+    shown = (forms if args.candidates else [args.form] if args.form
+             else [(x, args.epilogue or EXAMPLE[x][0], *[f"e{EDGES[x]}"] * bool(EDGES[x]))
+                   for x in (TILES if args.tile == "auto" else (args.tile,))])
     for line in sass_report(shown):  # type: ignore[arg-type]
         print("  " + line)
     if args.sass_only and args.candidates:
-        for line in pad_sass_report([p for p in args.pads.split(",") if p in PADS]):
+        for line in pad_sass_report([p for p in args.pads.split(",") if p != "two"]):
             print("  " + line)
     if args.sass_only:
         return 0
@@ -341,10 +171,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bench_gemm_hopper: needs torch and a CUDA GPU")
         return 2
     torch.cuda.init()
+    from regcopy_bench.hopper_timing import (
+        breakdown,
+        candidates,
+        checked,
+        events_ms,
+        exact_check,
+        gpu_state,
+        interleaved,
+        operands,
+        timing_diagnosis,
+    )
 
     def parse(text: str) -> list[tuple[int, int, int]]:
         return [(int(x), int(y), int(z)) for x, y, z in (s.split("x") for s in text.split(","))]
 
+    if args.diagnose:
+        timing_diagnosis(parse(args.diagnose), args.iters, args.pad if args.pad in PADS else PAD)
     ok, best = (candidates(parse(args.candidates), args.iters, forms,  # type: ignore[arg-type]
                            args.pads.split(","))
                 if args.candidates else (True, PAD))
@@ -353,62 +196,83 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if ok else 1
     tri = None if args.no_triton or args.no_peers else triton_matmul()
     rows = []
-    print(f"the form: CTA tile {args.tile}, epilogue {args.epilogue}, padding {pad} (odd K)")
+    print(f"the form: {args.form or f'CTA tile {args.tile}, epilogue {args.epilogue or EXAMPLE}'}, "
+          f"padding {pad} (odd K)")
     for t in args.dtypes.split(","):
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[t]
         mma = None if args.no_peers else RegcopyGemm(t)
-        h = HopperGemm(t, mma, args.tile, args.epilogue)
+        h = (HopperGemm(t, mma, *parse_form(args.form)) if args.form
+             else HopperGemm(t, mma, args.tile, args.epilogue))
         stream = h.dev.default_stream
         ok &= exact_check(h, stream, dtype, t, pad)
-        others = [HopperGemm(t, mma, *form.split(",")) for form in args.also]
+        others = [HopperGemm(t, mma, *parse_form(form)) for form in args.also]
+        aligned_call: Callable[[], None] | None = None  # holds its tensors alive
+        aligned_flop = 0.0
         for m, n, k in parse(args.sizes):
-            a, b, d = _operands(m, n, k, dtype)
+            a, b, d = operands(m, n, k, dtype)
             run = h.launcher(a, b, d, stream, pad)
-            chk = _checked(run, a, b, d)
+            chk = checked(run, a, b, d)
             ok &= chk == "ok"
             flop = 2.0 * m * n * k
-            nan = float("nan")
-            ms = {"wgmma": time_ms(run, args.iters),
-                  "mma.sync": nan if mma is None else time_ms(mma.launcher(a, b, d, stream),
-                                                              args.iters),
-                  "cuBLAS": nan if mma is None else time_ms(partial(torch.matmul, a, b.T),
-                                                            args.iters)}
-            ms["Triton"] = nan
-            if tri is not None:
-                try:
-                    ms["Triton"] = time_ms(partial(tri, a, b), args.iters)
-                except Exception as e:  # noqa: BLE001 - a Triton failure costs its column only
-                    print(f"  Triton failed at {m}x{n}x{k}: {str(e).splitlines()[0][:200]}")
+            fns: dict[str, Callable[[], Any] | None] = {
+                "wgmma": run,
+                "mma.sync": None if mma is None else mma.launcher(a, b, d, stream),
+                "cuBLAS": None if mma is None else partial(torch.matmul, a, b.T),
+                "Triton": None if tri is None else partial(tri, a, b)}
             for form, other in zip(args.also, others, strict=True):
                 alt = other.launcher(a, b, d, stream, pad)
-                alt_chk = _checked(alt, a, b, d)
+                alt_chk = checked(alt, a, b, d)
                 ok &= alt_chk == "ok"
-                ms[form] = time_ms(alt, args.iters) if alt_chk == "ok" else nan
+                fns[form] = alt if alt_chk == "ok" else None
+            print(f"  {t} {m}x{n}x{k}: GPU {gpu_state()}", flush=True)
+            ms = interleaved(fns, args.iters, args.rounds, args.cool)
             tf = {key: flop / v / 1e9 for key, v in ms.items()}
             parts = breakdown(run, args.iters)
-            tile = choose_tile(m, n, h.sms) if args.tile == "auto" else args.tile
-            rows.append((t, f"{m}x{n}x{k}", tf, chk, ("pad+TMA " if k % 8 else "TMA ") + tile))
+            same_run = float("nan")
+            if k % 8:
+                gpu, host = events_ms(run, args.iters)
+                parts += f"; the call: GPU {gpu:.3f} ms (events), host {host * 1e3:.0f} us"
+                if aligned_call is not None:  # the aligned call in the same rounds
+                    pair = interleaved({"aligned": aligned_call, "ragged": run}, args.iters,
+                                       args.rounds, args.cool)
+                    same_run = (flop / pair["ragged"]) / (aligned_flop / pair["aligned"])
+                    parts += (f"; interleaved with the aligned call: {pair['ragged']:.4f} ms "
+                              f"against {pair['aligned']:.4f} ms, {same_run:.2f}x the aligned "
+                              "TFLOPS")
+            elif aligned_call is None:
+                aligned_call, aligned_flop = run, flop
+            tile = choose_tile(m, n, h.sms) if h.tile == "auto" else h.tile
+            route = (("pad+TMA " if k % 8 else "TMA ") + tile
+                     + f", {h.index_bits(m, n, k)}-bit index")
+            rows.append((t, f"{m}x{n}x{k}", tf, chk, route, same_run))
             print(f"  {t} {m}x{n}x{k}: " + ", ".join(f"{key} {v:.0f}" for key, v in tf.items())
                   + f" TFLOPS ({chk})" + (f"; wgmma = {parts}" if parts else ""), flush=True)
     print()
     print("| dtype | M x N x K | wgmma TFLOPS | mma.sync TFLOPS | cuBLAS TFLOPS | Triton TFLOPS "
-          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile | check |")
+          "| wgmma / cuBLAS | wgmma / Triton | wgmma / aligned | operands, CTA tile, index | check |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for t, size, tf, chk, route in rows:
+    for t, size, tf, chk, route, same_run in rows:
         aligned = next((r[2]["wgmma"] for r in rows if r[0] == t and r[4].startswith("TMA")),
                        tf["wgmma"])
+        ratio = f"{tf['wgmma'] / aligned:.2f}x" + (
+            f" ({same_run:.2f}x interleaved)" if same_run == same_run else "")
         print(f"| {t} | {size} | {tf['wgmma']:.0f} | {tf['mma.sync']:.0f} | {tf['cuBLAS']:.0f} "
               f"| {tf['Triton']:.0f} | {tf['wgmma'] / tf['cuBLAS']:.2f}x | "
-              f"{tf['wgmma'] / tf['Triton']:.2f}x | {tf['wgmma'] / aligned:.2f}x | {route} | "
-              f"{chk} |")
-    print(f"(pad+TMA: the rows of A and B padded to K8 ({pad}: one launch) and timed with the "
-          "GEMM; wgmma / aligned: to the first aligned size of the dtype)")
+              f"{tf['wgmma'] / tf['Triton']:.2f}x | {ratio} | {route} | {chk} |")
+    print(f"(every column: the median of {args.rounds} rounds that time each column in turn, "
+          f"{args.iters} calls back to back between two device synchronizations"
+          + (f", each after {args.cool} s of idle GPU" if args.cool else "") + "; wgmma: the "
+          "user's call, HopperGemm(a, b, d), host work included; pad+TMA: that call takes "
+          "scratch A8, B8 from torch's caching allocator, pads the rows of A and B to K8 "
+          f"({pad}: one launch) and runs the GEMM on them; 32-bit index math where every "
+          "offset fits, as run_kernel picks; wgmma / aligned: to the first aligned size of "
+          "the dtype, and in parentheses with that aligned call timed in the same rounds)")
     if args.also:
-        main_form = f"{args.tile},{args.epilogue}"
+        main_form = args.form or f"{args.tile},{args.epilogue or 'example'}"
         print(f"\n| dtype | M x N x K | {main_form} | "
               + " | ".join(f"{x} | {x} / {main_form}" for x in args.also) + " |")
         print("|---|---|---|" + "---|---|" * len(args.also))
-        for t, size, tf, _, _ in rows:
+        for t, size, tf, *_ in rows:
             print(f"| {t} | {size} | {tf['wgmma']:.0f} | " + " | ".join(
                 f"{tf[x]:.0f} | {tf[x] / tf['wgmma']:.2f}x" for x in args.also) + " |")
     return 0 if ok else 1

@@ -23,8 +23,11 @@ tile, ``{async}`` (one ``regcopy.wgmma`` an accumulator, four k16 steps each); (
 the input type and store, bounds-checked (``EPILOGUES``): ``frag``, straight from the
 fragment (32-bit stores, two adjacent elements a thread); ``rows``, converted first by a
 register -> register ``regcopy.copy`` into rows of 8 elements a thread (warp shuffles within
-each quad of lanes), then 128-bit stores (realigned pieces where N is odd). CTAs walk the
-output in groups of 8 M tiles (L2 reuse), as the mma.sync kernel does.
+each quad of lanes), then 128-bit stores (realigned pieces where N is odd); ``rowwarp``,
+converted so that a warp runs along a row (``_rowwarp``: 16 lanes a row, 128 columns at a
+time; ``rowwarp256``: whole rows of 256 columns, 32 lanes) where the misalignment of odd-N
+rows varies least within a warp instruction. CTAs walk the output in groups of 8 M tiles
+(L2 reuse), as the mma.sync kernel does.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ x 17 = 544 CTAs (five waves of the H200's 132 SMs, one CTA an SM), the 256 x 128
 528 (four waves)."""
 TILE = "128x256"
 """The CTA tile where both make as many waves (``choose_tile``)."""
-EPILOGUES = ("frag", "rows")
+EPILOGUES = ("frag", "rows", "rowwarp", "rowwarp256")
 """How the accumulators leave (module doc)."""
 EPILOGUE = "rows"
 """The example's epilogue (measured on the H200: 713 against 644 TFLOPS at 4096^3 f16)."""
@@ -47,9 +50,31 @@ FORMS: tuple[tuple[str, str], ...] = (
 rows epilogue lowered with ``misaligned-stores=predicated`` (odd N: each aligned piece a
 predicated store instead of one branch per misalignment). (A persistent schedule, measured
 0.64-0.67x of this one at 4096^3 and 8192^3, is kept as an A/B form in lab/ab.)"""
-PAD = "pair32"
-"""The example's padding for K % 8 != 0: ``pad_pair_text`` with 32 rows a CTA, one launch
-(measured 44 us at 4095 x 4097 x 4093 against 46 for two launches, 58 for 64 rows)."""
+PAD = "pair4x1024"
+"""The example's padding for K % 8 != 0: ``pad_pair_text`` with a 4 x 1024 CTA tile, one
+launch, a warp along a row (the fastest of ``PADS`` on the H200 in their 32-bit index forms:
+37.0 us at 4095 x 4097 x 4093, 3.63 TB/s, against 37.3 for 8 x 512 and 39.6 for 8 x 1024;
+the earlier 32 x 256 tile's 32-bit form spills 36 bytes under ptxas's register cap)."""
+EXAMPLE: dict[str, tuple[str, int]] = {"128x256": ("rows", 0), "256x128": ("rows", 8)}
+"""The example's form of each CTA tile: its epilogue (``EPILOGUES``, ``-shuffle`` where it is
+lowered with ``conversion=shuffle``) and its narrow edge tile (``kernel_text``'s ``edge``).
+The 256 x 128 kernel, the one ``choose_tile`` takes at 4095 x 4097, runs its last column of
+CTAs as 256 x 8 tiles where N is 1..8 past a multiple of 128 (on the H200 656 against 645
+TFLOPS at 4095 x 4097 x 4096). Its ``rowwarp-shuffle`` form stores faster (the ragged call
+563 against 552 TFLOPS f16, 584 against 568 bf16) but only where the module is lowered with
+``conversion=shuffle``: under the default lowering its conversion goes through shared memory
+and ptxas serializes the K loop (C7515), so the example, which must compile cleanly under any
+lowering, keeps ``rows``."""
+EDGES: dict[str, int] = {tile: edge for tile, (_, edge) in EXAMPLE.items()}
+"""The example's narrow edge tile by CTA tile (``EXAMPLE``)."""
+
+
+def example_passes() -> str:
+    """The pass pipeline that lowers the example's module (``transfer=tma``, and
+    ``conversion=shuffle`` where an epilogue of ``EXAMPLE`` asks for it)."""
+    options = {ep.partition("-")[2] for ep, _ in EXAMPLE.values()} - {""}
+    assert options <= {"shuffle"}, options
+    return "lower-reg-copy{transfer=tma" + (" conversion=shuffle" if options else "") + "}"
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
@@ -69,6 +94,26 @@ def _rows(t: str, n: int) -> str:
             "4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>")
 
 
+def _rowwarp(t: str, n: int) -> str:
+    """The same 64 x n tile with a warp along a row: warp ``w`` keeps its 16 rows ``16 w ..``,
+    ``L = min(32, n / 8)`` lanes cover one row, 8 consecutive elements a lane, ``32 / L`` rows
+    a round (``kernel_text`` converts at most 128 columns at a time: 16 lanes a row). Every store of a round then starts where its row does (one misalignment class a
+    warp and round where N is odd, where the quad layout of ``_rows`` holds rows of every
+    class); the conversion from the fragment moves elements across the warp (shuffles)."""
+    lanes = min(32, n // 8)
+    if lanes == 32:
+        layout = "(4,16,32,8):(1@wid_in_wg,8,1@laneid,1)"
+    else:
+        layout = (f"(4,{16 * lanes // 32},{32 // lanes},{lanes},8):(1@wid_in_wg,8,{lanes}@laneid,"
+                  "1@laneid,1)")
+    return f"memref<64x{n}x{t}, #regcopy.layout<{layout}>, #regcopy.mem<local>>"
+
+
+def _out(t: str, n: int, ep: str) -> str:
+    """The register tile the epilogue ``ep`` stores from (``rows`` or ``rowwarp``)."""
+    return _rowwarp(t, n) if ep.startswith("rowwarp") else _rows(t, n)
+
+
 def grid(m: int, n: int, tile: str = TILE) -> tuple[int, int, int]:
     """The launch grid for an M x N output: ``ceil(N / CTA_N) x ceil(M / CTA_M)``."""
     cta_m, cta_n = TILES[tile]
@@ -85,11 +130,13 @@ def choose_tile(m: int, n: int, sms: int = 132) -> str:
     return min(TILES, key=lambda x: (waves(x), x != TILE))
 
 
-def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) -> str:
+def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str,
+             group: int = 8) -> str:
     """IR: the origin ``%{p}m0``, ``%{p}m1`` (second warpgroup's rows), ``%{p}n0`` of tile
-    ``pid``, tiles numbered in groups of 8 M tiles that walk N together (L2 reuse)."""
-    lines = [f"%{p}group = arith.divui {pid}, %width", f"%{p}first = arith.muli %{p}group, %c8",
-             f"%{p}left = arith.subi %gy, %{p}first", f"%{p}size = arith.minui %{p}left, %c8",
+    ``pid``, tiles numbered in groups of ``group`` M tiles that walk N together (L2 reuse)."""
+    c = f"%c{group}"
+    lines = [f"%{p}group = arith.divui {pid}, %width", f"%{p}first = arith.muli %{p}group, {c}",
+             f"%{p}left = arith.subi %gy, %{p}first", f"%{p}size = arith.minui %{p}left, {c}",
              f"%{p}inside = arith.remui {pid}, %width",
              f"%{p}pmo = arith.remui %{p}inside, %{p}size", f"%{p}pm = arith.addi %{p}first, %{p}pmo",
              f"%{p}pn = arith.divui %{p}inside, %{p}size", f"%{p}m0 = arith.muli %{p}pm, %c{cta_m}",
@@ -98,115 +145,103 @@ def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str) ->
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE) -> str:
-    """The kernel ``@name`` for element type ``t`` (module doc)."""
+                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> str:
+    """The kernel ``@name`` for element type ``t`` (module doc). ``edge`` (0, or a multiple
+    of 8 below ``CTA_N``): a CTA whose tile has at most ``edge`` columns left in N (the last
+    column of CTAs at a ragged N) runs the same pipeline with an ``edge x BK`` B tile (the first
+    rows of each B slot) and
+    ``m64n{edge}k16`` wgmmas instead (the fragment epilogue), so a one-column edge costs its
+    A loads, not a whole tile's tensor work. ``group``: M tiles a group of CTAs walks N
+    with (L2 reuse)."""
     cta_m, cta_n = TILES[tile]
     wgr = cta_m // 2  # rows of a warpgroup
     accs = wgr // 64  # 64-row accumulators of a warpgroup
-    g, c, co = _G.format(t=t), _c("f32", cta_n), _c(t, cta_n)
-    regs = 64 * cta_n // 128
+    g = _G.format(t=t)
     sa = f"memref<{stages}x2x{wgr}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
-    sb = f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>"
     ahead = stages - 2  # slot k-1 may still be read by the wgmmas in flight
+    assert edge == 0 or (edge % 8 == 0 and 8 <= edge < cta_n), edge
+    used = {0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, BK, stages, ahead, ahead * BK, group,
+            *(s * BK for s in range(stages)), *range(stages)}
 
-    def start(k: str, slot: str, out: str, indent: str, p: str = "%") -> str:
-        return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[{p}m0, {k}] [{wgr}, {BK}] -> "
-                f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}a1 = regcopy.copy_async cta %A[{p}m1, {k}] [{wgr}, {BK}] -> "
-                f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
-                f"{indent}%{out}b = regcopy.copy_async cta %B[{p}n0, {k}] [{cta_n}, {BK}] -> "
-                f"%SB[{slot}, 0, 0] [1, {cta_n}, {BK}] : {g} -> {sb}\n"
-                f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
+    def path(cn: str | int, x: str, ep: str) -> tuple[str, str]:
+        """``(allocas, body)`` of the pipeline for an N tile of ``cn`` columns, its buffers
+        named with ``x`` (``""``: the main tile's %C, %CO, %RO, %acc; both read B from the
+        main tile's ring %SB)."""
+        n = int(cn)
+        c, co = _c("f32", n), _c(t, n)
+        regs = 64 * n // 128
+        used.add(regs)
+        # the edge tile reads its B rows from the first rows of the main tile's B ring
+        sb = (f"memref<{stages}x{cta_n}x{BK}x{t}, #regcopy.layout<auto>, "
+              "#regcopy.mem<shared.dyn>>")
 
-    acc = [f"%C{i}" if accs > 1 else "%C" for i in range(accs)]
-    allocas = "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
-    allocas += f"  %CO = memref.alloca() : {co}\n"
-    if epilogue == "rows":
-        allocas += f"  %RO = memref.alloca() : {_rows(t, cta_n)}\n"
-    tokens = ", ".join(["!regcopy.token"] * ahead)
-    carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
-    shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
-    used = sorted({0, 1, 2, 4, 8, 64, wgr, cta_m, cta_n, regs, BK, stages, ahead, ahead * BK,
-                   *(s * BK for s in range(stages)), *range(stages)})
-    consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in used)
-    storages = "".join(f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, "
-                       "#regcopy.mem<local>>\n" for i, a in enumerate(acc))
+        def start(k: str, slot: str, out: str, indent: str) -> str:
+            return (f"{indent}%{out}a0 = regcopy.copy_async cta %A[%m0, {k}] [{wgr}, {BK}] -> "
+                    f"%SA[{slot}, 0, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                    f"{indent}%{out}a1 = regcopy.copy_async cta %A[%m1, {k}] [{wgr}, {BK}] -> "
+                    f"%SA[{slot}, 1, 0, 0] [1, 1, {wgr}, {BK}] : {g} -> {sa}\n"
+                    f"{indent}%{out}b = regcopy.copy_async cta %B[%n0, {k}] [{n}, {BK}] -> "
+                    f"%SB[{slot}, 0, 0] [1, {n}, {BK}] : {g} -> {sb}\n"
+                    f"{indent}%{out} = regcopy.async_group %{out}a0, %{out}a1, %{out}b\n")
 
-    def zero(indent: str) -> str:
-        return "".join(
-            f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
-            f"{indent}  vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
-            f"vector<4xf32>\n{indent}}}\n" for i in range(accs))
-
-    mma = "".join(
-        f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
-        f"%SB[%stage, 0, 0] [1, {cta_n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
-        for i, a in enumerate(acc))
-
-    def store(p: str, indent: str) -> str:
-        """IR: the epilogue of the tile at ``%{p}m0``, ``%{p}n0``."""
-        out = (f"{indent}%mw = arith.addi %{p}m0, %wm : index\n"
-               + "".join(f"{indent}%mw{i} = arith.addi %mw, %c64 : index\n"
-                         for i in range(1, accs))
-               + f"{indent}%out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, "
+        acc = [f"%C{x}{i}" if accs > 1 else f"%C{x}" for i in range(accs)]
+        allocas = ((f"  %SB = memref.alloca() : {sb}\n" if not x else "")
+                   + "".join(f"  {a} = memref.alloca() : {c}\n" for a in acc)
+                   + f"  %CO{x} = memref.alloca() : {co}\n")
+        # rowwarp converts at most 128 columns at a time (a 32 KiB shared scratch)
+        part = min(n, 128) if ep == "rowwarp" else n  # rowwarp256: whole rows of 256
+        if ep in ("rows", "rowwarp", "rowwarp256"):
+            allocas += f"  %RO{x} = memref.alloca() : {_out(t, part, ep)}\n"
+        tokens = ", ".join(["!regcopy.token"] * ahead)
+        carried = ", ".join(f"%gk{s} = %g{s}" for s in range(ahead))
+        shifted = ", ".join([f"%gk{s}" for s in range(1, ahead)] + ["%gn"])
+        storages = "".join(f"  %acc{i} = regcopy.storage {a} : {c} -> memref<{regs}xf32, "
+                           "#regcopy.mem<local>>\n" for i, a in enumerate(acc))
+        zero = "".join(
+            f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+            f"    vector.store %zero, %acc{i}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, "
+            f"vector<4xf32>\n  }}\n" for i in range(accs))
+        mma = "".join(
+            f"    regcopy.wgmma warpgroup %SA[%stage, %wg, {64 * i}, 0] [1, 1, 64, {BK}], "
+            f"%SB[%stage, 0, 0] [1, {n}, {BK}], {a} {{transpose_b, async}} : {sa}, {sb}, {c}\n"
+            for i, a in enumerate(acc))
+        out = ("  %mw = arith.addi %m0, %wm : index\n"
+               + "".join(f"  %mw{i} = arith.addi %mw, %c64 : index\n" for i in range(1, accs))
+               + f"  %out = regcopy.storage %CO{x} : {co} -> memref<{regs}x{t}, "
                "#regcopy.mem<local>>\n")
         for i in range(accs):
             mw = f"%mw{i}" if i else "%mw"
-            out += (f"{indent}scf.for %i = %c0 to %c{regs} step %c4 {{\n"
-                    f"{indent}  %v = vector.load %acc{i}[%i] : memref<{regs}xf32, "
+            out += (f"  scf.for %i = %c0 to %c{regs} step %c4 {{\n"
+                    f"    %v = vector.load %acc{i}[%i] : memref<{regs}xf32, "
                     "#regcopy.mem<local>>, vector<4xf32>\n"
-                    f"{indent}  %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
-                    f"{indent}  vector.store %h, %out[%i] : memref<{regs}x{t}, "
-                    f"#regcopy.mem<local>>, vector<4x{t}>\n{indent}}}\n")
-            if epilogue == "rows":
-                ro = _rows(t, cta_n)
-                out += (f"{indent}regcopy.copy warpgroup %CO -> %RO : {co} -> {ro}\n"
-                        f"{indent}regcopy.copy warpgroup %RO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                    f"    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>\n"
+                    f"    vector.store %h, %out[%i] : memref<{regs}x{t}, "
+                    f"#regcopy.mem<local>>, vector<4x{t}>\n  }}\n")
+            if ep in ("rows", "rowwarp", "rowwarp256") and part < n:
+                ro = _out(t, part, ep)
+                for j in range(0, n, part):
+                    nj = f"%n0_{j}" if j else "%n0"
+                    if j and i == 0:
+                        out += f"  {nj} = arith.addi %n0, %c{j} : index\n"
+                        used.add(j)
+                    out += (f"  regcopy.copy warpgroup %CO{x}[0, {j}] [64, {part}] -> %RO{x} "
+                            f": {co} -> {ro}\n"
+                            f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, {nj}] [64, {part}] "
+                            f": {ro} -> {g}\n")
+            elif ep in ("rows", "rowwarp", "rowwarp256"):
+                ro = _out(t, n, ep)
+                out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x} : {co} -> {ro}\n"
+                        f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {ro} -> {g}\n")
             else:
-                out += (f"{indent}regcopy.copy warpgroup %CO -> %D[{mw}, %{p}n0] [64, {cta_n}] "
+                out += (f"  regcopy.copy warpgroup %CO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {co} -> {g}\n")
-        return out
-
-    how = ("convert to rows of 8 a thread, 128-bit stores" if epilogue == "rows"
-           else "32-bit stores from the fragment")
-    head = f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
-    %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
-    %D: {g})
-    attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
-  %SA = memref.alloca() : {sa}
-  %SB = memref.alloca() : {sb}
-{allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
-  %K = memref.dim %A, %c1 : {g}
-  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
-  %wg = arith.divui %tid, %c128 : index
-  %wm = arith.muli %wg, %c{wgr} : index
-  // the accumulators start at zero
-{storages}{zero("  ")}"""
-    wait = f"""    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
-    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
-    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
-    "gpu.barrier"() : () -> ()
-"""
-    issue = f"""    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
-{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
-    regcopy.wgmma_wait {{pending = {accs} : i64}}
-"""
-    prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
-    return head + f"""  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
-  // the CTA's tile (pm, pn), in groups of 8 M tiles that walk N together (L2 reuse)
-  %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
-  %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
-  %byx = arith.muli %by, %gx : index
-  %pid = arith.addi %byx, %bx : index
-  %width = arith.muli %gx, %c8 : index
-{_tile_of("%pid", "", cta_m, cta_n, wgr, "  ")}  // prologue: K tiles 0 .. {ahead - 1} in flight
-{prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
-    %kt = arith.divui %k, %c{BK} : index
-    %stage = arith.remui %kt, %c{stages} : index
-{wait}    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
+        how = {"rows": "convert to rows of 8 a thread, 128-bit stores",
+               "rowwarp": "convert to a warp along a row, 8 a lane, 128-bit stores",
+               "rowwarp256": "convert to a warp along a whole row, 8 a lane, 128-bit stores",
+               "frag": "32-bit stores from the fragment"}[ep]
+        prologue = "".join(start(f"%c{s * BK}", f"%c{s}", f"g{s}", "  ") for s in range(ahead))
+        refill = f"""    // 2. refill slot k-2 with K tile k+{ahead} (an empty group past the end)
     %kn = arith.addi %k, %c{ahead * BK} : index
     %more = arith.cmpi ult, %kn, %K : index
     %gn = scf.if %more -> (!regcopy.token) {{
@@ -217,11 +252,63 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
       %g = regcopy.async_group
       scf.yield %g : !regcopy.token
     }}
-{issue}    scf.yield {shifted} : {tokens}
+"""
+        body = f"""  // the accumulators start at zero
+{storages}{zero}  // prologue: K tiles 0 .. {ahead - 1} in flight
+{prologue}  %done:{ahead} = scf.for %k = %c0 to %K step %c{BK} iter_args({carried}) -> ({tokens}) {{
+    %kt = arith.divui %k, %c{BK} : index
+    %stage = arith.remui %kt, %c{stages} : index
+    // 1. K tile k has landed, for every thread (its own copies, then everyone's), and both
+    //    warpgroups are done with K tile k-2 (their wgmma_wait of iteration k-1)
+    regcopy.async_wait %gk0 {{pending = {ahead - 1} : i64}}
+    "gpu.barrier"() : () -> ()
+{refill}    // 3. the wgmmas of slot k (four k16 steps an accumulator), not waited for
+{mma}    // 4. K tile k-1's wgmmas are done (k's may still run)
+    regcopy.wgmma_wait {{pending = {accs} : i64}}
+    scf.yield {shifted} : {tokens}
   }}
   regcopy.wgmma_wait {{pending = 0 : i64}}
   // epilogue: round to {t} in the fragment layout; {how} (bounds-checked)
-{store("", "  ")}  func.return
+{out}"""
+        return allocas, body
+
+    def nest(text: str) -> str:
+        return "".join(f"  {ln}" if ln else ln for ln in text.splitlines(keepends=True))
+
+    main_allocas, body = path(cta_n, "", epilogue)
+    allocas = f"  %SA = memref.alloca() : {sa}\n" + main_allocas
+    if edge:
+        edge_allocas, edge_body = path(edge, "E", "frag")
+        allocas += edge_allocas
+        used.add(edge)
+        body = (f"  // the last column of CTAs with at most {edge} columns left: a {cta_m} x "
+                f"{edge} tile\n  %N = memref.dim %B, %c0 : {g}\n"
+                "  %rest = arith.subi %N, %n0 : index\n"
+                f"  %narrow = arith.cmpi ule, %rest, %c{edge} : index\n"
+                f"  scf.if %narrow {{\n{nest(edge_body)}  }} else {{\n{nest(body)}  }}\n")
+    # the main tile's B ring first, as before the edge form existed
+    allocas = allocas.replace(f"  %SA = memref.alloca() : {sa}\n", "", 1)
+    allocas = f"  %SA = memref.alloca() : {sa}\n" + allocas
+    consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
+    return f"""func.func @{name}(%A: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
+    %B: {g} {{regcopy.divisibility = array<i64: 1, 8>}},
+    %D: {g})
+    attributes {{regcopy.launch = #regcopy.launch<block = {THREADS}, grid = [1, 1]>}} {{
+{allocas}{consts}  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %K = memref.dim %A, %c1 : {g}
+  %tid = "gpu.thread_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  // this thread's warpgroup: rows {wgr} wg .. of the CTA's tile
+  %wg = arith.divui %tid, %c128 : index
+  %wm = arith.muli %wg, %c{wgr} : index
+  %bx = "gpu.block_id"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %by = "gpu.block_id"() <{{dimension = #gpu<dim y>}}> : () -> index
+  // the CTA's tile (pm, pn), in groups of {group} M tiles that walk N together (L2 reuse)
+  %gx = "gpu.grid_dim"() <{{dimension = #gpu<dim x>}}> : () -> index
+  %gy = "gpu.grid_dim"() <{{dimension = #gpu<dim y>}}> : () -> index
+  %byx = arith.muli %by, %gx : index
+  %pid = arith.addi %byx, %bx : index
+  %width = arith.muli %gx, %c{group} : index
+{_tile_of("%pid", "", cta_m, cta_n, wgr, "  ", group)}{body}  func.return
 }}
 """
 
@@ -231,7 +318,8 @@ PAD_ROWS = (32, 64)
 """Rows of a CTA's tile in ``pad_pair_text``'s first form (4 or 8 rows a thread)."""
 PADS: dict[str, tuple[int, int]] = {
     "pair32": (32, 256), "pair64": (64, 256), "pair8x2048": (8, 2048),
-    "pair16x1024": (16, 1024), "pair8x1024": (8, 1024)}
+    "pair16x1024": (16, 1024), "pair8x1024": (8, 1024), "pair8x512": (8, 512),
+    "pair4x1024": (4, 1024), "pair2x1024": (2, 1024), "pair4x512": (4, 512)}
 """Paddings by name: the CTA tile (rows x columns) of ``pad_pair_text``, one launch.
 ``pair8x2048`` is bench_ragged's wide row tile in bytes (its f32 8 x 1024 and bf16 8 x 2048:
 8 rows, a warp 512 contiguous bytes of one row, the CTA a whole 4 KiB of it)."""
@@ -286,3 +374,19 @@ def pad_pair_grid(rows1: int, rows2: int, k8: int, rows: int = 32,
                   cols: int = PAD_COLS) -> tuple[int, int, int]:
     """The launch grid of ``pad_pair_text``."""
     return -(-k8 // cols), -(-max(rows1, rows2) // rows), 2
+
+
+def example_kernels() -> list[str]:
+    """The kernels of examples/gemm_hopper.mlir: both CTA tiles in their ``EXAMPLE`` forms
+    (``@gemm_hopper`` for ``TILE``, ``@gemm_hopper_256x128`` for the other), f16 and bf16,
+    then the paddings ``@pad_pair``, ``@pad_pair_bf16`` (``PAD``)."""
+    kernels = []
+    for tile, (epilogue, edge) in EXAMPLE.items():
+        suffix = "" if tile == TILE else f"_{tile}"
+        for t in ("f16", "bf16"):
+            name = f"gemm_hopper{suffix}" + ("_bf16" if t == "bf16" else "")
+            kernels.append(kernel_text(name, t, tile=tile, epilogue=epilogue.partition("-")[0],
+                                       edge=edge))
+    rows, cols = PADS[PAD]
+    return kernels + [pad_pair_text("pad_pair", "f16", rows, cols),
+                      pad_pair_text("pad_pair_bf16", "bf16", rows, cols)]

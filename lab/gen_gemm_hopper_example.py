@@ -7,10 +7,21 @@
 
 from pathlib import Path
 
-from regcopy_bench.gemm_hopper import BK, STAGES, TILE, kernel_text, pad_pair_text
+from regcopy_bench.gemm_hopper import (
+    BK,
+    EDGES,
+    EXAMPLE,
+    PAD,
+    PADS,
+    STAGES,
+    TILE,
+    example_kernels,
+    example_passes,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 OTHER = "256x128"
+PASSES = example_passes()
 HEADER = f"""\
 // A Hopper GEMM: D[M,N] = A[M,K] * B[N,K]^T (both K-major), f32 accumulation, D rounded to the
 // input type. M, N, K are runtime extents, ragged in all three. Kernels:
@@ -19,15 +30,17 @@ HEADER = f"""\
 //   @pad_pair, @pad_pair_bf16: the row padding for a K that is not a multiple of 8.
 // A CTA fills an SM (192 KiB of shared ring), so its grid runs in waves of one CTA an SM: launch
 // the tile whose grid makes fewer waves (128 x 256 on a tie). At 4095 x 4097 that is 256 x 128
-// (528 CTAs: 4 waves of 132 SMs, where 128 x 256 makes 544: 5 waves).
+// (528 CTAs: 4 waves of 132 SMs, where 128 x 256 makes 544: 5 waves). The 256 x 128 kernels run
+// a CTA with at most {EDGES[OTHER]} columns of D left (N % 128 in 1..{EDGES[OTHER]}, as 4097) as a
+// 256 x {EDGES[OTHER]} tile: the same ring with {EDGES[OTHER]} rows of B a slot and m64n{EDGES[OTHER]}k16 wgmmas.
 // The GEMMs promise K a multiple of 8 (TMA needs 16-byte row strides). For any other K, first
-// launch @pad_pair(A, A8, B, B8) on ceil(K8 / 256) x ceil(max(M, N) / 32) x 2 CTAs (K8 = K
+// launch @pad_pair(A, A8, B, B8) on ceil(K8 / {PADS[PAD][1]}) x ceil(max(M, N) / {PADS[PAD][0]}) x 2 CTAs (K8 = K
 // rounded up to 8): it copies both operands into K8-wide rows (realigned loads, 128-bit
-// stores, zeros after column K); then run the GEMM on A8, B8. Lower with transfer=tma:
-//   regcopy-run -p 'lower-reg-copy{{transfer=tma}}' --kernel gemm_hopper --check \\
+// stores, zeros after column K); then run the GEMM on A8, B8. Lower with {PASSES}:
+//   regcopy-run -p '{PASSES}' --kernel gemm_hopper --check \\
 //     examples/gemm_hopper.mlir --arg A=70x72 --arg B=40x72 --arg D=70x40 --grid 1,1
-//   regcopy-run --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \\
-//     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,3,2
+//   regcopy-run -p '{PASSES}' --kernel pad_pair --check examples/gemm_hopper.mlir --arg X1=70x69 \\
+//     --arg Y1=70x72 --arg X2=40x69 --arg Y2=40x72 --grid 1,{-(-70 // PADS[PAD][0])},2
 //
 // One CTA (256 threads: two consumer warpgroups) computes its tile; warpgroup wg the rows
 // CTA_M / 2 x wg .., in 64-row f32 accumulators in the m64nNk16 fragment layout (128 registers
@@ -49,12 +62,8 @@ HEADER = f"""\
 
 
 def main() -> None:
-    kernels = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
-               kernel_text(f"gemm_hopper_{OTHER}", "f16", tile=OTHER),
-               kernel_text(f"gemm_hopper_{OTHER}_bf16", "bf16", tile=OTHER),
-               pad_pair_text("pad_pair", "f16"), pad_pair_text("pad_pair_bf16", "bf16")]
-    assert TILE != OTHER
-    (REPO / "examples" / "gemm_hopper.mlir").write_text(HEADER + "\n".join(kernels))
+    assert TILE != OTHER and not EDGES[TILE] and list(EXAMPLE) == [TILE, OTHER]
+    (REPO / "examples" / "gemm_hopper.mlir").write_text(HEADER + "\n".join(example_kernels()))
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ from regcopy_dialect.buffers import (  # noqa: F401 (re-exported)
 )
 from regcopy_dialect.matrix_ops import LdMatrixOp, StMatrixOp
 from regcopy_dialect.mma_ops import MMA_OPS
+from regcopy_dialect.setmaxnreg_op import SetMaxNRegOp
 from regcopy_dialect.wgmma_ops import WGMMA_OPS
 from regcopy_dialect.region_copy import (  # noqa: F401 (re-exported)
     DYNAMIC,
@@ -241,5 +242,5 @@ class StorageOp(IRDLOperation):
 
 
 Regcopy = Dialect("regcopy", [CopyOp, StorageOp, MultipleOfOp, LdMatrixOp, StMatrixOp,
-                              *MMA_OPS, *WGMMA_OPS, *ASYNC_OPS, *TMA_OPS],
+                              *MMA_OPS, *WGMMA_OPS, SetMaxNRegOp, *ASYNC_OPS, *TMA_OPS],
                   [MemSpaceAttr, ExecScopeAttr, LayoutAttr, LaunchAttr, *ASYNC_TYPES, *TMA_TYPES])

@@ -157,6 +157,7 @@ from regcopy_dialect.tma_ops import (
     TensorMapOp,
     TmaLoadOp,
 )
+from regcopy_dialect.setmaxnreg_op import SetMaxNRegOp, setmaxnreg_ptx
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
 
 __all__ = ["DYN_SMEM", "PURE_OPS", "CudaEmitError", "CudaPrinter", "CudaTarget",
@@ -652,6 +653,10 @@ class CudaPrinter(CudaFunctionPrinter):
             self.line(text)
 
     @print_op.register
+    def _(self, op: SetMaxNRegOp) -> None:
+        self.line(f'asm volatile("{setmaxnreg_ptx(op)}" ::: "memory");')
+
+    @print_op.register
     def _(self, op: MmaOp | WgmmaOp) -> None:
         raise UnsupportedOpError(op_error(
             op, "is not lowered; run lower-reg-copy before -t cuda, ptx or sass"))
@@ -744,7 +749,7 @@ def print_cuda(module: ModuleOp, checked_promises: bool = False) -> str:
     ``module`` is left as it is: ``lower-layout-access`` runs on a clone (op locations are
     kept, so diagnostics still point into the source)."""
     out = StringIO()
-    if any(isinstance(o, WgmmaAsyncOp) for o in module.walk()):
+    if any(isinstance(o, WgmmaAsyncOp | SetMaxNRegOp) for o in module.walk()):
         out.write(SM90A_MARKER + "\n")
     CudaPrinter(stream=out, checked_promises=checked_promises).print_module(
         lower_layout_access(module.clone()))

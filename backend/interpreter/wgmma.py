@@ -50,6 +50,7 @@ from regcopy_dialect.wgmma_layouts import (
     canonical_offset,
     k_step,
 )
+from regcopy_dialect.setmaxnreg_op import SetMaxNRegOp
 from regcopy_dialect.wgmma_ops import WgmmaAsyncOp, WgmmaOp, WgmmaWaitOp
 
 Lane = tuple[int, tuple[Any, ...]]  # (warp of the warpgroup, the lane's operands)
@@ -287,3 +288,7 @@ class WgmmaFunctions(InterpreterFunctions):
     @impl(WgmmaWaitOp)
     def run_wgmma_wait(self, interp: Interpreter, op: WgmmaWaitOp, args: PythonValues):
         return ()  # the interpreter completes a wgmma at its issue (module doc)
+
+    @impl(SetMaxNRegOp)
+    def run_setmaxnreg(self, interp: Interpreter, op: SetMaxNRegOp, args: PythonValues):
+        return ()  # registers are not modelled: the reallocation changes no value

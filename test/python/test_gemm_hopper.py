@@ -15,10 +15,14 @@ import pytest
 from regcopy_backend.runtime.cpu_run import run_on_cpu
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.gemm_hopper import (
+    EXAMPLE,
+    PAD,
     PAD_ROWS,
     PADS,
     TILE,
     choose_tile,
+    example_kernels,
+    example_passes,
     grid,
     kernel_text,
     pad_pair_grid,
@@ -42,11 +46,11 @@ def _lowered_gemm() -> ModuleOp:
 def test_example_is_the_benchmarked_kernel() -> None:
     text = (REPO / "examples" / "gemm_hopper.mlir").read_text()
     kernels = ["func.func" + k for k in text.split("func.func")[1:]]
-    want = [kernel_text("gemm_hopper", "f16"), kernel_text("gemm_hopper_bf16", "bf16"),
-            kernel_text("gemm_hopper_256x128", "f16", tile="256x128"),
-            kernel_text("gemm_hopper_256x128_bf16", "bf16", tile="256x128"),
-            pad_pair_text("pad_pair", "f16"), pad_pair_text("pad_pair_bf16", "bf16")]
-    assert [k.strip() for k in kernels] == [k.strip() for k in want]
+    assert [k.strip() for k in kernels] == [k.strip() for k in example_kernels()]
+    names = [k.split("(")[0].split("@")[1] for k in kernels]
+    assert names == ["gemm_hopper", "gemm_hopper_bf16", "gemm_hopper_256x128",
+                     "gemm_hopper_256x128_bf16", "pad_pair", "pad_pair_bf16"]
+    assert f"-p '{example_passes()}'" in text  # the header's commands lower it as measured
 
 
 def _data(m: int, n: int, k: int, seed: int = 1) -> tuple[list[np.ndarray], np.ndarray]:
@@ -66,11 +70,55 @@ def test_cpu_lowered_equals_numpy() -> None:
     assert np.array_equal(out[2].astype(np.float64), want)
 
 
+def test_cpu_rowwarp_epilogue_equals_numpy() -> None:
+    """The epilogue with a warp along a row (a shared round trip from the fragment, 128
+    columns at a time, then realigned 128-bit stores of odd-length rows; the second half of
+    the 256 columns wholly past N)."""
+    m, n, k = 70, 41, 72
+    args, want = _data(m, n, k, seed=8)
+    module = parse_and_lower(kernel_text("gemm", "f16", epilogue="rowwarp"), "g.mlir", TMA)
+    out = run_on_cpu(module, "gemm", args, grid=grid(m, n))
+    assert np.array_equal(out[2].astype(np.float64), want)
+
+
+def test_cpu_example_256x128_equals_numpy() -> None:
+    """The example's 256 x 128 form (rowwarp epilogue converted by shuffles, the narrow edge
+    tile) lowered as the example says: N = 128 + 5 (the second CTA the edge tile), odd."""
+    m, n, k = 70, 133, 72
+    args, want = _data(m, n, k, seed=9)
+    epilogue, edge = EXAMPLE["256x128"]
+    text = kernel_text("gemm", "f16", tile="256x128", epilogue=epilogue.partition("-")[0],
+                       edge=edge)
+    module = parse_and_lower(text, "g.mlir", example_passes())
+    out = run_on_cpu(module, "gemm", args, grid=grid(m, n, "256x128"))
+    assert np.array_equal(out[2].astype(np.float64), want)
+
+
+def test_cpu_edge_tile_equals_numpy() -> None:
+    """The narrow edge form: the CTA of the last column, with at most ``edge`` columns left,
+    runs the 8-column pipeline (m64n8k16 wgmmas) on the CPU interpreter, exactly."""
+    m, n, k = 70, 7, 72
+    args, want = _data(m, n, k, seed=7)
+    module = parse_and_lower(kernel_text("gemm", "f16", edge=8), "g.mlir", TMA)
+    out = run_on_cpu(module, "gemm", args, grid=grid(m, n))
+    assert np.array_equal(out[2].astype(np.float64), want)
+
+
 def test_sass() -> None:
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
+    from regcopy_backend.cuda.types import INDEX32_OPTION
+    from regcopy_bench.bench_gemm_hopper import wgmma_serialized
     source = print_cuda(_lowered_gemm())
-    compiled = compile_cuda(source)
+    # the K loop's wgmmas overlap: ptxas does not serialize them, in the 32-bit form either
+    # (the 64-bit form's cubin is the one whose SASS is read below)
+    logs = {}
+    for options in ((), (INDEX32_OPTION,)):
+        built = compile_cuda(source, options=(*options, "--ptxas-options=-v"))
+        logs[options] = built.log
+        if not options:
+            compiled = built
+    assert all("Used" in log and not wgmma_serialized(log) for log in logs.values())
     sass = disassemble(compiled.cubin)
     assert compiled.arch == "sm_90a"
     # TMA writes through the async proxy: no generic-to-async proxy fence before a wgmma
@@ -103,14 +151,19 @@ def test_gpu_bit_exact(t: str) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
-@pytest.mark.parametrize("form", [("256x128", "rows"), ("128x256", "frag")])
-def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
-    """The other CTA tile and the other epilogue the benchmark compares, N even and odd
-    (realigned or narrow stores), 1 to 5 K tiles."""
+@pytest.mark.parametrize("form", [("256x128", "rows", ""), ("128x256", "frag", ""),
+                                  ("128x256", "rowwarp", ""), ("256x128", "rowwarp", "shuffle"),
+                                  ("128x256", "rowwarp256", "shuffle")])
+def test_gpu_forms_bit_exact(form: tuple[str, str, str]) -> None:
+    """The other CTA tile and the other epilogues the benchmark compares (rowwarp converted
+    through shared memory or by shuffles), N even and odd (realigned or narrow stores), 1 to
+    5 K tiles."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare
-    tile, epilogue = form
-    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue), "g.mlir", TMA)
+    tile, epilogue, conversion = form
+    passes = TMA.replace("}", f" conversion={conversion}}}") if conversion else TMA
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, epilogue=epilogue), "g.mlir",
+                       passes)
     for m, n, k in ((300, 520, 264), (260, 389, 136), (130, 600, 40)):  # 5, 3, 1 K tiles
         args, want = _data(m, n, k, seed=3)
         out = run_kernel(prepared.source, prepared.kernels[0], args,
@@ -120,21 +173,41 @@ def test_gpu_forms_bit_exact(form: tuple[str, str]) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAS_GPU, reason=WHY)
+@pytest.mark.parametrize(("tile", "edge", "epilogue"), [
+    ("128x256", 8, "rows"), ("256x128", 8, "rows"), ("128x256", 64, "rowwarp")])
+def test_gpu_edge_forms_bit_exact(tile: str, edge: int, epilogue: str) -> None:
+    """The narrow edge tile: N with 1, ``edge`` and ``edge + 1`` columns past the last full
+    tile column (edge path, edge path, main path), on integer-valued data."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_tools.regcopy_run import prepare
+    prepared = prepare(kernel_text("gemm", "f16", tile=tile, edge=edge, epilogue=epilogue),
+                       "g.mlir", TMA)
+    cta_n = int(tile.split("x")[1])
+    for n in (cta_n + 1, 2 * cta_n + edge, cta_n + edge + 1):
+        m, k = 300, 136
+        args, want = _data(m, n, k, seed=n)
+        out = run_kernel(prepared.source, prepared.kernels[0], args,
+                         grid=grid(m, n, tile)).arrays[2]
+        assert np.array_equal(out.astype(np.float64), want), (tile, edge, n)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_GPU, reason=WHY)
 def test_gpu_example_pad_then_gemm() -> None:
     """Odd K: @pad_pair copies A and B into K8-wide buffers (zeros in the pad), then
     @gemm_hopper_256x128 multiplies them, as a kernel author launches the pair from the
-    example."""
+    example; N = 2 x 128 + 1 runs the last column of CTAs as the narrow edge tile."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_tools.regcopy_run import prepare
     prepared = prepare((REPO / "examples" / "gemm_hopper.mlir").read_text(), "gemm_hopper.mlir",
-                       TMA)
+                       example_passes())
     info = {i.name: i for i in prepared.kernels}
-    m, n, k = 200, 300, 77
+    m, n, k = 200, 257, 77
     (a, b, d), want = _data(m, n, k, seed=4)
     k8 = -(-k // 8) * 8
     ys = [np.full((x.shape[0], k8), np.float16(np.nan), np.float16) for x in (a, b)]
     got = run_kernel(prepared.source, info["pad_pair"], [a, ys[0], b, ys[1]],
-                     grid=pad_pair_grid(m, n, k8)).arrays
+                     grid=pad_pair_grid(m, n, k8, *PADS[PAD])).arrays
     padded = [got[1], got[3]]
     for x, y in zip((a, b), padded, strict=True):
         assert np.array_equal(y[:, :k], x) and not y[:, k:].any()
