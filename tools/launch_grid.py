@@ -110,27 +110,47 @@ def block_dims(fn: func.FuncOp) -> set[int]:
     return out
 
 
-def unvisited(run: Callable[[tuple[int, int, int], tuple[int, int, int]], list[np.ndarray]],
-              grid: tuple[int, int, int], dims: set[int], after: Sequence[np.ndarray]
-              ) -> tuple[str, dict[int, np.ndarray]] | None:
+Probe = Callable[[tuple[int, int, int], tuple[int, int, int], bool], list[np.ndarray]]
+"""``run(grid, block, whole)``: the buffers after running ``block`` of ``grid`` on the state
+the launch left (its first warp only, or the whole block when ``whole``)."""
+
+
+def unvisited(run: Probe, grid: tuple[int, int, int], dims: set[int],
+              after: Sequence[np.ndarray]) -> tuple[str, dict[int, np.ndarray]] | None:
     """Whether ``grid`` leaves tiles unvisited: per grid dimension the kernel reads, the one
     block just past the grid (``run(grid one larger there, that block)``, on the buffers as
     the launch left them) is run; if it changes a buffer, that block has work that the launch
-    never did. Returns ``(what, buffer indices it changed)``, None when no probe changes
-    anything (a probe that fails — it indexes past the buffers — has no tile to visit)."""
+    never did. The probe runs the block's first warp (a warp's share of the cost); a change
+    it finds is confirmed by the whole block before it is reported, since a lone warp may
+    write a tile the launch did visit with values it could not finish alone (a kernel whose
+    CTAs walk the tiles in an order that depends on the grid size, whose warps share their
+    results through shared memory). Returns ``(what, buffer indices it changed)``, None when
+    no probe changes anything (a probe that fails — it indexes past the buffers — has no
+    tile to visit)."""
     for d in sorted(dims):
         bigger = list(grid)
         bigger[d] += 1
         block = [0, 0, 0]
         block[d] = grid[d]
-        try:
-            probe = run((bigger[0], bigger[1], bigger[2]), (block[0], block[1], block[2]))
-        except Exception:  # noqa: BLE001, S112 - out of bounds past the grid: no tile there
-            continue
-        changed = {k: p for k, (p, a) in enumerate(zip(probe, after, strict=True))
-                   if p.tobytes() != np.ascontiguousarray(a).tobytes()}
+        g = (bigger[0], bigger[1], bigger[2])
+        b = (block[0], block[1], block[2])
+        changed = _changed(run, g, b, False, after)
+        if changed:
+            changed = _changed(run, g, b, True, after)
         if changed:
             what = (f"block {tuple(block)} of a grid one larger in {'xyz'[d]} writes "
                     f"elements the launch left untouched: the grid {tuple(grid)} is too small")
             return what, changed
     return None
+
+
+def _changed(run: Probe, grid: tuple[int, int, int], block: tuple[int, int, int], whole: bool,
+             after: Sequence[np.ndarray]) -> dict[int, np.ndarray]:
+    """The buffers (by index) that the probe of ``block`` leaves different from ``after``;
+    none when the probe fails (it indexes past the buffers: no tile there)."""
+    try:
+        probe = run(grid, block, whole)
+    except Exception:  # noqa: BLE001 - out of bounds past the grid: no tile there
+        return {}
+    return {k: p for k, (p, a) in enumerate(zip(probe, after, strict=True))
+            if p.tobytes() != np.ascontiguousarray(a).tobytes()}

@@ -440,14 +440,17 @@ def unvisited_lines(info: KernelInfo, fn: func.FuncOp, reference: ModuleOp,
                     host: Sequence[HostArg], after: list[np.ndarray],
                     grid: tuple[int, int, int]) -> dict[int, str]:
     """Per buffer that the block just past ``grid`` would still write (``unvisited``: its
-    first warp runs), its ``UNVISITED`` report; empty when the grid covers the work."""
+    first warp runs, the whole block confirms), its ``UNVISITED`` report; empty when the
+    grid covers the work."""
     buffers = iter(after)
     state = [next(buffers) if isinstance(a, np.ndarray) else a for a in host]
 
-    def probe(g: tuple[int, int, int], b: tuple[int, int, int]) -> list[np.ndarray]:
+    def probe(g: tuple[int, int, int], b: tuple[int, int, int], whole: bool
+              ) -> list[np.ndarray]:
         # the first warp of the block is enough to see whether it has work (and costs a
-        # warp's share of a CTA)
-        return run_on_cpu(reference, info.name, state, g, [b], range(min(32, info.block)))
+        # warp's share of a CTA); `unvisited` confirms what it finds with the whole block
+        threads = range(info.block) if whole else range(min(32, info.block))
+        return run_on_cpu(reference, info.name, state, g, [b], threads)
 
     found = unvisited(probe, grid, block_dims(fn), after)
     if found is None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from ragged_cases import LOWERED
-from regcopy_tools.launch_grid import parse_grid_spec
+from regcopy_tools.launch_grid import parse_grid_spec, unvisited
 from regcopy_tools.regcopy_run import main
 from regcopy_tools.run_report import ArgumentSpecError
 
@@ -44,6 +45,32 @@ def test_a_covering_grid_expression_is_equal(capsys: pytest.CaptureFixture[str])
                                 "ragged.Y f32[3x9] equal (27 elements)"]
     code, out, _ = _main(capsys, str(LOWERED), "--check", *SHAPES, "--grid", "4,2")
     assert code == 0 and "UNVISITED" not in out  # more blocks than tiles: fine
+
+
+def test_a_lone_warps_writes_are_confirmed_by_the_whole_block() -> None:
+    """The probe past the grid runs one warp first; what it changes is reported only if the
+    whole block changes it too: a kernel whose CTAs walk the tiles in an order that depends
+    on the grid size maps the probe onto a visited tile, where a lone warp of a kernel whose
+    warps share results through shared memory writes what it could not finish alone (the
+    GEMM example at 130x300 on a 2x2 grid was reported UNVISITED)."""
+    after = [np.zeros(4, np.float32)]
+    calls: list[bool] = []
+
+    def visited_tile(grid: tuple[int, int, int], block: tuple[int, int, int], whole: bool
+                     ) -> list[np.ndarray]:
+        calls.append(whole)
+        return [np.full(4, 0.0 if whole else 7.0, np.float32)]  # the whole block: same values
+
+    assert unvisited(visited_tile, (2, 2, 1), {0}, after) is None
+    assert calls == [False, True]
+
+    def new_tile(grid: tuple[int, int, int], block: tuple[int, int, int], whole: bool
+                 ) -> list[np.ndarray]:
+        return [np.arange(4, dtype=np.float32)]
+
+    found = unvisited(new_tile, (2, 2, 1), {0, 1}, after)
+    assert found is not None and list(found[1]) == [0]
+    assert found[0].startswith("block (2, 0, 0) of a grid one larger in x")
 
 
 def test_grid_expressions() -> None:
