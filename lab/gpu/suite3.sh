@@ -5,9 +5,6 @@
 # Run from the repository root after `pip install --no-deps --no-build-isolation -e .`:
 #   OUT=/tmp/out bash lab/gpu/suite3.sh        (at most 4 minutes: every step has a timeout)
 # What it should show:
-#   ab_softmax.txt: softmax's CPU-only --check (CUDA_VISIBLE_DEVICES=) on two pinned cores,
-#     before (the saved form) and after the compile overlapped the interpreted launches,
-#     alternately: "outputs identical", and the "installed" lines faster (under 17 s);
 #   check_cpu2/: every example's CPU-only --check on two pinned cores (check_cpu2.txt: one line
 #     each, wall and CPU seconds, exit 0 everywhere);
 #   check_gpu/: the --check of softmax, gemm_async and gemm_hopper with the GPU (exit 0, every
@@ -28,9 +25,6 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 }
 nproc
 lscpu | grep -E "Model name|^CPU\(s\)" || true
-FORM=lab/interp/forms/regcopy_run_before_overlap.py
-SOFTMAX="--check --arg X=3x300 --arg Y=3x300 --grid 3 examples/softmax.mlir"
-step ab_softmax 70 env CUDA_VISIBLE_DEVICES= taskset -c 0,1 python3 lab/interp/ab_check.py "$FORM" 2 -- $SOFTMAX
 step check_cpu2 85 env CUDA_VISIBLE_DEVICES= taskset -c 0,1 bash lab/check_times.sh "$OUT/check_cpu2"
 step check_gpu 40 bash lab/check_times.sh "$OUT/check_gpu" softmax gemm_async gemm_hopper
 step pytest_gpu 20 python3 -m pytest -o addopts="" -q test/python/test_check_overlap.py \
@@ -38,7 +32,7 @@ step pytest_gpu 20 python3 -m pytest -o addopts="" -q test/python/test_check_ove
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
-for f in ab_softmax check_cpu2 check_gpu; do
+for f in check_cpu2 check_gpu; do
   echo "== $f"; cat "$OUT/$f.txt"
 done
 echo "== lines of check_gpu that are not 'equal'"
