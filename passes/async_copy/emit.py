@@ -63,13 +63,8 @@ def chunk_offset(b: IndexBuilder, chunks: Layout, c: Value) -> Value:
     """``sum_i ((c div q_i) mod e_i) * s_i`` over ``chunks`` (``q_i``: the product of the
     extents inside iter i; the outermost digit needs no ``mod``: ``c < C``)."""
     out: Value = 0
-    q = 1
-    iters = chunks.iters
-    for k in range(len(iters) - 1, -1, -1):
-        it = iters[k]
-        digit = place_digit(b, c, q, it.extent, k == 0, shifts=False)
-        out = b.add(out, b.mul(digit, it.stride))
-        q *= it.extent
+    for q, e, outermost, stride in digit_places(chunks):
+        out = b.add(out, b.mul(place_digit(b, c, q, e, outermost, shifts=False), stride))
     return out
 
 

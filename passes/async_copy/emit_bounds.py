@@ -88,14 +88,10 @@ class DynamicSource:
     def coords(self, body: IndexBuilder, chunks: Layout, c: Value) -> list[Value]:
         """Chunk ``c``'s coordinate on each dim (the stand-in's chunk layout, per dim)."""
         out: list[Value] = [0] * self.rank
-        q = 1
-        iters = chunks.iters
-        for k in range(len(iters) - 1, -1, -1):
-            it = iters[k]
-            digit = place_digit(body, c, q, it.extent, k == 0, shifts=False)
-            i, step = dim_of(it.stride, self.sizes)
+        for q, e, outermost, stride in digit_places(chunks):
+            digit = place_digit(body, c, q, e, outermost, shifts=False)
+            i, step = dim_of(stride, self.sizes)
             out[i] = body.add(out[i], body.mul(digit, step))
-            q *= it.extent
         return out
 
     def round_steps(self, chunks: Layout, threads: int, rounds: int, total: int
