@@ -481,7 +481,14 @@ def run(args: argparse.Namespace) -> int:
     if args.print_cuda:
         print(prepared.source)
 
+    reported = False
+
     def report() -> None:
+        """NVRTC's error, the SASS report, the spill warnings: once, before any other line."""
+        nonlocal reported
+        if reported:
+            return
+        reported = True
         sass = sass_listing(prepared)
         if args.compile_only:
             print("\n".join(compile_summary(prepared, sass=sass)))
@@ -493,33 +500,30 @@ def run(args: argparse.Namespace) -> int:
     if args.compile_only:
         return 0
     try:
-        grid = parse_grid_spec(args.grid)
-        scalars = parse_arg_specs(args.arg)
-        fns = kernel_funcs(prepared)
-        if unknown := unknown_args(fns, scalars):
-            raise ArgumentSpecError(f"--arg {', '.join(unknown)}: no kernel has a scalar "
-                                    f"parameter or dynamic buffer of that name")
-    except ArgumentSpecError as e:
-        if deferred:
-            report()
-        raise RunInputError(str(e)) from None
-    gpu, skipped = True, ""
-    try:
-        get_device()
-    except NoGpuError as e:
-        if not args.check:
-            print(f"regcopy-run: {e}", file=sys.stderr)
-            return 2
-        gpu = False
-        skipped = (f"regcopy-run: {e}: GPU run skipped; comparing the lowered IR, run on the "
-                   "CPU interpreter, with the reference instead")
-    if skipped and not deferred:
-        print(skipped, file=sys.stderr)
-    try:
+        try:
+            grid = parse_grid_spec(args.grid)
+            scalars = parse_arg_specs(args.arg)
+            fns = kernel_funcs(prepared)
+            if unknown := unknown_args(fns, scalars):
+                raise ArgumentSpecError(f"--arg {', '.join(unknown)}: no kernel has a scalar "
+                                        f"parameter or dynamic buffer of that name")
+        except ArgumentSpecError as e:
+            raise RunInputError(str(e)) from None
+        gpu, skipped = True, ""
+        try:
+            get_device()
+        except NoGpuError as e:
+            if not args.check:
+                print(f"regcopy-run: {e}", file=sys.stderr)
+                return 2
+            gpu = False
+            skipped = (f"regcopy-run: {e}: GPU run skipped; comparing the lowered IR, run on "
+                       "the CPU interpreter, with the reference instead")
+        if skipped and not deferred:
+            print(skipped, file=sys.stderr)
         launches, jobs = check_launches(prepared, text, args, grid, scalars, gpu)
     except Exception:
-        if deferred:
-            report()  # NVRTC's error, the spill warnings: first, as when compiled first
+        report()  # deferred: what the compile says comes before the error, as compiled first
         raise
     failed = False
     with CpuJobs(jobs) as cpu:
