@@ -55,26 +55,35 @@ PAD = "pair4x1024"
 launch, a warp along a row (the fastest of ``PADS`` on the H200 in their 32-bit index forms:
 37.0 us at 4095 x 4097 x 4093, 3.63 TB/s, against 37.3 for 8 x 512 and 39.6 for 8 x 1024;
 the earlier 32 x 256 tile's 32-bit form spills 36 bytes under ptxas's register cap)."""
-EXAMPLE: dict[str, tuple[str, int]] = {"128x256": ("rows", 0), "256x128": ("rows", 8)}
-"""The example's form of each CTA tile: its epilogue (``EPILOGUES``, ``-shuffle`` where it is
-lowered with ``conversion=shuffle``) and its narrow edge tile (``kernel_text``'s ``edge``).
-The 256 x 128 kernel, the one ``choose_tile`` takes at 4095 x 4097, runs its last column of
-CTAs as 256 x 8 tiles where N is 1..8 past a multiple of 128 (on the H200 656 against 645
-TFLOPS at 4095 x 4097 x 4096). Its ``rowwarp-shuffle`` form stores faster (the ragged call
-563 against 552 TFLOPS f16, 584 against 568 bf16) but only where the module is lowered with
-``conversion=shuffle``: under the default lowering its conversion goes through shared memory
-and ptxas serializes the K loop (C7515), so the example, which must compile cleanly under any
-lowering, keeps ``rows``."""
+EXAMPLE: dict[str, tuple[str, int]] = {"128x256": ("rows", 0),
+                                       "256x128": ("rowwarp-shuffle", 8)}
+"""The example's form of each CTA tile: its epilogue (``EPILOGUES``; ``-shuffle``: its
+conversions carry ``{conversion = "shuffle"}``, ``kernel_text``'s ``conversion``) and its
+narrow edge tile (``kernel_text``'s ``edge``). The 256 x 128 kernel, the one ``choose_tile``
+takes at 4095 x 4097, runs its last column of CTAs as 256 x 8 tiles where N is 1..8 past a
+multiple of 128 (on the H200 656 against 645 TFLOPS at 4095 x 4097 x 4096), and converts
+its accumulators so that a warp runs along a row, by shuffles (the ragged call 563 against
+552 TFLOPS f16 for ``rows``, 584 against 568 bf16): the cost model alone would take the
+shared round trip there, after which ptxas serializes the K loop's wgmmas (C7515), so the
+copy asks for shuffles itself."""
 EDGES: dict[str, int] = {tile: edge for tile, (_, edge) in EXAMPLE.items()}
 """The example's narrow edge tile by CTA tile (``EXAMPLE``)."""
 
 
 def example_passes() -> str:
-    """The pass pipeline that lowers the example's module (``transfer=tma``, and
-    ``conversion=shuffle`` where an epilogue of ``EXAMPLE`` asks for it)."""
-    options = {ep.partition("-")[2] for ep, _ in EXAMPLE.values()} - {""}
-    assert options <= {"shuffle"}, options
-    return "lower-reg-copy{transfer=tma" + (" conversion=shuffle" if options else "") + "}"
+    """The pass pipeline that lowers the example's module (``transfer=tma``; each
+    conversion's kind is its own ``{conversion = ...}`` where it needs one)."""
+    return "lower-reg-copy{transfer=tma}"
+
+
+def split_epilogue(epilogue: str) -> tuple[str, str, str]:
+    """``EPILOGUE[-FORM]`` -> ``(epilogue, conversion, misaligned-stores form)``: ``FORM``
+    ``shuffle``/``shared`` is the conversions' own ``{conversion = ...}``, any other a
+    ``misaligned-stores`` lowering option (``rows-predicated``)."""
+    base, _, form = epilogue.partition("-")
+    if form in ("shuffle", "shared"):
+        return base, form, ""
+    return base, "", form
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
@@ -145,15 +154,19 @@ def _tile_of(pid: str, p: str, cta_m: int, cta_n: int, wgr: int, indent: str,
 
 
 def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
-                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8) -> str:
+                epilogue: str = EPILOGUE, edge: int = 0, group: int = 8,
+                conversion: str = "") -> str:
     """The kernel ``@name`` for element type ``t`` (module doc). ``edge`` (0, or a multiple
     of 8 below ``CTA_N``): a CTA whose tile has at most ``edge`` columns left in N (the last
     column of CTAs at a ragged N) runs the same pipeline with an ``edge x BK`` B tile (the first
     rows of each B slot) and
     ``m64n{edge}k16`` wgmmas instead (the fragment epilogue), so a one-column edge costs its
     A loads, not a whole tile's tensor work. ``group``: M tiles a group of CTAs walks N
-    with (L2 reuse)."""
+    with (L2 reuse). ``conversion`` (``shuffle``/``shared``; empty: none): the epilogue's
+    register -> register copies carry ``{conversion = ...}``, their own choice of kind in
+    place of the pass option's."""
     cta_m, cta_n = TILES[tile]
+    how_conv = f' {{conversion = "{conversion}"}}' if conversion else ""
     wgr = cta_m // 2  # rows of a warpgroup
     accs = wgr // 64  # 64-row accumulators of a warpgroup
     g = _G.format(t=t)
@@ -224,13 +237,13 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                     if j and i == 0:
                         out += f"  {nj} = arith.addi %n0, %c{j} : index\n"
                         used.add(j)
-                    out += (f"  regcopy.copy warpgroup %CO{x}[0, {j}] [64, {part}] -> %RO{x} "
-                            f": {co} -> {ro}\n"
+                    out += (f"  regcopy.copy warpgroup %CO{x}[0, {j}] [64, {part}] -> %RO{x}"
+                            f"{how_conv} : {co} -> {ro}\n"
                             f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, {nj}] [64, {part}] "
                             f": {ro} -> {g}\n")
             elif ep in ("rows", "rowwarp", "rowwarp256"):
                 ro = _out(t, n, ep)
-                out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x} : {co} -> {ro}\n"
+                out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x}{how_conv} : {co} -> {ro}\n"
                         f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {ro} -> {g}\n")
             else:
@@ -385,8 +398,9 @@ def example_kernels() -> list[str]:
         suffix = "" if tile == TILE else f"_{tile}"
         for t in ("f16", "bf16"):
             name = f"gemm_hopper{suffix}" + ("_bf16" if t == "bf16" else "")
-            kernels.append(kernel_text(name, t, tile=tile, epilogue=epilogue.partition("-")[0],
-                                       edge=edge))
+            base, conversion, _ = split_epilogue(epilogue)
+            kernels.append(kernel_text(name, t, tile=tile, epilogue=base, edge=edge,
+                                       conversion=conversion))
     rows, cols = PADS[PAD]
     return kernels + [pad_pair_text("pad_pair", "f16", rows, cols),
                       pad_pair_text("pad_pair_bf16", "bf16", rows, cols)]

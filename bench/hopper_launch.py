@@ -23,6 +23,7 @@ from regcopy_bench.gemm_hopper import (
     kernel_text,
     pad_pair_grid,
     pad_pair_text,
+    split_epilogue,
 )
 
 TMA = "lower-reg-copy{transfer=tma}"
@@ -33,8 +34,8 @@ def parse_form(form: str | Sequence[str]) -> tuple[str, str | None, int | None, 
     ``eN`` the edge tile's width (``kernel_text``'s ``edge``; default none), ``gG`` the M tiles
     of a raster group (default 8); for the ``auto`` tile the epilogue and the edge default to
     the example's (``EXAMPLE``, None).
-    ``EPILOGUE`` may end in ``-FORM``: a ``misaligned-stores`` form (``rows-predicated``) or a
-    ``conversion`` (``rowwarp-shuffle``), lowering options."""
+    ``EPILOGUE`` may end in ``-FORM``: a ``misaligned-stores`` lowering option
+    (``rows-predicated``) or the conversions' own kind (``rowwarp-shuffle``: ``split_epilogue``)."""
     parts = form.split(",") if isinstance(form, str) else list(form)
     tile = parts[0]
     epilogue: str | None = parts[1] if len(parts) > 1 else None if tile == "auto" else EPILOGUE
@@ -57,11 +58,10 @@ def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE, edge: int
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    base, _, option = epilogue.partition("-")  # rows-predicated: a pass option
+    base, conversion, form = split_epilogue(epilogue)  # rows-predicated: a pass option
     text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base, edge=edge or 0,
-                       group=group)
-    name = "conversion" if option in ("shuffle", "shared") else "misaligned-stores"
-    passes = TMA.replace("}", f" {name}={option}}}") if option else TMA
+                       group=group, conversion=conversion)
+    passes = TMA.replace("}", f" misaligned-stores={form}}}") if form else TMA
     module = parse_and_lower(text, "gemm_hopper.mlir", passes)
     return print_cuda(module), kernel_info(kernels(module)[0])
 

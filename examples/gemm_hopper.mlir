@@ -32,7 +32,10 @@
 // TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds to the input
 // type, converts each accumulator into rows of 8 elements a thread (regcopy.copy between two
 // local tiles: warp shuffles within each quad of lanes) and stores them with 128-bit stores,
-// bounds-checked (realigned pieces where N is odd).
+// bounds-checked (realigned pieces where N is odd). The 256 x 128 kernels convert so that a
+// warp runs along a row (16 lanes a row, one misalignment a store instruction at odd N), 128
+// columns at a time; the cost model alone would take a shared round trip for that conversion,
+// after which ptxas serializes the K loop's wgmmas, so the copy carries {conversion = "shuffle"}.
 func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %B: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility = array<i64: 1, 8>},
     %D: memref<?x?xf16, #regcopy.mem<global>>)
@@ -242,7 +245,7 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
   %C0 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %C1 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RO = memref.alloca() : memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+  %RO = memref.alloca() : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
   %CE0 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CE1 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %COE = memref.alloca() : memref<64x8xf16, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -399,7 +402,7 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
       scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
     }
     regcopy.wgmma_wait {pending = 0 : i64}
-    // epilogue: round to f16 in the fragment layout; convert to rows of 8 a thread, 128-bit stores (bounds-checked)
+    // epilogue: round to f16 in the fragment layout; convert to a warp along a row, 8 a lane, 128-bit stores (bounds-checked)
     %mw = arith.addi %m0, %wm : index
     %mw1 = arith.addi %mw, %c64 : index
     %out = regcopy.storage %CO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xf16, #regcopy.mem<local>>
@@ -408,15 +411,15 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
       %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
       vector.store %h, %out[%i] : memref<64xf16, #regcopy.mem<local>>, vector<4xf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
     scf.for %i = %c0 to %c64 step %c4 {
       %v = vector.load %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
       %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
       vector.store %h, %out[%i] : memref<64xf16, #regcopy.mem<local>>, vector<4xf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   }
   func.return
 }
@@ -430,7 +433,7 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
   %C0 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %C1 = memref.alloca() : memref<64x128xf32, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CO = memref.alloca() : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
-  %RO = memref.alloca() : memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
+  %RO = memref.alloca() : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
   %CE0 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %CE1 = memref.alloca() : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
   %COE = memref.alloca() : memref<64x8xbf16, #regcopy.layout<(4,2,8,1,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>>
@@ -587,7 +590,7 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
       scf.yield %gk1, %gn : !regcopy.token, !regcopy.token
     }
     regcopy.wgmma_wait {pending = 0 : i64}
-    // epilogue: round to bf16 in the fragment layout; convert to rows of 8 a thread, 128-bit stores (bounds-checked)
+    // epilogue: round to bf16 in the fragment layout; convert to a warp along a row, 8 a lane, 128-bit stores (bounds-checked)
     %mw = arith.addi %m0, %wm : index
     %mw1 = arith.addi %mw, %c64 : index
     %out = regcopy.storage %CO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64xbf16, #regcopy.mem<local>>
@@ -596,15 +599,15 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
       %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
       vector.store %h, %out[%i] : memref<64xbf16, #regcopy.mem<local>>, vector<4xbf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
     scf.for %i = %c0 to %c64 step %c4 {
       %v = vector.load %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
       %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
       vector.store %h, %out[%i] : memref<64xbf16, #regcopy.mem<local>>, vector<4xbf16>
     }
-    regcopy.copy warpgroup %CO -> %RO : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,2,8,4,4,8):(1@wid_in_wg,32,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
+    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   }
   func.return
 }

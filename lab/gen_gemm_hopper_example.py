@@ -57,7 +57,10 @@ HEADER = f"""\
 // TMA fills zeros past M, N and K. The epilogue waits for the last wgmmas, rounds to the input
 // type, converts each accumulator into rows of 8 elements a thread (regcopy.copy between two
 // local tiles: warp shuffles within each quad of lanes) and stores them with 128-bit stores,
-// bounds-checked (realigned pieces where N is odd).
+// bounds-checked (realigned pieces where N is odd). The 256 x 128 kernels convert so that a
+// warp runs along a row (16 lanes a row, one misalignment a store instruction at odd N), 128
+// columns at a time; the cost model alone would take a shared round trip for that conversion,
+// after which ptxas serializes the K loop's wgmmas, so the copy carries {{conversion = "shuffle"}}.
 """
 
 

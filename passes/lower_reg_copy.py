@@ -63,7 +63,7 @@ from regcopy_dialect.diagnostics import (
     op_location,
     split_clauses,
 )
-from regcopy_dialect.regcopy import CopyOp
+from regcopy_dialect.regcopy import CONVERSIONS, CopyOp
 from regcopy_dialect.swizzle_syntax import cute_order_note
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
@@ -71,7 +71,7 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "max_vector_bits": VECTOR_BITS,
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
-    "conversion": ("auto", "shuffle", "shared"),
+    "conversion": CONVERSIONS,
     "misaligned_stores": ("auto", "realigned", "predicated", "staged"),
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     NoneAttr,
+    StringAttr,
     UnitAttr,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
@@ -157,6 +158,12 @@ class LaunchAttr(ParametrizedAttribute):
 # --------------------------------------------------------------------------------------------
 
 
+CONVERSIONS = ("auto", "shuffle", "shared")
+"""How a register <-> register copy moves its elements: the cheapest kind, warp shuffles
+wherever elements stay in their warps, or always a round trip through shared memory (the
+pass option ``conversion`` and the copy's own ``{conversion = ...}``)."""
+
+
 @irdl_op_definition
 class CopyOp(RegionCopyOp):
     """Copy a region of ``src`` to a region of ``dst``, run together by the threads of
@@ -182,10 +189,33 @@ class CopyOp(RegionCopyOp):
         pad = self.attributes.get("padding")
         return pad if isinstance(pad, IntegerAttr | FloatAttr) else None
 
+    # ---- {conversion = "shuffle"}: how a register <-> register copy moves ----
+    @property
+    def conversion(self) -> str | None:
+        """The ``{conversion = "auto" | "shuffle" | "shared"}`` of a copy between two register
+        tiles: how it moves its elements, in place of the pass option ``conversion`` (None:
+        the option decides)."""
+        kind = self.attributes.get("conversion")
+        return kind.data if isinstance(kind, StringAttr) else None
+
+    def _verify_conversion_attr(self) -> None:
+        """``conversion`` is one of ``CONVERSIONS``, on a copy whose two sides are ``local``."""
+        if (kind := self.attributes.get("conversion")) is None:
+            return
+        if not isinstance(kind, StringAttr) or kind.data not in CONVERSIONS:
+            raise VerifyException(f"conversion {kind} must be one of "
+                                  f"{', '.join(repr(c) for c in CONVERSIONS)} "
+                                  '(write {conversion = "shuffle"})')
+        if MemSpace.LOCAL != memory_space(self.src_type) or \
+                MemSpace.LOCAL != memory_space(self.dst_type):
+            raise VerifyException("conversion applies to a copy between two register tiles "
+                                  "(both sides local); drop it here")
+
     def _verify_bounds_attrs(self) -> None:
         """``in_bounds`` is a unit attribute; ``padding`` is a value of the element type, on a
         copy that reads memory into registers, and not together with ``in_bounds`` (whose
-        region has nothing outside to pad)."""
+        region has nothing outside to pad); ``conversion`` as ``_verify_conversion_attr``."""
+        self._verify_conversion_attr()
         flag = self.attributes.get("in_bounds")
         if flag is not None and not isinstance(flag, UnitAttr):
             raise VerifyException(f"in_bounds is a unit attribute (write {{in_bounds}}), got "

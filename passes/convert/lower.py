@@ -16,6 +16,10 @@ static offsets, thread axes inside the scope, the register budget), then planned
   carries ``{regcopy.scratch}``: the CUDA target places all of a kernel's scratch tiles at one
   offset (their lifetimes never overlap), so the kernel needs the largest, not the sum.
 
+A copy's own ``{conversion = "auto" | "shuffle" | "shared"}`` takes the place of the pass
+option ``conversion`` for that copy (one kernel may want shuffles where another module-wide
+default suits the rest).
+
 Remarks (``remarks``) state the kind, the instruction counts against the ideal and the scratch
 bytes; a copy refused here is reported as the pass reports any refused copy.
 """
@@ -108,7 +112,7 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
         for op in [o for o in fn.walk() if is_conversion(o)]:
             copy = cast(CopyOp, op)
             try:
-                plan, _, _, block = plan_conversion(copy, force)
+                plan, _, _, block = plan_conversion(copy, copy.conversion or force)
             except Rejected as e:
                 report(copy, "", str(e), ())
                 continue
@@ -116,13 +120,16 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
         trips = sum(plan.kind is Kind.SHARED for _, plan, _ in planned)
         scratch_seen = False
         for copy, plan, block in planned:
+            chosen = () if copy.conversion is None else (
+                f'chosen by the copy\'s {{conversion = "{copy.conversion}"}}',)
             if plan.kind is Kind.SHARED:
                 barriers = _barriers(copy, scratch_seen, only=trips == 1)
                 message = (f"{plan.describe()} through a {_scratch_bytes(copy, block)}-byte "
                            f"shared.dyn scratch tile, {len(barriers)} "
                            f"barrier{'s' if len(barriers) > 1 else ''} "
                            f"({', '.join(barriers)})")
-                report(copy, message, None, tuple(f"not shuffled: {w}" for w in plan.why_not))
+                why = () if copy.conversion == "shared" else plan.why_not
+                report(copy, message, None, (*(f"not shuffled: {w}" for w in why), *chosen))
                 _round_trip(copy, fn, block, barriers)
                 scratch_seen = True
                 continue
@@ -130,7 +137,7 @@ def lower_conversions(module: builtin.ModuleOp, report: Report, force: str = "au
             lanes = WARP if copy.scope.data.scope is not Scope.THREAD else 1
             ops = emit_shuffles(copy.src, copy.dst, plan.shuffle, lanes)
             Rewriter.replace_op(copy, ops, [])
-            report(copy, plan.describe(), None, plan.why_not)
+            report(copy, plan.describe(), None, (*plan.why_not, *chosen))
 
 
 def _barriers(op: CopyOp, scratch_seen: bool, only: bool) -> list[str]:

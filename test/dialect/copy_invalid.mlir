@@ -316,3 +316,24 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<shared>>, %R: memref<32x8xf32, #r
   func.return
 }
 // CHECK: src has 0 dynamic offsets in its static list but 1 offset operands
+
+// -----
+
+// {conversion = ...} names one of the three kinds.
+func.func @f() attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %acc = memref.alloca() : memref<16x8xf32, #regcopy.layout<(2,8,4,2):(2,4@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  %rows = memref.alloca() : memref<16x8xf32, #regcopy.layout<(16,2,4):(2@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %acc -> %rows {conversion = "shuffles"} : memref<16x8xf32, #regcopy.layout<(2,8,4,2):(2,4@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<16x8xf32, #regcopy.layout<(16,2,4):(2@laneid,1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: Operation does not verify: conversion "shuffles" must be one of 'auto', 'shuffle', 'shared' (write {conversion = "shuffle"})
+
+// -----
+
+// {conversion = ...} belongs to a copy between two register tiles.
+func.func @f(%A: memref<32x8xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %rows = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A -> %rows {conversion = "shuffle"} : memref<32x8xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: Operation does not verify: conversion applies to a copy between two register tiles (both sides local); drop it here

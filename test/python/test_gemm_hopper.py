@@ -27,6 +27,7 @@ from regcopy_bench.gemm_hopper import (
     kernel_text,
     pad_pair_grid,
     pad_pair_text,
+    split_epilogue,
 )
 from regcopy_tools.regcopy_run import parse_and_lower
 from xdsl.dialects.builtin import ModuleOp
@@ -87,8 +88,9 @@ def test_cpu_example_256x128_equals_numpy() -> None:
     m, n, k = 70, 133, 72
     args, want = _data(m, n, k, seed=9)
     epilogue, edge = EXAMPLE["256x128"]
-    text = kernel_text("gemm", "f16", tile="256x128", epilogue=epilogue.partition("-")[0],
-                       edge=edge)
+    base, conversion, _ = split_epilogue(epilogue)
+    text = kernel_text("gemm", "f16", tile="256x128", epilogue=base, edge=edge,
+                       conversion=conversion)
     module = parse_and_lower(text, "g.mlir", example_passes())
     out = run_on_cpu(module, "gemm", args, grid=grid(m, n, "256x128"))
     assert np.array_equal(out[2].astype(np.float64), want)
