@@ -232,11 +232,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             if k % 8:
                 gpu, host = events_ms(run, args.iters)
                 parts += f"; the call: GPU {gpu:.3f} ms (events), host {host * 1e3:.0f} us"
-                launches = interleaved({"serial": run.pair, "overlapped": run.overlap},
-                                       args.iters, args.rounds, args.cool)
-                parts += (f"; its launches alone: padding then GEMM {launches['serial']:.4f} "
-                          f"ms, A's second half padded beside the GEMM "
-                          f"{launches['overlapped']:.4f} ms")
                 if aligned_call is not None:  # the aligned call in the same rounds
                     pair = interleaved({"aligned": aligned_call, "ragged": run}, args.iters,
                                        args.rounds, args.cool)

@@ -91,7 +91,6 @@ class HopperGemm:
         self.dev.set_current()
         self.sms = int(self.dev.properties.multiprocessor_count)
         self.pairs: dict[str, tuple[Any, Any]] = {}
-        self.side: Any = None
         self.kernels: dict[str, tuple[Any, Any]] = {}
         self.prepared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         """Launches already encoded, by (kernel, pointers, shapes): a call on the buffers
@@ -153,12 +152,10 @@ class HopperGemm:
         variants = self.kernels[tile][0]
         return 32 if variants.index32([(m, k8), (n, k8), (m, n)], grid(m, n, tile)) else 64
 
-    def _launch(self, stream: Any, key: str, args: tuple[Any, ...], pairs: int = 2) -> None:
-        """Launch the GEMM (``key`` "gemm") or a padding on ``args``; ``pairs=1``: the
-        padding's first pair only (grid z = 1)."""
+    def _launch(self, stream: Any, key: str, args: tuple[Any, ...]) -> None:
         from regcopy_backend.runtime.tensor_map import launch_raw
         kernel, g, block, shmem, values = self._prepare(key, args)
-        launch_raw(kernel, stream, g if pairs == 2 else (*g[:2], pairs), block, shmem, values)
+        launch_raw(kernel, stream, g, block, shmem, values)
 
     def pad_launcher(self, xs: tuple[Any, Any], ys: tuple[Any, Any], stream: Any,
                      pad: str) -> list[Callable[[], None]]:
@@ -174,53 +171,11 @@ class HopperGemm:
         """One launch (K % 8 == 0)."""
         return partial(self._launch, stream, "gemm", (a, b, d))
 
-    def split_rows(self, m: int, n: int) -> int:
-        """Where an odd-K call splits its GEMM (``overlapped``): the rows of the first launch,
-        half the CTA tile's M tiles (0: one M tile, no split). At 4095 x 4097 (the 256 x 128
-        tile) 2048: two launches of 8 x 33 CTAs, two whole waves each, as the one launch of
-        16 x 33 makes four."""
-        tile = choose_tile(m, n, self.sms) if self.tile == "auto" else self.tile
-        cta_m = TILES[tile][0]
-        tiles = -(-m // cta_m)
-        return cta_m * -(-tiles // 2) if tiles > 1 else 0
-
-    def overlapped(self, a: Any, b: Any, d: Any, a8: Any, b8: Any, stream: Any,
-                   pad: str) -> None:
-        """The odd-K call with the padding of A's second half hidden under the GEMM's first:
-        on ``stream``, pad ``A[:s]`` and ``B`` (one launch), then the GEMM of ``D[:s]``; on a
-        side stream, once that padding is done, pad ``A[s:]`` (``pad``'s kernel, one pair:
-        grid z = 1) beside the GEMM, which leaves an SM room for one padding CTA; ``stream``
-        waits for it before the GEMM of ``D[s:]``. ``s = split_rows``; without a split, the
-        padding then the GEMM."""
-        s = self.split_rows(a.shape[0], b.shape[0])
-        if not s or pad == "two":
-            for step in self.pad_launcher((a, b), (a8, b8), stream, pad):
-                step()
-            self._launch(stream, "gemm", (a8, b8, d))
-            return
-        self._launch(stream, pad, (a[:s], a8[:s], b, b8))
-        padded = stream.record()
-        self._launch(stream, "gemm", (a8[:s], b8, d[:s]))
-        side = self.side_stream()
-        side.wait(padded)
-        rest = (a[s:], a8[s:])
-        self._launch(side, pad, (*rest, *rest), pairs=1)
-        stream.wait(side.record())
-        self._launch(stream, "gemm", (a8[s:], b8, d[s:]))
-
-    def side_stream(self) -> Any:
-        """The stream the second half's padding runs on (non-blocking, made once)."""
-        from cuda.core import StreamOptions
-        if self.side is None:
-            self.side = self.dev.create_stream(options=StreamOptions(nonblocking=True))
-        return self.side
-
     def __call__(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD) -> None:
         """The user's call, ``D = A B^T`` on torch tensors: where K % 8 == 0 one launch;
         else the scratch ``A8``, ``B8`` (K8-wide rows) from torch's caching allocator, the
-        padding ``pad`` into them and the GEMM on them, the second half of A's padding
-        overlapping the first half's GEMM (``overlapped``). Everything a call does, host
-        work included: ``bench_gemm_hopper`` times this."""
+        padding ``pad`` into them, then the GEMM on them. Everything a call does, host work
+        included: ``bench_gemm_hopper`` times this."""
         import torch
         k = a.shape[1]
         if k % 8 == 0:
@@ -229,14 +184,15 @@ class HopperGemm:
         k8 = -(-k // 8) * 8
         a8 = torch.empty(a.shape[0], k8, device=a.device, dtype=a.dtype)
         b8 = torch.empty(b.shape[0], k8, device=b.device, dtype=b.dtype)
-        self.overlapped(a, b, d, a8, b8, stream, pad)
+        for step in self.pad_launcher((a, b), (a8, b8), stream, pad):
+            step()
+        self._launch(stream, "gemm", (a8, b8, d))
 
     def launcher(self, a: Any, b: Any, d: Any, stream: Any, pad: str = PAD
                  ) -> Callable[[], None]:
         """``D = A B^T`` as the user's call (``__call__``); where K % 8 != 0 it carries
         ``steps``, the padding's and the GEMM's launches on scratch of its own, each to be
-        timed alone (``breakdown``), ``pair`` (those launches one after the other) and
-        ``overlap`` (the launches of ``overlapped``), neither with the call's host work."""
+        timed alone (``breakdown``)."""
         import torch
         run = partial(self, a, b, d, stream, pad)
         k = a.shape[1]
@@ -256,7 +212,4 @@ class HopperGemm:
             for step in steps:
                 step()
         call.pair = pair  # type: ignore[attr-defined]  # the launches alone, no host work
-        # the launches as the call makes them (overlapped), no host work
-        call.overlap = partial(self.overlapped, a, b, d, a8, b8, stream,  # type: ignore
-                               pad)
         return call
