@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# GPU steps of issue 35, fourth round (hop4: the 256 x 128 kernel converting by shuffles through
+# {conversion = "shuffle"}), on the H200 within 235 seconds:  bash lab/gpu/hop4.sh
+# (outputs under $OUT, default /tmp/out). First run 21:15 (lab/results/h200_2026-12-03/hop4/):
+# it also timed A's second half padded on a side stream beside the first half's GEMM, since
+# removed (0.2406 against 0.2379 ms serial, f16; docs/design-notes.md).
+# 1. the final table of the example as it is now (128 x 256 rows; 256 x 128 with the narrow
+#    edge tile and the rowwarp epilogue by shuffles; the 4 x 1024 padding): 4096^3, 8192^3, 4095x4097x4093, f16 and bf16, mma.sync,
+#    cuBLAS and Triton columns, 2 interleaved rounds, each measurement after 0.3 s of idle GPU,
+#    the ragged call also timed interleaved with the aligned one; the SASS counts of the example's kernels;
+# 2. compute-sanitizer memcheck of one ragged call of the example's form;
+# 3. the gpu-marked Hopper GEMM tests.
+set -uo pipefail
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.."
+t0=$(date +%s)
+budget=235
+summary=()
+step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the budget
+    local name=$1 limit=$2; shift 2
+    local left=$(( budget - ($(date +%s) - t0) ))
+    if (( left < 10 )); then summary+=("$name: skipped (out of time)"); return; fi
+    (( limit > left )) && limit=$left
+    echo "== $name (limit ${limit}s)"
+    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
+    local rc=$?
+    tail -n 25 "$out/$name.txt"
+    summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
+}
+RAGGED=4095x4097x4093
+step final 150 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
+    --sizes 4096x4096x4096,8192x8192x8192,$RAGGED
+SAN=/usr/local/cuda/bin/compute-sanitizer
+if [ -x "$SAN" ]; then
+    step memcheck 25 "$SAN" --tool memcheck --report-api-errors no python3 lab/gpu/hop3_memcheck.py \
+        auto
+fi
+step gpu_tests 85 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gemm_hopper.py \
+    -k "not wgmma_tile"
+echo "== the final table"
+grep -E "^  (timing|padding|fastest|candidate|f16|bf16)|^\| |^the form|^\(every|SASS|^  gemm_hopper|^  pad |ERROR|Error" \
+    "$out/final.txt" | tee "$out/tables.txt"
+grep -hE "memcheck call|ERROR SUMMARY" "$out"/memcheck.txt 2>/dev/null | tee -a "$out/tables.txt"
+echo "== summary"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
