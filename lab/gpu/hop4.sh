@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU steps of issue 35, fourth round (hop4: the 256 x 128 kernel converting by shuffles through
 # {conversion = "shuffle"}), on the H200 within 235 seconds:  bash lab/gpu/hop4.sh
-# (outputs under $OUT, default /tmp/out). First run 21:15 (lab/results/h200_2026-12-03/hop4/):
+# (outputs under $OUT, default /tmp/out). First run 19:53 (lab/results/h200_2026-12-03/hop4/):
 # it also timed A's second half padded on a side stream beside the first half's GEMM, since
 # removed (0.2406 against 0.2379 ms serial, f16; docs/design-notes.md).
 # 1. the final table of the example as it is now (128 x 256 rows; 256 x 128 with the narrow
