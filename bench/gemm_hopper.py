@@ -77,13 +77,13 @@ def example_passes() -> str:
 
 
 def split_epilogue(epilogue: str) -> tuple[str, str, str]:
-    """``EPILOGUE[-FORM]`` -> ``(epilogue, conversion, misaligned-stores form)``: ``FORM``
-    ``shuffle``/``shared`` is the conversions' own ``{conversion = ...}``, any other a
-    ``misaligned-stores`` lowering option (``rows-predicated``)."""
-    base, _, form = epilogue.partition("-")
-    if form in ("shuffle", "shared"):
-        return base, form, ""
-    return base, "", form
+    """``EPILOGUE[-FORM]...`` -> ``(epilogue, conversion, misaligned-stores form)``: a
+    ``FORM`` ``shuffle``/``shared`` is the conversions' own ``{conversion = ...}``, any other
+    a ``misaligned-stores`` lowering option (``rows-predicated``, ``rowwarp-shuffle-staged``)."""
+    base, *forms = epilogue.split("-")
+    conversion = next((f for f in forms if f in ("shuffle", "shared")), "")
+    stores = next((f for f in forms if f not in ("shuffle", "shared")), "")
+    return base, conversion, stores
 
 _G = "memref<?x?x{t}, #regcopy.mem<global>>"
 
