@@ -169,10 +169,11 @@ def candidate_block(kw: dict[str, int | bool | str]) -> int:
 
 
 def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WARP_N,
-               dbuf: bool = False) -> list[str]:
+               dbuf: bool = False, x: str = "") -> list[str]:
     """The ``bk / 16`` k16 steps on shared slot ``%stage``, one text each: fragments, then
     the mma. With ``dbuf`` the fragments alternate between two register sets (``%FA``/``%FB``
-    and ``%FA1``/``%FB1``) and step ``s + 1``'s ldmatrix is issued before step ``s``'s mma."""
+    and ``%FA1``/``%FB1``) and step ``s + 1``'s ldmatrix is issued before step ``s``'s mma.
+    ``x``: the suffix of the B fragment and accumulator tiles (``%FB{x}``, ``%C{x}``)."""
     fa, fb, c = FA.format(t=t), fragment_b(t, wn), accumulator("f32", wn)
     sets = ("", "1") if dbuf else ("",)
 
@@ -180,12 +181,12 @@ def _mma_steps(t: str, sa: str, sb: str, indent: str, bk: int = BK, wn: int = WA
         r = sets[(kk // 16) % len(sets)]
         return (f"{indent}regcopy.copy warp %SA[%stage, %am, {kk}] [1, 64, 16] -> %FA{r} : "
                 f"{sa} -> {fa}\n"
-                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, {wn}, 16] -> %FB{r} : "
+                f"{indent}regcopy.copy warp %SB[%stage, %bn, {kk}] [1, {wn}, 16] -> %FB{x}{r} : "
                 f"{sb} -> {fb}\n")
 
     def mma(kk: int) -> str:
         r = sets[(kk // 16) % len(sets)]
-        return (f"{indent}regcopy.mma warp %FA{r}, %FB{r}, %C {{transpose_b}} : "
+        return (f"{indent}regcopy.mma warp %FA{r}, %FB{x}{r}, %C{x} {{transpose_b}} : "
                 f"{fa}, {fb}, {c}\n")
 
     steps = range(0, bk, 16)
@@ -247,7 +248,7 @@ def _prefetch_steps(t: str, sa: str, sb: str, indent: str, bk: int, wn: int, tok
 def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N,
                 dbuf: bool = False, issue_at: int = 0, branchless: bool = False,
                 cm: int = CTA_M, cn: int = CTA_N, prefetch: bool = False,
-                edge: bool = False) -> str:
+                edge: bool = False, x: str = "") -> str:
     g = _G.format(t=t)
     ahead = stages - 1
 
@@ -281,7 +282,7 @@ def _async_loop(t: str, sa: str, sb: str, bk: int, stages: int, wn: int = WARP_N
     following = [f"%gk{s}" for s in range(1, ahead)] + ["%gn"]  # stage k+1's group first
     steps = (_prefetch_steps(t, sa, sb, "    ", bk, wn, following[0], ahead - 1, edge)
              if prefetch
-             else _mma_steps(t, sa, sb, "    ", bk, wn, dbuf))
+             else _mma_steps(t, sa, sb, "    ", bk, wn, dbuf, x))
     if branchless:  # past the end the copies read nothing and fill a free slot with zeros
         issue = f"""    // start stage k+{ahead} into stage k-1's slot (past the end: zero-filled, unused){{where}}
     %kn = arith.addi %k, %c{ahead * bk} : index
@@ -353,7 +354,7 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
                 branchless: bool | None = None, cm: int = CTA_M,
                 epilogue: str | None = None, warps: int = WARPS,
                 prefetch: bool | None = None, edge: bool | None = None,
-                group: int = GROUP) -> str:
+                group: int = GROUP, edge_cols: int = 0) -> str:
     """The GEMM kernel ``@name`` for element type ``t`` (``f16`` or ``bf16``; module doc);
     ``layouts`` picks the staged kernel's register layouts (``STAGED_LAYOUTS``); ``bk`` (a
     multiple of 16) and ``stages`` (>= 2) shape the cp.async ring (the staged kernel has
@@ -372,7 +373,10 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
     (``_prefetch_steps``): no warp then waits at the barrier with nothing to compute, and no
     step starts with its ldmatrix latency exposed; ``edge`` prefetches only across the
     barrier (``_prefetch_steps``), for fewer live registers; ``group`` is the number of M
-    tiles whose CTAs walk N together (``GROUP``)."""
+    tiles whose CTAs walk N together (``GROUP``); ``edge_cols`` (0, or a multiple of 8): a
+    CTA with at most ``edge_cols`` columns of D left (the last column of CTAs where N is
+    1..``edge_cols`` past a multiple of the CTA's N) runs ``_edge_path`` instead, so that the
+    column costs its A loads and not a whole tile's mma.sync."""
     issue_at = min(ISSUE_AT if issue_at is None else issue_at, bk // 16)
     branchless = BRANCHLESS if branchless is None else branchless
     epilogue = EPILOGUE if epilogue is None else epilogue
@@ -395,9 +399,35 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
             else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
                              prefetch, edge))
     out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
+    main = f"""  // the accumulators start at zero
+  %acc = regcopy.storage %C : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c{regs} step %c4 {{
+    vector.store %zero, %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
+  }}
+{loop}  // epilogue: round to {t} (cvt.rn, same fragment layout), {EPILOGUES[epilogue]}
+  %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c{regs} step %c4 {{
+    %v = vector.load %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
+    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
+    vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
+  }}
+{out_text}"""
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1, group,
             (stages - 1) * bk, wcols,
             *(s * bk for s in range(stages)), *range(stages)}
+    if edge_cols:
+        assert not staged and edge_cols % 8 == 0 and edge_cols < cn, edge_cols
+        used |= {edge_cols, 2 * edge_cols}
+        edge_allocs, edge_text = _edge_path(t, sa, sb, bk, stages, cm, edge_cols)
+        out_allocs += edge_allocs
+        main = f"""  // a CTA with at most {edge_cols} columns of D left runs the edge tile
+  %NB = memref.dim %B, %c0 : {g}
+  %nleft = arith.subi %NB, %n0 : index
+  %atedge = arith.cmpi ule, %nleft, %c{edge_cols} : index
+  scf.if %atedge {{
+{_indent(edge_text)}  }} else {{
+{_indent(main)}  }}
+"""
     consts = "".join(f"  %c{v} = arith.constant {v} : index\n" for v in sorted(used))
     return f"""func.func @{name}(%A: {g}{promise},
     %B: {g}{promise},
@@ -438,21 +468,47 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
   %wn = arith.remui %warp, %c{wcols} : index
   %am = arith.muli %wm, %c64 : index
   %bn = arith.muli %wn, %c{wn} : index
-  // the accumulators start at zero
-  %acc = regcopy.storage %C : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c{regs} step %c4 {{
-    vector.store %zero, %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
-  }}
-{loop}  // epilogue: round to {t} (cvt.rn, same fragment layout), {EPILOGUES[epilogue]}
-  %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c{regs} step %c4 {{
-    %v = vector.load %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
-    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
-    vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
-  }}
-{out_text}  func.return
+{main}  func.return
 }}
 """
+
+
+def _indent(text: str, by: str = "  ") -> str:
+    """``text`` with every non-empty line indented by ``by``."""
+    return "".join(by + ln if ln.strip() else ln for ln in text.splitlines(keepends=True))
+
+
+def _edge_path(t: str, sa: str, sb: str, bk: int, stages: int, cm: int, narrow: int
+               ) -> tuple[str, str]:
+    """``(allocas, body)`` of the edge tile (``kernel_text``'s ``edge_cols``, here
+    ``narrow``): the same cp.async ring, its B copies only ``narrow`` rows a slot (the first
+    rows of each B slot), every warp computing a ``64 x narrow`` tile (``narrow / 8``
+    m16n8k16 mma.sync a k16 step and 16-row band) from rows ``%bn ..`` of the slot, so the warps past the first column of
+    warps compute on rows no copy wrote, for columns past N that the epilogue's bounds-checked
+    store leaves alone; the fragments stored straight to D (32-bit pieces)."""
+    g = _G.format(t=t)
+    fb, c, co = fragment_b(t, narrow), accumulator("f32", narrow), accumulator(t, narrow)
+    regs = 2 * narrow
+    allocs = (f"  %FBE = memref.alloca() : {fb}\n  %CE = memref.alloca() : {c}\n"
+              f"  %COE = memref.alloca() : {co}\n")
+    loop = _async_loop(t, sa, sb, bk, stages, narrow, cm=cm, cn=narrow, x="E")
+    body = f"""// the accumulators start at zero
+%accE = regcopy.storage %CE : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
+scf.for %i = %c0 to %c{regs} step %c4 {{
+  vector.store %zero, %accE[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
+}}
+{_indent(loop, "")}// epilogue: round to {t}, 32-bit stores from the fragments (bounds-checked)
+%outE = regcopy.storage %COE : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
+scf.for %i = %c0 to %c{regs} step %c4 {{
+  %v = vector.load %accE[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
+  %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
+  vector.store %h, %outE[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
+}}
+%em0 = arith.addi %m0, %am : index
+%en0 = arith.addi %n0, %bn : index
+regcopy.copy warp %COE -> %D[%em0, %en0] [64, {narrow}] : {co} -> {g}
+"""
+    return allocs, body
 
 
 EPILOGUES = {

@@ -133,3 +133,19 @@ def test_candidates_wrap_their_rings_on_the_interpreter(name: str) -> None:
                                       _bits(np.ones((m, n)), "bf16")],
                      grid=candidate_grid(m, n, kw))[2]
     assert np.array_equal(out, _bits(a.astype(np.float64) @ b.T, "bf16"))
+
+
+def test_edge_tile_on_the_interpreter() -> None:
+    """The narrow edge tile (``edge_cols=8``): the CTA of the last column, 3 columns past 256,
+    runs 64 x 8 warp tiles on 8 rows of B a slot; interpreted alone, it writes exactly its
+    3 columns (the warps past the first column of warps compute on rows no copy wrote, for
+    columns past N that the store leaves alone) and nothing of the other CTA's."""
+    m, n, k = 8, 259, 16
+    rng = np.random.default_rng(3)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float16)
+    b = rng.integers(-2, 3, (n, k)).astype(np.float16)
+    module = parse_and_lower(kernel_text("gemm", "f16", edge_cols=8), "g.mlir", "lower-reg-copy")
+    out = run_on_cpu(module, "gemm", [a, b, np.full((m, n), 7, np.float16)], grid=grid(m, n),
+                     blocks=[(1, 0, 0)])[2].astype(np.float64)
+    assert np.array_equal(out[:, 256:], a.astype(np.float64) @ b[256:].astype(np.float64).T)
+    assert (out[:, :256] == 7).all()

@@ -91,6 +91,25 @@ def test_narrow_cta_tile_exact() -> None:
                           a.astype(np.float64) @ b.T)
 
 
+@pytest.mark.parametrize("n", [257, 264, 300])
+def test_edge_tile_exact(n: int) -> None:
+    """The example's tiles with the narrow edge tile (``edge_cols=8``), bench_gemm's ``edge``
+    variant: N 1 and 8 past 256 (the last CTA column runs the edge tile) and 44 past (it
+    does not), M ragged, K wrapping the ring."""
+    from regcopy_backend.runtime.runner import run_kernel
+    from regcopy_bench.gemm_kernels import grid, kernel_text
+    from regcopy_tools.regcopy_run import prepare
+
+    m, k = 260, 328
+    prepared = prepare(kernel_text("gemm", "f16", edge_cols=8), "edge.mlir")
+    rng = np.random.default_rng(n)
+    a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
+    out = run_kernel(prepared.source, prepared.kernels[0],
+                     [_bits(a, "f16"), _bits(b, "f16"), _bits(np.zeros((m, n)), "f16")],
+                     grid=grid(m, n)).arrays[2]
+    assert np.array_equal(out.astype(np.float64), a.astype(np.float64) @ b.T)
+
+
 @pytest.fixture(scope="module")
 def compiled_candidates() -> dict[str, Any]:
     """Every candidate of ``CANDIDATES`` lowered and compiled at once, in both index forms, in
