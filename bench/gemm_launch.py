@@ -20,24 +20,21 @@ from regcopy_bench.gemm_kernels import (
 )
 from regcopy_bench.gemm_side import PAD_LAYOUT, PAD_LAYOUTS, pad_grid, pad_kernel_text
 
-VARIANTS = ("async", "edge", "narrow", "tall", "quad", "columns")
+VARIANTS = ("async", "narrow", "tall", "quad", "columns")
 """The kernels timed: the cp.async ring (K % 8 == 0) on the example's 128 x 256 CTA tiles, on
 128 x 128 ones (``narrow``: warp tiles 64 x 32, two CTAs an SM), on 256 x 128 ones
 (``tall``: warps 4 (M) x 2 (N)) and on 128 x 128 ones of 4 warps of 64 x 64 (``quad``, the
-``convert`` epilogue: two CTAs an SM, 4 waves at 4095 x 4097 on 132 SMs), on the example's
-tiles with a narrow edge tile (``edge``: a CTA with at most 8 columns of D left runs 64 x 8
-warp tiles, ``kernel_text``'s ``edge_cols``: at 4095 x 4097, 512 full CTAs and 32 cheap ones
-instead of 544 full ones, five waves), and the staged
+``convert`` epilogue: two CTAs an SM, 4 waves at 4095 x 4097 on 132 SMs), each with the
+example's narrow edge tile (``gemm_kernels.EDGE_COLS``), and the staged
 kernel (any K) with its ``columns`` layout (``gemm_kernels.STAGED_LAYOUTS``; ``rows``, 84
 TFLOPS against 140 on the H200, is no longer timed)."""
 STAGED = ("rows", "columns")
 TILES: dict[str, dict[str, int | bool | str]] = {
-    "async": {}, "edge": {"edge_cols": 8}, "narrow": NARROW, "tall": {"cm": 2 * CTA_M},
+    "async": {}, "narrow": NARROW, "tall": {"cm": 2 * CTA_M},
     "quad": {"warps": 4, "epilogue": "convert"}}
 """The ``candidate_text`` arguments of the cp.async variants (the example's otherwise)."""
-LABELS = {"async": "128x256", "edge": "128x256+e8", "narrow": "128x128", "tall": "256x128",
-          "quad": "128x128/4w"}
-OTHER_TILES = ("edge", "narrow", "tall", "quad")
+LABELS = {"async": "128x256", "narrow": "128x128", "tall": "256x128", "quad": "128x128/4w"}
+OTHER_TILES = ("narrow", "tall", "quad")
 """The CTA tiles timed beside the example's (each size's table row takes the fastest)."""
 STORE_FORMS: dict[str, tuple[dict[str, int | bool | str], str, str]] = {
     "tall-predicated": (TILES["tall"], "predicated", "256x128 predicated stores"),

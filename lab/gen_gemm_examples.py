@@ -104,6 +104,9 @@ def gemm_header() -> str:
 // loop); iteration k
 {loop}
 // After the loop every copy has landed (async_wait, pending = 0) before the epilogue.
+// A CTA with at most {gk.EDGE_COLS} columns of D left (the last column of CTAs where N is 1..{gk.EDGE_COLS} past
+// a multiple of {cn}) runs the same ring with {gk.EDGE_COLS} rows of B a slot and 64 x {gk.EDGE_COLS} warp tiles
+// (%FBE, %CE): the column costs its A loads, not a whole tile of mma.sync.
 // A chunk past M, N or K reads nothing and lands as zeros (cp.async zero-fill), so the edge
 // tiles multiply zeros there. The epilogue rounds %C to the input type (cvt.rn, two a word)
 {epilogue}

@@ -80,12 +80,14 @@ def test_gemm_sass_main_loop() -> None:
     assert sum(op == "HMMA.16816.F32" for op in loop) == 128  # 4 x 32, not unrolled further
     assert sum(op == "LDSM.16.M88.4" for op in loop) == 32  # 4 x (4 for A + 4 for B)
     # 12 16-byte cp.async a thread per K tile (4 A + 8 B chunks): the two of the prologue and
-    # the loop's (in its branch, which ptxas may place after the loop's back edge)
-    assert len(re.findall(r"LDGSTS\.E\.BYPASS\.(?:LTC128B\.)?128 ", sass)) == 3 * 12
-    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128  # the loop's, and no others
+    # the loop's (in its branch, which ptxas may place after the loop's back edge); the edge
+    # tile's 4 A chunks and one of its 64 B chunks (8 rows of 64) at each of those three places
+    assert len(re.findall(r"LDGSTS\.E\.BYPASS\.(?:LTC128B\.)?128 ", sass)) == 3 * 12 + 3 * 5
+    # the loop's, and the edge tile's 4 k16 steps of 4 m16n8k16 (64 x 8 warp tiles), no others
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass)) == 128 + 16
     assert not re.search(r"\b(LDL|STL)\b", sass)
     sass64 = disassemble(built.cubin64)
-    assert len(re.findall(r"HMMA\.16816\.F32 ", sass64)) == 128
+    assert len(re.findall(r"HMMA\.16816\.F32 ", sass64)) == 128 + 16
     assert not re.search(r"\b(LDL|STL)\b", sass64)
 
 
@@ -136,7 +138,7 @@ def test_candidates_wrap_their_rings_on_the_interpreter(name: str) -> None:
 
 
 def test_edge_tile_on_the_interpreter() -> None:
-    """The narrow edge tile (``edge_cols=8``): the CTA of the last column, 3 columns past 256,
+    """The example's narrow edge tile (``EDGE_COLS``): the CTA of the last column, 3 columns past 256,
     runs 64 x 8 warp tiles on 8 rows of B a slot; interpreted alone, it writes exactly its
     3 columns (the warps past the first column of warps compute on rows no copy wrote, for
     columns past N that the store leaves alone) and nothing of the other CTA's."""
@@ -144,7 +146,7 @@ def test_edge_tile_on_the_interpreter() -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(-2, 3, (m, k)).astype(np.float16)
     b = rng.integers(-2, 3, (n, k)).astype(np.float16)
-    module = parse_and_lower(kernel_text("gemm", "f16", edge_cols=8), "g.mlir", "lower-reg-copy")
+    module = parse_and_lower(kernel_text("gemm", "f16"), "g.mlir", "lower-reg-copy")
     out = run_on_cpu(module, "gemm", [a, b, np.full((m, n), 7, np.float16)], grid=grid(m, n),
                      blocks=[(1, 0, 0)])[2].astype(np.float64)
     assert np.array_equal(out[:, 256:], a.astype(np.float64) @ b[256:].astype(np.float64).T)

@@ -93,15 +93,14 @@ def test_narrow_cta_tile_exact() -> None:
 
 @pytest.mark.parametrize("n", [257, 264, 300])
 def test_edge_tile_exact(n: int) -> None:
-    """The example's tiles with the narrow edge tile (``edge_cols=8``), bench_gemm's ``edge``
-    variant: N 1 and 8 past 256 (the last CTA column runs the edge tile) and 44 past (it
-    does not), M ragged, K wrapping the ring."""
+    """The example's narrow edge tile (``EDGE_COLS``): N 1 and 8 past 256 (the last CTA
+    column runs the edge tile) and 44 past (it does not), M ragged, K wrapping the ring."""
     from regcopy_backend.runtime.runner import run_kernel
     from regcopy_bench.gemm_kernels import grid, kernel_text
     from regcopy_tools.regcopy_run import prepare
 
     m, k = 260, 328
-    prepared = prepare(kernel_text("gemm", "f16", edge_cols=8), "edge.mlir")
+    prepared = prepare(kernel_text("gemm", "f16"), "edge.mlir")
     rng = np.random.default_rng(n)
     a, b = rng.integers(-3, 4, (m, k)), rng.integers(-3, 4, (n, k))
     out = run_kernel(prepared.source, prepared.kernels[0],
