@@ -7,8 +7,10 @@ source goes into a namespace of its own (``namespace s3 { ... }``: its typedefs 
 not collide), and its ``extern "C"`` functions, which a namespace does not separate, are
 renamed ``NAME__s3`` (with their calls); ``kernel_sass`` then cuts each kernel's part out of
 the one listing. ptxas compiles and allocates each kernel on its own, so a kernel's
-instructions are those it has in its own module (``test_sass_batch.py``; so are those of
-every kernel of test_matrix_e2e's cases, both lowerings, checked when it was batched).
+instructions are those it has in its own module, up to the names the module numbers (branch
+labels, NVRTC's internal helpers): ``test_sass_batch.py``; so are those of every kernel that
+the test modules batch (compared with ``test_sass_batch.instructions`` when each was batched).
+The sources must be for one architecture (an ``sm_90a`` module apart).
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ EXTERN_C = re.compile(r'extern "C" __(global|device)__ void (?:__launch_bounds__
 
 def merged(sources: Sequence[str]) -> tuple[str, list[dict[str, str]]]:
     """One translation unit of ``sources``, and for each source its ``extern "C"`` names
-    renamed (``{name: NAME__sK}``); it needs ``sm_90a`` if one of them does."""
-    parts = [SM90A_MARKER + "\n"] if any(s.startswith(SM90A_MARKER) for s in sources) else []
+    renamed (``{name: NAME__sK}``). The sources must need the same architecture (all or
+    none ``sm_90a``: a kernel compiled for another one is another kernel)."""
+    archs = {s.startswith(SM90A_MARKER) for s in sources}
+    if len(archs) > 1:
+        raise ValueError("sources for sm_90 and sm_90a cannot be batched")
+    parts = [SM90A_MARKER + "\n"] if archs == {True} else []
     renames: list[dict[str, str]] = []
     for k, source in enumerate(sources):
         names = {name: f"{name}__s{k}" for _, name in EXTERN_C.findall(source)}

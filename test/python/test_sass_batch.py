@@ -32,9 +32,12 @@ func.func @k(%a: memref<8xf32, #regcopy.mem<global>>) attributes
 
 
 def instructions(sass: str) -> list[str]:
-    """The instruction lines of a listing, branch labels and batch suffixes left out."""
+    """The instruction lines of a listing, without what the module numbers: branch labels,
+    the batch's suffixes and NVRTC's internal helpers (``$__internal_0_$...``)."""
     lines = re.findall(r"^\s+/\*[0-9a-f]{4}\*/\s+(.*)$", sass, re.M)
-    return [re.sub(r"__s\d+\b", "", re.sub(r"\.L_x_\d+", ".L", line)) for line in lines]
+    for pattern, same in ((r"\.L_x_\d+", ".L"), (r"__s\d+\b", ""), (r"__internal_\d+_", "")):
+        lines = [re.sub(pattern, same, line) for line in lines]
+    return lines
 
 
 def test_batched_kernels_keep_their_own_instructions() -> None:
