@@ -111,14 +111,24 @@ def pipe_estimate(loop: list[str], accesses: int | None = None) -> tuple[float, 
     return bound, what
 
 
+SUMMARY_OPTIONS = ("--diag-suppress=550,549",)
+"""The NVRTC options of the benchmark kernels whose SASS ``sass_summary`` reads."""
+
+
 def sass_summary(source: str) -> dict[str, Any]:
     """Counts of the SASS instruction kinds that show whether a kernel is honest, in the whole
-    kernel and in its main loop (``loop``: instructions, shared accesses, LOP3, SEL; its
-    opcodes ``loop_ops``; ``estimate``: the loop's ``pipe_estimate``)."""
+    kernel and in its main loop (``listing_summary`` of the kernel's SASS)."""
     try:
-        sass = disassemble(compile_cuda(source, options=("--diag-suppress=550,549",)).cubin)
+        sass = disassemble(compile_cuda(source, options=SUMMARY_OPTIONS).cubin)
     except Exception:  # noqa: BLE001 - no nvdisasm here: the timing still stands
         sass = ""
+    return listing_summary(sass)
+
+
+def listing_summary(sass: str) -> dict[str, Any]:
+    """Counts of the SASS instruction kinds of a one-kernel listing, in the whole kernel and
+    in its main loop (``loop``: instructions, shared accesses, LOP3, SEL; its opcodes
+    ``loop_ops``; ``estimate``: the loop's ``pipe_estimate``)."""
     listing = sass_ops(sass)
     ops = Counter(o for _, o, _ in listing if o != ":")
     out: dict[str, Any] = {k: 0 for k in SASS_KINDS}

@@ -43,7 +43,9 @@ cdiv(X[0], 32)'``: ``X[d]`` is extent d of ``%X``; ``launch_grid``). With ``--ch
 past the grid in each dimension the kernel reads: if it would write an element the launch left
 untouched, the grid leaves tiles unvisited and that buffer is reported ``UNVISITED`` (exit 3),
 not ``equal``. A dynamic buffer given an extent 0 (``--arg X=0x128``) launches nothing: one
-line says so. ``--kernel NAME`` runs (or reports) only the kernel ``@NAME``. ``--checked``
+line says so. ``--kernel NAME`` runs (or reports) only the kernel ``@NAME``, and lowers,
+prints and compiles it alone: a module's other kernels cost nothing (``--print-cuda`` prints
+its CUDA, compiled for the architecture it needs: ``sm_90a`` only if it uses wgmma). ``--checked``
 compiles the checked mode: every ``regcopy.multiple_of`` tests its promise on the GPU, and a
 broken one prints ``file:line:col: error: regcopy.multiple_of: V is not a multiple of N
 (block B, thread T)`` from the device and traps (the launch fails, exit 1) instead of faulting on a misaligned
@@ -195,9 +197,28 @@ def parse_module(text: str, filename: str) -> tuple[Context, ModuleOp]:
     return ctx, module
 
 
-def parse_and_lower(text: str, filename: str, passes: str = "") -> ModuleOp:
-    """Parse, verify, and run the pipeline; ``RunInputError`` with one diagnostic on failure."""
+def keep_kernel(module: ModuleOp, name: str | None) -> None:
+    """Erase every kernel of ``module`` but ``@name`` (``--kernel``: the others are neither
+    lowered, printed nor compiled; functions that are not kernels stay). Nothing is erased
+    without a name or when no kernel has it (``select_kernel`` reports that, after the
+    compile whose error comes first)."""
+    if name is None:
+        return
+    found = kernels(module)
+    if all(f.sym_name.data != name.lstrip("@") for f in found):
+        return
+    for f in found:
+        if f.sym_name.data != name.lstrip("@"):
+            f.detach()
+            f.erase()
+
+
+def parse_and_lower(text: str, filename: str, passes: str = "",
+                    kernel: str | None = None) -> ModuleOp:
+    """Parse, verify, and run the pipeline; ``RunInputError`` with one diagnostic on failure.
+    ``kernel``: only that kernel is lowered (``keep_kernel``)."""
     ctx, module = parse_module(text, filename)
+    keep_kernel(module, kernel)
     available = dict(Universe.get_multiverse().all_passes)
     available.update(REGCOPY_UNIVERSE.all_passes)
     try:
@@ -211,11 +232,11 @@ def parse_and_lower(text: str, filename: str, passes: str = "") -> ModuleOp:
     return module
 
 
-def rejection(text: str, filename: str, passes: str) -> str:
+def rejection(text: str, filename: str, passes: str, kernel: str | None = None) -> str:
     """Why ``lower-reg-copy`` leaves a copy: the error of the same pipeline run strict."""
     strict = ",".join(p for p in (passes, f"{LOWER}{{strict=true}}") if p)
     try:
-        parse_and_lower(text, filename, strict)
+        parse_and_lower(text, filename, strict, kernel)
     except RunInputError as e:
         return str(e)
     return "lower-reg-copy left a regcopy.copy in the IR"
@@ -223,17 +244,19 @@ def rejection(text: str, filename: str, passes: str) -> str:
 
 def prepare(text: str, filename: str, passes: str = "", arch: str = "sm_90",
             checked: bool = False, options: tuple[str, ...] = (),
-            compile: bool = True) -> Prepared:
+            compile: bool = True, kernel: str | None = None) -> Prepared:
     """Lower, print and NVRTC-compile; no GPU needed. A copy left unlowered is an error that
     carries the pass's reason (regcopy-run can only run lowered kernels). ``checked``: the
     checked mode, every ``regcopy.multiple_of`` promise tested at run time (``print_cuda``);
     ``options``: NVRTC's (``VERBOSE`` for ``compile_summary``; a failed compile reports the
     log of the compile without them); ``compile=False``: NVRTC runs at the first use of
-    ``Prepared.compiled`` (its error is raised there)."""
-    module = parse_and_lower(text, filename, passes)
+    ``Prepared.compiled`` (its error is raised there); ``kernel``: that kernel alone is
+    lowered, printed and compiled (``keep_kernel``; the whole module when none has the
+    name)."""
+    module = parse_and_lower(text, filename, passes, kernel)
     if any(isinstance(op, CopyOp) for op in module.walk()):
         raise RunInputError(
-            rejection(text, filename, "" if LOWER in passes else passes)
+            rejection(text, filename, "" if LOWER in passes else passes, kernel)
             + f"\n(regcopy-run runs lowered kernels only; `regcopy-opt -p "
             f"'lower-reg-copy{{remarks=true}}' {filename}` shows the plan of every copy)")
     try:
@@ -353,7 +376,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="launch grid, overriding the regcopy.launch attribute's: sizes, or "
                          "expressions of the extents such as 'cdiv(X[1], 8), cdiv(X[0], 32)'")
     ap.add_argument("--kernel", default=None, metavar="NAME",
-                    help="run (or compile-report) only the kernel @NAME")
+                    help="run (or compile-report) only the kernel @NAME; the other kernels are "
+                         "not lowered or compiled")
     ap.add_argument("--checked", action="store_true",
                     help="checked mode: every regcopy.multiple_of promise is tested on the GPU; "
                          "a broken one prints its file:line:col and traps")
@@ -472,7 +496,8 @@ def run(args: argparse.Namespace) -> int:
     # first, before any other line (`report`); with --print-cuda the compile comes first
     deferred = args.check and not args.print_cuda
     prepared = prepare(text, args.input, args.passes, checked=args.checked,
-                       options=VERBOSE if args.compile_only else (), compile=not deferred)
+                       options=VERBOSE if args.compile_only else (), compile=not deferred,
+                       kernel=args.kernel)
     try:
         select_kernel(prepared, args.kernel)
     except RunInputError:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import tempfile
@@ -194,12 +195,29 @@ def disassemble(cubin: bytes) -> str:
     return sass
 
 
+NVDISASM_OPTIONS = ("--print-code",)
+"""nvdisasm's options: the code sections only."""
+LEAN_OPTIONS = (*NVDISASM_OPTIONS, "--no-dataflow")
+"""The same without nvdisasm's dataflow pass, which costs about a third of its 0.3 CPU-seconds
+a call. All that pass adds to regcopy's listings is the ``(*"SpillRefill"*)`` note on spilled
+registers' ``LDL``/``STL`` (the same listing for every other kernel of the test suite, 315
+cubins: ``lab/suite/sass_options_check.py``), so a listing without local memory is disassembled
+without it, and one with ``LDL``/``STL`` again with it."""
+LOCAL_MEMORY = re.compile(r"\b(?:LDL|STL)\b")
+
+
 def _disassemble(cubin: bytes) -> str:
+    """``nvdisasm``'s listing of ``cubin`` under ``NVDISASM_OPTIONS``."""
+    lean = _nvdisasm(cubin, LEAN_OPTIONS)
+    return _nvdisasm(cubin, NVDISASM_OPTIONS) if LOCAL_MEMORY.search(lean) else lean
+
+
+def _nvdisasm(cubin: bytes, options: tuple[str, ...]) -> str:
     tool = find_nvdisasm()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(cubin)
-        proc = subprocess.run([tool, "-c", str(path)], capture_output=True, text=True,
+        proc = subprocess.run([tool, *options, str(path)], capture_output=True, text=True,
                               check=False)
     if proc.returncode != 0:
         raise NvdisasmError(f"nvdisasm failed ({proc.returncode}): {proc.stderr.strip()}")

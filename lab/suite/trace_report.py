@@ -19,6 +19,7 @@ def main(folder: str, top: int = 25) -> None:
     by_test: defaultdict[str, float] = defaultdict(float)
     calls_test: Counter[str] = Counter()
     same: defaultdict[tuple[str, str], list[tuple[str, str, float]]] = defaultdict(list)
+    lowered: defaultdict[str, list[tuple[str, float]]] = defaultdict(list)
     for kind, cpu, _wall, where, digest, name, rest in rows:
         by_kind[kind] += 1
         cpu_kind[kind] += float(cpu)
@@ -28,6 +29,8 @@ def main(folder: str, top: int = 25) -> None:
         if kind == "nvrtc":
             arch, _, options = rest.partition(" ")
             same[digest, arch].append((name, options, float(cpu)))
+        if kind == "lower":
+            lowered[digest].append((test, float(cpu)))
     for kind in sorted(by_kind):
         print(f"{kind}: {by_kind[kind]} calls, {cpu_kind[kind]:.1f} CPU-s")
     print(f"\ntop {top} tests/commands by CPU seconds in these tools (cpu, calls, what):")
@@ -44,6 +47,14 @@ def main(folder: str, top: int = 25) -> None:
     print(f"in all {sum(r[0] for r in repeats):.1f} CPU-s over {len(repeats)} sources")
     for extra, digest, arch, variants in repeats[:top]:
         print(f"{extra:8.2f}  {digest} {arch}  {dict(variants)}")
+    again = sorted(((sum(c for _, c in calls) - max(c for _, c in calls), digest, calls)
+                    for digest, calls in lowered.items() if len(calls) > 1), reverse=True)
+    print("\ntexts parsed and lowered more than once (parse_and_lower; cpu of the repeats, "
+          "tests):")
+    print(f"in all {sum(a[0] for a in again):.1f} CPU-s over {len(again)} texts")
+    for extra, digest, done in again[:top]:
+        tests = Counter(t.split("::")[0].split("/")[-1] for t, _ in done)
+        print(f"{extra:8.2f}  {digest}  {dict(tests)}")
 
 
 if __name__ == "__main__":

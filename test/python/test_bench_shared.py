@@ -13,9 +13,10 @@ lowered, plain and rotated, with either consumer:
   issue, bounds it. With the ``xor`` consumer the blends and the consumer's XORs share that
   pipe: the loop is integer-bound, and the benchmark says so.
 
-NVRTC + nvdisasm take about half a CPU-second a kernel (nvdisasm most of it), so every kernel
-is compiled once per session (``summary``, keyed by its CUDA source), the module's kernels in
-parallel (one worker a core). The default (CI) run checks the ``fadd`` consumer in the
+nvdisasm takes a quarter of a CPU-second a call, more than NVRTC spends on one of these
+kernels, so the kernels whose SASS the module reads are compiled and disassembled together,
+once per session (``sass_batch``; ``summary``, keyed by its CUDA source), and the local-memory
+compiles run in parallel (one worker a core). The default (CI) run checks the ``fadd`` consumer in the
 honest-loop test and, for local memory, the lowered ``auto`` kernels of every layout: ptxas's
 warning of a stack frame (``--warn-on-local-memory-usage``, the only source of ``LDL``/``STL``)
 for each, and the SASS of those the honest-loop test disassembles; ``REGCOPY_HYPOTHESIS=thorough``
@@ -33,8 +34,10 @@ from typing import Any
 import pytest
 from hypothesis_profiles import PROFILE
 from regcopy_backend.cuda.nvrtc import WARN_LOCAL_MEMORY, compile_cuda
+from sass_batch import batched_sass
 
 from regcopy_bench import bench_shared as bench
+from regcopy_bench.sass_loops import SUMMARY_OPTIONS, listing_summary
 
 THOROUGH = PROFILE != "ci"
 TWO_WAY = [s for s in bench.SHAPES if s.name in ("32-bit k=8", "16-bit k=16")]
@@ -45,10 +48,23 @@ LOCAL_MEMORY = ("--diag-suppress=550,549", WARN_LOCAL_MEMORY)
 """The benchmark's NVRTC options, and ptxas warning of each kernel that uses local memory."""
 
 
-@cache
+_SUMMARIES: dict[str, dict[str, Any]] = {}
+
+
+def summarize(sources: list[str]) -> None:
+    """``bench.sass_summary`` of each of ``sources`` not summarized yet, from one compile and
+    one disassembly of them all (``sass_batch``)."""
+    todo = [src for src in dict.fromkeys(sources) if src not in _SUMMARIES]
+    if todo:
+        listings = batched_sass(todo, options=SUMMARY_OPTIONS)
+        _SUMMARIES.update({src: listing_summary("".join(parts.values()))
+                           for src, parts in zip(todo, listings, strict=True)})
+
+
 def summary(source: str) -> dict[str, Any]:
     """``bench.sass_summary`` of ``source``, compiled once per session."""
-    return bench.sass_summary(source)
+    summarize([source])
+    return _SUMMARIES[source]
 
 
 @cache
@@ -77,10 +93,11 @@ def _checked_kernels() -> tuple[tuple[str, str, str, str], ...]:
 
 @pytest.fixture(scope="module", autouse=True)
 def _compile_in_parallel() -> Iterator[None]:
-    """Compile this module's kernels up front, one worker a core (nvdisasm is a process)."""
+    """Compile this module's kernels up front: those whose SASS it reads as one module, the
+    local-memory compiles one worker a core."""
     checked = [source for *_, source in _checked_kernels()]
+    summarize([*_honest(), *(checked if THOROUGH else [])])
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        list(pool.map(summary, dict.fromkeys([*_honest(), *(checked if THOROUGH else [])])))
         list(pool.map(local_memory_warnings, dict.fromkeys(checked)))
     yield
 

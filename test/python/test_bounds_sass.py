@@ -3,20 +3,22 @@ tile copy whose row length is promised a multiple of 4 moves only 128-bit vector
 multiple of 2 (or nothing), it is versioned: 128-bit transfers when the length is a multiple
 of 4 at run time, else loads at the proven width and the 128-bit stores realigned (aligned
 128-, 64- or 32-bit pieces). And the row-wise example lowers to bounds-checked, versioned
-copies and runs exactly on the CPU interpreter for ragged shapes."""
+copies and runs exactly on the CPU interpreter for ragged shapes. The kernels read in SASS
+are compiled and disassembled together (``sass_batch``)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.runtime.cpu_run import run_on_cpu
-from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_tools.regcopy_run import parse_and_lower
+from sass_batch import batched_sass
 
 REPO = Path(__file__).resolve().parents[2]
 TILE = "memref<8x1024xf32, #regcopy.layout<(8,256,4):(4,1@tx,1)>, #regcopy.mem<local>>"
@@ -37,14 +39,24 @@ def ragged_copy(divisor: int) -> str:
 }}"""
 
 
-def global_accesses(text: str) -> Counter[str]:
-    compiled = compile_cuda(print_cuda(parse_and_lower(text, "ragged.mlir")))
-    sass = disassemble(compiled.cubin)
-    return Counter(re.findall(r"\b(?:LDG|STG)\.E(?:\.\d+)?", sass))
+@cache
+def _all_sass() -> dict[str, str]:
+    """The SASS of the ragged copy promised a multiple of 4, 2 and 1, and of the row-wise
+    kernel with shared memory (``shared``), from one compile and one disassembly."""
+    sources = {str(d): print_cuda(parse_and_lower(ragged_copy(d), "ragged.mlir"))
+               for d in (4, 2, 1)}
+    sources["shared"] = print_cuda(parse_and_lower(rowwise_with_shared(),
+                                                   "rowwise_shared.mlir"))
+    listings = batched_sass(list(sources.values()))
+    return {key: "".join(parts.values()) for key, parts in zip(sources, listings, strict=True)}
+
+
+def global_accesses(divisor: int) -> Counter[str]:
+    return Counter(re.findall(r"\b(?:LDG|STG)\.E(?:\.\d+)?", _all_sass()[str(divisor)]))
 
 
 def test_ragged_copy_promised_4_moves_only_128_bit_vectors() -> None:
-    assert global_accesses(ragged_copy(4)) == {"LDG.E.128": 8, "STG.E.128": 8}
+    assert global_accesses(4) == {"LDG.E.128": 8, "STG.E.128": 8}
 
 
 @pytest.mark.parametrize("divisor", [2, 1])
@@ -53,7 +65,7 @@ def test_versioned_ragged_copy_stays_wide_when_misaligned(divisor: int) -> None:
     proven width (64-bit for a multiple of 2, 32-bit without a promise) and stores the same
     128-bit vectors realigned, as aligned pieces: 128-bit ones (misalignment 0) and 64-bit
     ones, and 32-bit ones only where the promise allows an odd misalignment."""
-    ops = global_accesses(ragged_copy(divisor))
+    ops = global_accesses(divisor)
     narrow = "LDG.E.64" if divisor == 2 else "LDG.E"
     stores = {"STG.E.128", "STG.E.64"} | ({"STG.E"} if divisor == 1 else set())
     assert set(ops) == {"LDG.E.128", narrow} | stores
@@ -94,5 +106,5 @@ def test_128_bit_stores_stay_whole_in_a_kernel_with_shared_memory() -> None:
     assert "%S = memref.alloca()" in text and "array<i64: 1, 4>" in text
     source = print_cuda(parse_and_lower(text, "rowwise_shared.mlir"))
     assert "__shared__" in source and "st.global.v4.b32" in source
-    stores = Counter(re.findall(r"\bSTG\.E(?:\.\d+)?", disassemble(compile_cuda(source).cubin)))
+    stores = Counter(re.findall(r"\bSTG\.E(?:\.\d+)?", _all_sass()["shared"]))
     assert set(stores) == {"STG.E.128"}, stores

@@ -1,7 +1,9 @@
-"""``REGCOPY_CACHE_DIR``: NVRTC and nvdisasm results cached by content (backend/cuda/nvrtc.py)."""
+"""``REGCOPY_CACHE_DIR``: NVRTC and nvdisasm results cached by content (backend/cuda/nvrtc.py);
+and nvdisasm's listing, run without its dataflow pass where that changes nothing."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,31 @@ def test_a_log_that_names_the_file_is_cached_under_that_name(
 
     monkeypatch.setattr(nvrtc, "_compile", no_compile)
     assert nvrtc.compile_cuda(WARNS, name="first.cu") == first
+
+
+SPILLS = """extern "C" __global__ void spills(float* x) {
+  float a[64];
+  #pragma unroll
+  for (int i = 0; i < 64; i++) a[i] = x[i * 256 + threadIdx.x];
+  float s = 0;
+  #pragma unroll
+  for (int i = 0; i < 64; i++) s += a[63 - i] * a[i] * x[i + 7];
+  #pragma unroll
+  for (int i = 0; i < 64; i++) x[i * 256 + threadIdx.x] = a[i] * s;
+}
+"""
+
+
+@pytest.mark.parametrize("source, options", [(SOURCE, ()), (SPILLS, ("--maxrregcount=24",))],
+                         ids=["no local memory", "spills"])
+def test_the_listing_is_plain_nvdisasm_c(source: str, options: tuple[str, ...],
+                                         tmp_path: Path) -> None:
+    """``disassemble`` runs nvdisasm without its dataflow pass where that changes nothing (no
+    local memory), and with it where it notes the spills (``(*"SpillRefill"*)``): either way
+    the listing is ``nvdisasm -c``'s."""
+    cubin = nvrtc.compile_cuda(source, options=options).cubin
+    (tmp_path / "k.cubin").write_bytes(cubin)
+    plain = subprocess.run([nvrtc.find_nvdisasm(), "-c", str(tmp_path / "k.cubin")],
+                           capture_output=True, text=True, check=True).stdout
+    assert nvrtc._disassemble(cubin) == plain
+    assert ('(*"SpillRefill"*)' in plain) == (source is SPILLS)

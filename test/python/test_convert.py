@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import re
+from functools import cache
 from math import prod
 from typing import Any
 
@@ -24,10 +25,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
+from sass_batch import batched_sass
 from regcopy_backend.cuda.printer import print_cuda
 from regcopy_backend.interpreter.driver import gpu_state, launch, make_interpreter
 from regcopy_backend.runtime.cpu_run import run_on_cpu, to_buffer
-from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_backend.runtime.runner import gpu_available
 from regcopy_bench.bench_convert import CASES, Case, kernel_text, lower, sass_counts
 from regcopy_passes import LowerRegCopyPass
@@ -180,18 +181,27 @@ def test_bench_kernels_round_trip_on_the_cpu(case: Case, form: str) -> None:
 RENAME = Case("rename", 32, 8, "f32", "(32,2,4):(1@laneid,4,1)", "(32,2,4):(1@laneid,1,2)")
 
 
-@pytest.mark.parametrize("case, form, shfl, shared, bars", [
-    (RENAME, "auto", 0, 0, 0),
-    (ACC_F32, "shuffle", 8, 0, 0),
-    (ACC_F32, "shared", 0, None, None),
-])
+SASS_KINDS = [(RENAME, "auto", 0, 0, 0), (ACC_F32, "shuffle", 8, 0, 0),
+              (ACC_F32, "shared", 0, None, None)]
+
+
+@cache
+def _kind_listings() -> dict[tuple[str, str], str]:
+    """The SASS of each kind's kernel, ``{(case, form): listing}``, from one compile and one
+    disassembly of the three (``sass_batch``)."""
+    sources = {(case.name, form): print_cuda(lower(case, form))
+               for case, form, *_ in SASS_KINDS}
+    listings = batched_sass(list(sources.values()))
+    return {key: "".join(parts.values()) for key, parts in zip(sources, listings, strict=True)}
+
+
+@pytest.mark.parametrize("case, form, shfl, shared, bars", SASS_KINDS)
 def test_sass_of_each_kind(case: Case, form: str, shfl: int, shared: int | None,
                            bars: int | None) -> None:
     """SHFL as planned (two conversions a loop iteration, the loop kept rolled by the
     dynamic trip count, or unrolled: a multiple), shared memory and barriers only for the
     round trip, never local memory."""
-    source = print_cuda(lower(case, form))
-    sass = disassemble(compile_cuda(source).cubin)
+    sass = _kind_listings()[case.name, form]
     n = sass_counts(sass)
     assert n["LDL"] + n["STL"] == 0
     moved = n["LDS"] + n["STS"] + n["LDSM"] + n["STSM"]

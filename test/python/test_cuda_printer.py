@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis_profiles import PROFILE
 from regcopy_backend.cuda.printer import CudaEmitError, UnsupportedOpError, print_cuda
 from regcopy_backend.cuda.arith import float_literal
-from regcopy_backend.cuda.nvrtc import NvrtcError, compile_cuda, disassemble
+from regcopy_backend.cuda.nvrtc import SM90A_MARKER, NvrtcError, compile_cuda, disassemble
 from regcopy_tools.regcopy_run import RunInputError
 
 from cuda_helpers import LAUNCH, lower, lower_text, sass_ops
+from sass_batch import batched_sass
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "examples").glob("*.mlir"))
@@ -25,14 +27,45 @@ from ldmatrix_cases import LDMATRIX_GPU_CASES  # noqa: E402
 
 # ---- every example: lowered, printed, compiled cleanly, no local memory ---------------------
 
+ALONE = {"gemm_hopper.mlir", "gemm.mlir", "gemm_any_k.mlir", "softmax.mlir"}
+"""The examples whose NVRTC compile costs more than a disassembly (a second of CPU or more):
+their SASS comes from their own compile (as does that of an sm_90a module); that of the
+others, and of the seed rows' kernels, from one compile and one disassembly of them all
+(``sass_batch``)."""
+SEED_KERNELS = REPO / "test" / "gpu" / "kernels"
+
+
+@cache
+def printed(path: Path) -> str:
+    return print_cuda(lower(path))
+
+
+@cache
+def _batched_listings() -> dict[Path, str]:
+    """The SASS of every example not in ``ALONE`` and of every seed row's kernel, by path."""
+    paths = [p for p in EXAMPLES if not alone(p)]
+    paths += [SEED_KERNELS / f"seed_{t}_k{k}.mlir" for t, k, _ in SEED_ROWS]
+    listings = batched_sass([printed(p) for p in paths])
+    return {p: "".join(parts.values()) for p, parts in zip(paths, listings, strict=True)}
+
+
+def alone(path: Path) -> bool:
+    """Whether ``path``'s SASS comes from its own compile (``ALONE``, or sm_90a-only)."""
+    return path.name in ALONE or printed(path).startswith(SM90A_MARKER)
+
+
+def listing_of(path: Path, cubin: bytes) -> str:
+    """The SASS of ``path``'s kernels (``cubin``: its own compile)."""
+    return disassemble(cubin) if alone(path) else _batched_listings()[path]
+
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_compiles_without_warnings(path: Path) -> None:
-    source = print_cuda(lower(path))
+    source = printed(path)
     compiled = compile_cuda(source)
     assert compiled.log == "", compiled.log
     assert 'extern "C" __global__' in source
-    listing = disassemble(compiled.cubin)
+    listing = listing_of(path, compiled.cubin)
     sass = sass_ops(listing)
     assert not any(op.startswith(("LDL", "STL")) for op in sass), sass
     wide = {op for op in sass if op.startswith(("LDS.128", "STS.128")) or ".128" in op}
@@ -51,12 +84,12 @@ def test_seed_row_vector_transfers(dtype: str, k: int, rounds: int) -> None:
     """S -> R is `rounds` ld.shared.v4.u32 (one uint4 each), R -> S is `rounds`
     st.shared.v4.u32; the scalar fill/drain loops of the kernel are not vectorized (their
     thread stride is 32 elements), so these are the copies' accesses and nothing else's."""
-    path = REPO / "test" / "gpu" / "kernels" / f"seed_{dtype}_k{k}.mlir"
-    compiled = compile_cuda(print_cuda(lower(path)))
+    path = SEED_KERNELS / f"seed_{dtype}_k{k}.mlir"
+    compiled = compile_cuda(printed(path))
     assert compiled.log == ""
     ptx = Counter(re.findall(r"^\s*((?:ld|st)\.shared\.v\d\.\w+)", compiled.ptx, re.M))
     assert ptx == {"ld.shared.v4.u32": rounds, "st.shared.v4.u32": rounds}
-    sass = sass_ops(disassemble(compiled.cubin))
+    sass = sass_ops(listing_of(path, compiled.cubin))
     assert sass["LDS.128"] == rounds and sass["STS.128"] == rounds, sass
     assert not any(op.startswith(("LDL", "STL")) for op in sass), sass
 

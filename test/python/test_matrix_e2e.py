@@ -2,12 +2,15 @@
 lowered by the pass with ``transfer=matrix`` (ld/stmatrix wherever ``plan_matrix`` applies), printed by ``-t cuda`` (inline PTX from ``cuda_matrix``),
 compiled with NVRTC for sm_90: the SASS holds
 exactly the planned LDSM/STSM variants, no LDL/STL, and, against the per-thread lowering of
-the same kernel, exactly one plain shared access a round fewer for each replaced copy."""
+the same kernel, exactly one plain shared access a round fewer for each replaced copy. The
+cases' kernels, in both lowerings, are compiled and disassembled together (``sass_batch``: one
+NVRTC compile and one nvdisasm run for the module, each kernel's SASS cut out of the listing)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,7 @@ from regcopy_backend.cuda.printer import print_cuda  # noqa: E402
 from regcopy_dialect.regcopy import CopyOp  # noqa: E402
 from regcopy_passes.lower_reg_copy import plan_for  # noqa: E402
 
-from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble  # noqa: E402
+from sass_batch import batched_sass  # noqa: E402
 from regcopy_passes.reg_copy.matrix_plan import MatrixTransfer  # noqa: E402
 from regcopy_passes.core.planning import CopyPlan  # noqa: E402
 
@@ -39,10 +42,37 @@ def lower_with_matrix(text: str) -> tuple[str, list[MatrixTransfer], list[CopyPl
     return print_cuda(lower(text, transfer="matrix")), transfers, plans
 
 
-def sass_ops(source: str) -> Counter[str]:
-    sass = disassemble(compile_cuda(source).cubin)
+GEMM_TILES = REPO / "examples" / "gemm_tiles.mlir"
+
+
+def opcodes(sass: str) -> Counter[str]:
     return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
                               re.M))
+
+
+@cache
+def _lowered(path: Path) -> tuple[str, list[MatrixTransfer], list[CopyPlan]]:
+    return lower_with_matrix(path.read_text())
+
+
+@cache
+def _all_sass_ops() -> dict[tuple[Path, str], Counter[str]]:
+    """The SASS opcodes of every case (and examples/gemm_tiles.mlir) lowered with
+    ``transfer=matrix`` and, for the cases, with ``transfer=vector``: ``{(path, transfer):
+    counts}``, from one compile and one disassembly."""
+    sources = {(case.path, "matrix"): _lowered(case.path)[0] for case in LDMATRIX_CASES}
+    sources.update({(case.path, "vector"): print_cuda(lower(case.path.read_text(),
+                                                           transfer="vector"))
+                    for case in LDMATRIX_CASES})
+    sources[GEMM_TILES, "matrix"] = _lowered(GEMM_TILES)[0]
+    listings = batched_sass(list(sources.values()))
+    return {key: sum((opcodes(sass) for sass in parts.values()), Counter())
+            for key, parts in zip(sources, listings, strict=True)}
+
+
+def sass_ops(path: Path, transfer: str = "matrix") -> Counter[str]:
+    """The SASS opcodes of the kernels of ``path`` lowered with ``transfer``."""
+    return _all_sass_ops()[path, transfer]
 
 
 def sass_name(mnemonic: str) -> str:
@@ -55,8 +85,8 @@ def sass_name(mnemonic: str) -> str:
 
 @pytest.mark.parametrize("case", LDMATRIX_CASES, ids=lambda c: c.name)
 def test_matrix_sass(case: GpuCase) -> None:
-    source, transfers, plans = lower_with_matrix(case.path.read_text())
-    ops = sass_ops(source)
+    source, transfers, plans = _lowered(case.path)
+    ops = sass_ops(case.path)
     want: Counter[str] = Counter()
     for t in transfers:
         for op in t.ops:
@@ -67,7 +97,7 @@ def test_matrix_sass(case: GpuCase) -> None:
     assert got == want
     assert not any(name.startswith(("LDL", "STL")) for name in ops), ops
     # the replaced copies' per-thread shared accesses (one a round) are gone, nothing else
-    vector = sass_ops(print_cuda(lower(case.path.read_text(), transfer="vector")))
+    vector = sass_ops(case.path, "vector")
     rounds = sum(t_plan.rounds for t_plan in plans)
     assert plain_shared(vector) - plain_shared(ops) == rounds
     assert (rounds > 0) == ("asm volatile(" in source)
@@ -84,11 +114,10 @@ def test_gemm_tiles_fragments() -> None:
     the swizzled 3-stage ring in dynamic shared memory (slice base ``8192 * stage + 64 * am``)
     become 16 + 8 ``ldmatrix.x4`` a K tile instead of 64 + 32 32-bit loads; the cta-scope
     stores into the ring stay 128-bit vectors (a thread's 16 bytes are one row, not a matrix)."""
-    source, transfers, plans = lower_with_matrix((REPO / "examples" / "gemm_tiles.mlir")
-                                                 .read_text())
+    _, transfers, plans = _lowered(GEMM_TILES)
     assert [(t.kind, t.instructions) for t in transfers] == [("ldmatrix", 16), ("ldmatrix", 8)]
     assert [p.rounds for p in plans] == [64, 32]
-    ops = sass_ops(source)
+    ops = sass_ops(GEMM_TILES)
     ldsm = ops["LDSM.16.M88.4"]
     assert ldsm > 0 and ldsm % 24 == 0, ops  # the K loop may be unrolled
     assert not any(name.startswith(("LDL", "STL", "STSM")) for name in ops), ops

@@ -113,3 +113,35 @@ def test_kernel_picks_one_kernel(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert code == 1 and out == ""
     assert "regcopy-run: error: --kernel third: no kernel of that name; the file has " \
            "@seed_demo, @second" in err
+
+
+def test_kernel_alone_is_lowered_and_compiled(capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path) -> None:
+    """``--kernel NAME`` lowers, prints and compiles that kernel alone: a module's other
+    kernel, one the CUDA target refuses (``math.sin``), is never printed, and the report of
+    the chosen kernel is the line it has in the whole module's report."""
+    bad = ("func.func @bad(%a: memref<8xf32, #regcopy.mem<global>>) attributes "
+           "{regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {\n"
+           "  %c0 = arith.constant 0 : index\n"
+           "  %v = memref.load %a[%c0] : memref<8xf32, #regcopy.mem<global>>\n"
+           "  %w = math.sin %v : f32\n"
+           "  memref.store %w, %a[%c0] : memref<8xf32, #regcopy.mem<global>>\n"
+           "  func.return\n}\n")
+    text = SEED.read_text()
+    two = tmp_path / "two.mlir"
+    two.write_text(text + "\n" + text.replace("@seed_demo", "@second"))
+    code, whole, _ = _main(capsys, str(two), "--compile-only")
+    assert code == 0
+    (line,) = [ln for ln in whole.splitlines() if ln.startswith("second: ")]
+    code, out, err = _main(capsys, str(two), "--compile-only", "--kernel", "second",
+                           "--print-cuda")
+    assert code == 0 and err == ""
+    assert out.count("__global__") == 1 and "seed_demo" not in out
+    assert out.splitlines()[-1] == line
+    (tmp_path / "bad.mlir").write_text(text + "\n" + bad)
+    code, _, err = _main(capsys, str(tmp_path / "bad.mlir"), "--compile-only")
+    assert code == 1 and "'math.sin' op" in err
+    code, out, err = _main(capsys, str(tmp_path / "bad.mlir"), "--compile-only", "--kernel",
+                           "seed_demo")
+    assert (code, err) == (0, "")
+    assert out.startswith("seed_demo: compiled for sm_90;")

@@ -9,6 +9,9 @@
 * Swizzled rounds with the hoisted swizzle: a warpgroup f16 tile G -> R -> S -> R -> G through
   ``swizzle<3,3,3>`` costs at most one instruction a round more than through a plain tile
   (the per-round XOR), and less than the full per-round swizzle.
+
+Every kernel of the module, in each of its forms, is compiled and disassembled with the others
+(``sass_batch``: one NVRTC compile and one nvdisasm run).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
 from io import StringIO
 from pathlib import Path
 
@@ -25,15 +29,14 @@ from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.ir import Operation
 
 from copy_harness import lower
+from sass_batch import batched_sass
 from regcopy_backend.cuda.printer import CudaPrinter, print_cuda
 from regcopy_backend.cuda.arith import expression
 from regcopy_backend.cuda.types import ctype
-from regcopy_backend.cuda.nvrtc import compile_cuda, disassemble
 from regcopy_passes.lower_layout_access import lower_layout_access
 
 KERNELS = Path(__file__).resolve().parents[1] / "gpu" / "kernels"
-
-
+SEEDS = ["seed_f32_k8", "seed_f32_k16", "seed_f16_k16"]
 
 
 class MaskPrinter(CudaPrinter):
@@ -65,12 +68,40 @@ def bool_mask_cuda(module: ModuleOp) -> str:
     return out.getvalue()
 
 
-def sass_ops(text: str, printer: Callable[[ModuleOp], str] = print_cuda,
-             **options: object) -> Counter[str]:
-    source = printer(lower(text, **options))
-    sass = disassemble(compile_cuda(source).cubin)
+FORMS: dict[str, tuple[Callable[[ModuleOp], str], dict[str, object]]] = {
+    "rotated": (print_cuda, {}),
+    "plain": (print_cuda, {"bank_rotation": "off"}),
+    "bool mask": (bool_mask_cuda, {}),
+    "int mask": (int_mask_cuda, {}),
+}
+"""How a seed kernel is lowered and printed: the default (bank rotation), without rotation,
+and rotated with the blend mask from the ``bool`` or from the integer lane bit."""
+
+
+def opcodes(sass: str) -> Counter[str]:
     return Counter(re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass,
                               re.M))
+
+
+@cache
+def _all_sass_ops() -> dict[tuple[str, str], Counter[str]]:
+    """The SASS opcodes of every seed kernel in every form, and of the swizzled and plain
+    tiles: ``{(kernel, form): counts}``, from one compile and one disassembly."""
+    sources: dict[tuple[str, str], str] = {}
+    for name in SEEDS:
+        text = (KERNELS / f"{name}.mlir").read_text()
+        for form, (printer, options) in FORMS.items():
+            sources[name, form] = printer(lower(text, **options))
+    sources["tile", "plain"] = print_cuda(lower(_tile(False), bank_rotation="off"))
+    sources["tile", "hoisted"] = print_cuda(lower(_tile(True)))
+    listings = batched_sass(list(sources.values()))
+    return {key: sum((opcodes(sass) for sass in parts.values()), Counter())
+            for key, parts in zip(sources, listings, strict=True)}
+
+
+def sass_ops(name: str, form: str) -> Counter[str]:
+    """The SASS opcodes of kernel ``name`` (a seed kernel, or ``tile``) in ``form``."""
+    return _all_sass_ops()[name, form]
 
 
 def kind(ops: Counter[str], head: str) -> int:
@@ -80,8 +111,7 @@ def kind(ops: Counter[str], head: str) -> int:
 @pytest.mark.parametrize("name,rounds", [("seed_f32_k8", 2), ("seed_f32_k16", 4),
                                          ("seed_f16_k16", 2)])
 def test_rotated_rounds_sass(name: str, rounds: int) -> None:
-    text = (KERNELS / f"{name}.mlir").read_text()
-    rotated, plain = sass_ops(text), sass_ops(text, bank_rotation="off")
+    rotated, plain = sass_ops(name, "rotated"), sass_ops(name, "plain")
     # the two copies of the kernel (S -> R, R -> S): one 128-bit access a round each
     assert rotated["LDS.128"] == plain["LDS.128"] == rounds
     assert rotated["STS.128"] == plain["STS.128"] == rounds
@@ -91,11 +121,11 @@ def test_rotated_rounds_sass(name: str, rounds: int) -> None:
     assert kind(rotated, "LOP3") - kind(plain, "LOP3") >= 4 * rounds
 
 
-@pytest.mark.parametrize("name", ["seed_f32_k8", "seed_f32_k16", "seed_f16_k16"])
+@pytest.mark.parametrize("name", SEEDS)
 def test_blend_masks_from_lane_bits_need_no_predicate(name: str) -> None:
     text = (KERNELS / f"{name}.mlir").read_text()
-    plain = sass_ops(text, bank_rotation="off")
-    bool_mask, int_mask = sass_ops(text, bool_mask_cuda), sass_ops(text, int_mask_cuda)
+    plain = sass_ops(name, "plain")
+    bool_mask, int_mask = sass_ops(name, "bool mask"), sass_ops(name, "int mask")
     # a SEL may remain for the scalar selects of the hoisted S offsets (once per copy), none
     # for the blends: the predicate form has one SEL per word pair on top
     scalar_selects = sum(1 for op in lower(text).walk() if isinstance(op, arith.SelectOp)
@@ -129,8 +159,8 @@ def test_hoisted_swizzle_costs_one_xor_a_round() -> None:
     """The swizzled G->R->S->R->G tile costs at most one instruction a round (8 rounds) more
     than the same copies through a plain tile (measured: 64 vs 72; the full per-round swizzle
     of the previous lowering cost 96)."""
-    plain = sum(sass_ops(_tile(False), bank_rotation="off").values())
-    hoisted = sum(sass_ops(_tile(True)).values())
+    plain = sum(sass_ops("tile", "plain").values())
+    hoisted = sum(sass_ops("tile", "hoisted").values())
     assert hoisted <= plain + 8
 
 

@@ -2,7 +2,9 @@
 on ``PYTHONPATH`` (``lab/suite_time.sh --trace`` puts it there): one line per real (uncached)
 call in ``$SUITE_TRACE_DIR/<pid>.tsv``: kind, CPU seconds, wall seconds, the running test
 (``PYTEST_CURRENT_TEST``, else the command line), the source's digest without its file name,
-the file name, the architecture and options. ``lab/suite/trace_report.py`` sums them and
+the file name, the architecture and options. Also every ``parse_and_lower`` of
+``regcopy_tools.regcopy_run`` (kind ``lower``: the digest of the text, passes and kernel),
+the parse and lowering that the tests and ``regcopy-run`` do. ``lab/suite/trace_report.py`` sums them and
 counts the compiles that the content cache would have shared but for the name."""
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-TARGET = "regcopy_backend.cuda.nvrtc"
+TARGETS = ("regcopy_backend.cuda.nvrtc", "regcopy_tools.regcopy_run")
 
 
 def _log(kind: str, cpu: float, wall: float, digest: str, name: str, rest: str) -> None:
@@ -28,7 +30,26 @@ def _log(kind: str, cpu: float, wall: float, digest: str, name: str, rest: str) 
         f.write(f"{kind}\t{cpu:.3f}\t{wall:.3f}\t{where}\t{digest}\t{name}\t{rest}\n")
 
 
+def _patch_lower(module: Any) -> None:
+    lower = module.parse_and_lower
+
+    def traced_lower(text: str, filename: str, passes: str = "",
+                     kernel: str | None = None) -> Any:
+        cpu, wall = time.thread_time(), time.perf_counter()
+        try:
+            return lower(text, filename, passes, kernel)
+        finally:
+            digest = hashlib.sha256(f"{passes}\0{kernel}\0{text}".encode()).hexdigest()[:12]
+            _log("lower", time.thread_time() - cpu, time.perf_counter() - wall, digest,
+                 filename, passes)
+
+    module.parse_and_lower = traced_lower
+
+
 def _patch(module: Any) -> None:
+    if module.__name__ == TARGETS[1]:
+        _patch_lower(module)
+        return
     compile_, disassemble = module._compile, module._disassemble
 
     def traced_compile(source: str, arch: str, name: str, options: tuple[str, ...]) -> Any:
@@ -55,7 +76,7 @@ def _patch(module: Any) -> None:
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != TARGET:
+        if fullname not in TARGETS:
             return None
         sys.meta_path.remove(self)
         try:
