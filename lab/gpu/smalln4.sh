@@ -3,11 +3,13 @@
 # H200 in at most 4 minutes. Steps, most important first, each under a timeout; a step that
 # would start past the budget is skipped (printed as such); every exit status is printed:
 #   bench_auto    the issue's table: bench_ragged over the issue's ranges, Triton column
-#   ab            lab/ragged/smalln4_ab.py: 64x64 N = 17..37 with the short-row test at 25
-#                 (auto), 5 (auto_t5, before) and 0 (auto_t0), predicated, Triton by hand;
-#                 32x256 N = 183..255: auto (realigned), predicated, staged through 32 KiB of
-#                 slices (both ways), Triton by hand in its own layout (triton_cols, warps
-#                 along the row) and stacked on rows; one process, every output bit-exact
+#   ab            lab/ragged/smalln4_ab.py: the fitted tiles whose short-row threshold moved
+#                 (64x64 N = 17..37, 512x8, 256x16, 128x32 around theirs) with the test where
+#                 the model puts it now (auto), where it was (auto_was) and nowhere (auto_t0),
+#                 predicated, Triton by hand; 32x256 N = 65..255: auto (realigned),
+#                 predicated, staged through 32 KiB of slices (both ways), Triton by hand in
+#                 its own layout (triton_cols, warps along the row) and stacked on rows; one
+#                 process, every output bit-exact
 #   bench_rerun   bench_ragged again over the changed and the contested ranges (64x64
 #                 N = 17..40, 32x256 N = 180..256): the run-to-run spread of the ratios
 #   pytest_gpu    the gpu-marked tests of the misaligned path
@@ -19,8 +21,8 @@
 # Run from the repository root after `pip install --no-deps --no-build-isolation -e .`:
 #   OUT=/tmp/out bash lab/gpu/smalln4.sh        (outputs under $OUT)
 # What it should show: bench_auto's issue table with the 64x64 17..31 row at or near 0.98x of
-# Triton at N = 17..23 (predicated) as well as 25..31; ab's "vs triton" lines (auto >= auto_t5
-# at N = 17..23, equal from 25); no MISMATCH line; pytest and memcheck exit 0.
+# Triton at N = 17..23 (predicated) as well as 25..31; ab's tables (auto >= auto_was where the
+# threshold moved, equal elsewhere); no MISMATCH line; pytest and memcheck exit 0.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -41,7 +43,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 B="python3 -m regcopy_bench.bench_ragged"
 step bench_auto 50 $B --fitted 1:64 --narrow 17:65 --rows 65:257 --wide 4000:4161 \
   --bf16 "" --i8 "" --pair-iters 0
-step ab 80 bash -c "cd lab/ragged && python3 smalln4_ab.py --iters 20"
+step ab 100 bash -c "cd lab/ragged && python3 smalln4_ab.py --iters 20"
 step bench_rerun 30 $B --fitted "" --narrow 17:41 --rows 180:257 --wide "" --bf16 "" --i8 "" \
   --pair-iters 0
 step pytest_gpu 30 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \

@@ -8,9 +8,9 @@ Triton, against Triton's own layout written by hand.
 
 Forms (the ``bench_ragged`` kernel's signature; 256 threads, 1-D grid, columns first):
 
-* ``auto``: the tree's kernel (64 x 64: predicated below 25 columns, staged from 25);
-  ``auto_t5``: the same with the short-row test at 5 columns (the model before);
-  ``auto_t0``: no short rows (staged stores at every misaligned N).
+* ``auto``: the tree's kernel (short-row thresholds 5, 7, 13, 25 on 512 x 8, 256 x 16,
+  128 x 32, 64 x 64); ``auto_was``: the same with the short-row test where the model put it
+  before (3, 3, 3, 5); ``auto_t0``: no short rows (staged stores at every misaligned N).
 * ``predicated``, ``realigned``: the tree's kernel with ``misaligned-stores`` so.
 * ``staged_st``: 32 x 256: ``misaligned-stores=staged`` (loads staged too) with the slice
   budget at 32 KiB (the tile's slices; 16 KiB refuses it); ``staged_st_stores``: only the
@@ -30,7 +30,10 @@ import smalln3_ab as ab
 import smalln_forms as sf
 
 NS = {"64x64": [17, 18, 19, 21, 22, 23, 25, 26, 27, 29, 31, 33, 37],
-      "32x256": [183, 187, 191, 193, 199, 201, 207, 215, 223, 231, 239, 247, 255]}
+      "32x256": [65, 101, 131, 163, 183, 187, 191, 199, 201, 207, 215, 223, 231, 239, 247, 255],
+      "512x8": [3, 5, 6, 7], "256x16": [3, 5, 6, 7, 9], "128x32": [5, 9, 11, 13, 15, 17]}
+BEFORE = {"1024x4": 3, "512x8": 3, "256x16": 3, "128x32": 3, "64x64": 5}
+"""Each fitted tile's short-row threshold before the model's fix (``auto_was``)."""
 
 
 def triton_cols(rows: int, cols: int) -> str:
@@ -73,10 +76,10 @@ def forms(tile: ab.br.Tile) -> dict[str, str]:
     r, c = tile.rows, tile.cols
     auto = ab.tree(tile, "auto")
     out = {"auto": auto, "predicated": ab.tree(tile, "predicated")}
-    if c == 64:
-        test = r"(const bool v_short = .*< \(rc_uindex\))(\d+);"
-        assert re.search(test, auto), "the 64x64 kernel has no short-row test"
-        out["auto_t5"] = re.sub(test, r"\g<1>5;", auto)
+    test = r"(const bool v_short = .*< \(rc_uindex\))(\d+);"
+    if c <= 64:
+        assert re.search(test, auto), f"the {r}x{c} kernel has no short-row test"
+        out["auto_was"] = re.sub(test, rf"\g<1>{BEFORE[f'{r}x{c}']};", auto)
         out["auto_t0"] = re.sub(test, r"\g<1>0;", auto)
     else:
         out["realigned"] = ab.tree(tile, "realigned")
