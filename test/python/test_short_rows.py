@@ -1,4 +1,4 @@
-"""Short rows of a staged misaligned copy (``misaligned_cost.short_rows``): where the row is so
+"""Short rows of a staged misaligned copy (``short_rows.short_rows``): where the row is so
 much shorter than the tile's row that the staged form's extra issue slots cost more than its
 lane order saves, the copy tests the row length at run time and takes the predicated form
 there. The model's thresholds on the benchmark tiles, its costs at N = 1..3 of the 1024 x 4
@@ -19,10 +19,12 @@ from regcopy_bench import bench_ragged
 from regcopy_passes import lower
 from regcopy_passes.reg_copy.misaligned_cost import (
     SECTORS_PER_CLK,
-    SPAN_SECTORS,
     MisalignedTile,
     _span_sectors,
     choose_misaligned_form,
+)
+from regcopy_passes.reg_copy.short_rows import (
+    SPAN_SECTORS,
     short_row_costs,
     short_rows,
     store_clocks,
