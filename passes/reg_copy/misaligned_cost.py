@@ -40,9 +40,8 @@ Each is charged, per warp and per vector, with the time of its three limits, in 
 DRAM floor) the one further below its own limits (``max(issue, sectors)``).
 ``choose_misaligned_form`` is pure: the same inputs, the same choice; where it stages, rows
 shorter than the tile's may keep the predicated form by a runtime test (``short_rows``).
-Its inputs are the tile
-(elements a thread moves per row, rows a warp's lanes hold), the element type and what is
-proven (the granule and the tail pieces' width).
+Its inputs are the tile (elements a thread moves per row, rows a warp's lanes hold), the
+element type and what is proven (the granule and the tail pieces' width).
 """
 
 from __future__ import annotations

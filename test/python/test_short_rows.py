@@ -176,6 +176,31 @@ def test_both_sides_of_the_threshold_equal_the_reference(modules, n: int, r: int
     np.testing.assert_array_equal(got, want)
 
 
+TWO_ROWS = KERNEL.replace("256x4xf32", "8x64xf32").replace(
+    "(4,64,4):(4,1@tx,1)", "(2,4,16,4):(4,16@tx,1@tx,1)").replace("[256, 4]", "[8, 64]")
+"""The 64 x 64 benchmark tile's pattern on 64 threads: 16 threads a row, 2 rows a warp (its
+threshold, 25)."""
+
+
+@pytest.mark.parametrize("n", [5, 23, 24, 25, 31, 33])
+@pytest.mark.parametrize("r", [0, 5])
+def test_two_rows_a_warp_on_both_sides_of_25_equal_the_reference(n: int, r: int) -> None:
+    """X (m x n) -> registers -> Y at row ``r`` on the 2-rows-a-warp tile, its last rows
+    outside: N = 5 and 23 take the short-row path, 25, 31 and 33 the staged one, 24 the
+    aligned one; each writes exactly what the un-lowered copy writes."""
+    from regcopy_passes.lower_reg_copy import plan_for
+
+    module = lower(parse_unverified(TWO_ROWS))
+    store = [op for op in parse_unverified(TWO_ROWS).walk() if isinstance(op, CopyOp)][1]
+    assert plan_for(store).transfer.paths[1].short == 25  # type: ignore[union-attr]
+    m = r + 8 - 3
+    x = (np.arange(1, m * n + 1) % 251).astype(np.float32).reshape(m, n)
+    args = [x, np.full((m, n), 7, np.float32), np.int64(r)]
+    want = run_on_cpu(parse_unverified(TWO_ROWS), "k", args)[1]  # type: ignore[arg-type]
+    got = run_on_cpu(module, "k", args)[1]  # type: ignore[arg-type]
+    np.testing.assert_array_equal(got, want)
+
+
 def test_sass_of_the_1024x4_tile_has_both_forms() -> None:
     """The 1024 x 4 benchmark kernel (32-bit index math): the staged path's 4 transfers of a
     vector (32-bit stores in lane order, 16 a thread) and the short-row path's 16 predicated
