@@ -6,6 +6,8 @@ Triton, against Triton's own layout written by hand.
     python3 lab/ragged/smalln4_ab.py --sass [TILE ...]          # SASS per element (no GPU)
     python3 lab/ragged/smalln4_ab.py [--iters K] [TILE[:N,N,...] ...]   # the A/B
 
+Each form's ratio in brackets is to ``peer`` (real Triton) where it ran, else to ``triton``.
+
 Forms (the ``bench_ragged`` kernel's signature; 256 threads, 1-D grid, columns first):
 
 * ``auto``: the tree's kernel (short-row thresholds 5, 7, 13, 25 on 512 x 8, 256 x 16,
@@ -15,6 +17,8 @@ Forms (the ``bench_ragged`` kernel's signature; 256 threads, 1-D grid, columns f
 * ``staged_st``: 32 x 256: ``misaligned-stores=staged`` (loads staged too) with the slice
   budget at 32 KiB (the tile's slices; 16 KiB refuses it); ``staged_st_stores``: only the
   stores staged.
+* ``peer``: real Triton (``bench_ragged``'s peer column, ``ragged_peer``) on the same
+  buffers, where torch and Triton are installed (else left out, with a line saying why).
 * ``triton``: Triton's masked copy by hand, warps stacked on rows (``smalln_forms.triton``);
   ``triton_cols`` (32 x 256): Triton's own layout for that tile (``triton_layouts.txt``:
   ``warpsPerCTA [1, 8]``, ``threadsPerWarp [1, 32]``): warp ``w`` on columns ``32 w ..``,
@@ -91,13 +95,92 @@ def forms(tile: ab.br.Tile) -> dict[str, str]:
     return out
 
 
+def timed(argv: list[str], iters: int) -> int:
+    """The A/B (``smalln3_ab.main``'s protocol) with real Triton as the ``peer`` form."""
+    from regcopy_backend.runtime.runner import NoGpuError
+    from regcopy_bench import ragged_peer
+
+    br = ab.br
+    picked = {a.partition(":")[0]: ([int(x) for x in a.partition(":")[2].split(",")]
+                                    if a.partition(":")[2] else NS[a.partition(":")[0]])
+              for a in argv or list(NS)}
+    all_ns = {t: sorted(set(ns) | {br.aligned_of(n) for n in ns}) for t, ns in picked.items()}
+    max_bytes = max(4 * br.rows_for(n, ab.TILES[t]) * n for t, ns in all_ns.items()
+                    for n in ns) + 4096
+    peer = ragged_peer.Peer(max_bytes) if ragged_peer.peer() is not None else None
+    if peer is None:
+        print(f"smalln4_ab: no peer column: {ragged_peer.MISSING[0]}")
+    try:
+        bench = br.setup([], max_bytes, peer=peer)
+    except NoGpuError as e:
+        print(f"smalln4_ab: {e}", file=sys.stderr)
+        return 2
+    if peer is None:  # random bytes in the bench's own buffers
+        import numpy as np
+        from cuda.bindings import driver
+
+        host = np.random.default_rng(34).integers(0, 256, max_bytes, dtype=np.uint8)
+        driver.cuMemcpyHtoD(int(bench.x.handle), host.ctypes.data, max_bytes)
+    ref = "peer" if peer is not None else "triton"
+    bad: list[str] = []
+    for tname, ns in picked.items():
+        tile = ab.TILES[tname]
+        info = br.lowered(tile, False)[1]
+        srcs = forms(tile)
+        bench.kernels = {(tile, f): (sf.compiled(bench.dev, s, info), info)  # type: ignore[misc]
+                         for f, s in srcs.items()}
+        names = list(srcs) + (["peer"] if peer is not None else [])
+        bw: dict[tuple[str, int], float] = {}
+        for n in all_ns[tname]:
+            small = br.rows_for(n, tile, 8 << 20)
+            for f in srcs:
+                if not sf.exact(bench, f, tile, small, n):
+                    bad.append(f"{tname} {f} N={n}")
+            m = bench.rows(tile, n)
+            theirs = None
+            if peer is not None:
+                check = peer.launcher(tile.rows, tile.cols, small, n)
+                if not peer.exact(check, small * n * 4, lambda: None):
+                    bad.append(f"{tname} peer N={n}")
+                theirs = peer.launcher(tile.rows, tile.cols, m, n)
+            ms = {f: 0.0 for f in names}
+            for f in names + names[::-1]:
+                if f == "peer":
+                    assert peer is not None
+                    ms[f] += peer.time(theirs, iters) / 2
+                else:
+                    ms[f] += bench.launch(tile, f, m, n, iters) / 2  # type: ignore[arg-type]
+            for f in names:
+                bw[(f, n)] = 2 * 4 * m * n / ms[f] / 1e6
+        print(f"\ntile {tname}: GB/s (ratio to the same form's aligned N) [ratio to {ref}]")
+        print("| N | " + " | ".join(names) + " |")
+        print("|---|" + "---|" * len(names))
+        for n in ns:
+            a = br.aligned_of(n)
+            print(f"| {n} | " + " | ".join(
+                f"{bw[(f, n)]:.0f} ({bw[(f, n)] / bw[(f, a)]:.3f}) "
+                f"[{bw[(f, n)] / bw[(ref, n)]:.3f}]" for f in names) + " |", flush=True)
+        mis = [n for n in ns if n % 4]
+        print("mean ratio to aligned: " + ", ".join(
+            f"{f} {sf.mean_ratio(bw, f, mis):.3f}" for f in names))
+        print(f"vs {ref}, min / mean / N at >= 0.98x: " + ", ".join(
+            f"{f} {min(bw[(f, n)] / bw[(ref, n)] for n in mis):.3f} / "
+            f"{sum(bw[(f, n)] / bw[(ref, n)] for n in mis) / len(mis):.3f} / "
+            f"{sum(bw[(f, n)] >= 0.98 * bw[(ref, n)] for n in mis)} of {len(mis)}"
+            for f in names), flush=True)
+    print("MISMATCH: " + "; ".join(bad) if bad else "every output bit-exact")
+    return 1 if bad else 0
+
+
 def main(argv: list[str]) -> int:
-    ab.forms = forms  # the A/B and SASS report of smalln3_ab, on these forms and N
-    ab.NS = NS
+    ab.forms = forms  # smalln3_ab's SASS report, on these forms
     if argv[:1] == ["--sass"]:
         ab.sass_report(argv[1:] or list(NS))
         return 0
-    return int(ab.main(argv))
+    iters = 10
+    if argv[:1] == ["--iters"]:
+        iters, argv = int(argv[1]), argv[2:]
+    return timed(argv, iters)
 
 
 if __name__ == "__main__":
