@@ -6,10 +6,11 @@
 #   ab            lab/ragged/smalln4_ab.py: the fitted tiles whose short-row threshold moved
 #                 (64x64 N = 17..37, 512x8, 256x16, 128x32 around theirs) with the test where
 #                 the model puts it now (auto), where it was (auto_was) and nowhere (auto_t0),
-#                 predicated, Triton by hand; 32x256 N = 65..255: auto (realigned),
-#                 predicated, staged through 32 KiB of slices (both ways), Triton by hand in
-#                 its own layout (triton_cols, warps along the row) and stacked on rows; one
-#                 process, real Triton (peer) on the same buffers, every output bit-exact
+#                 predicated, Triton by hand; 32x256 N = 65..255 and 8x1024 N = 4001..4011:
+#                 auto (realigned), predicated, staged through 32 KiB of slices (both
+#                 ways), Triton by hand in its own layout (triton_cols, warps along the row)
+#                 and stacked on rows; one process, real Triton (peer) on the same buffers,
+#                 every output bit-exact
 #   bench_rerun   bench_ragged again over the changed and the contested ranges (64x64
 #                 N = 17..40, 32x256 N = 180..256): the run-to-run spread of the ratios
 #   pytest_gpu    the gpu-marked tests of the misaligned path
@@ -43,7 +44,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a timeout, log to $OUT/NAME.t
 B="python3 -m regcopy_bench.bench_ragged"
 step bench_auto 50 $B --fitted 1:64 --narrow 17:65 --rows 65:257 --wide 4000:4161 \
   --bf16 "" --i8 "" --pair-iters 0
-step ab 100 bash -c "cd lab/ragged && python3 smalln4_ab.py --iters 20"
+step ab 120 bash -c "cd lab/ragged && python3 smalln4_ab.py --iters 20"
 step bench_rerun 30 $B --fitted "" --narrow 17:41 --rows 180:257 --wide "" --bf16 "" --i8 "" \
   --pair-iters 0
 step pytest_gpu 30 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \

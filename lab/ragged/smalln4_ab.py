@@ -14,13 +14,13 @@ Forms (the ``bench_ragged`` kernel's signature; 256 threads, 1-D grid, columns f
   128 x 32, 64 x 64); ``auto_was``: the same with the short-row test where the model put it
   before (3, 3, 3, 5); ``auto_t0``: no short rows (staged stores at every misaligned N).
 * ``predicated``, ``realigned``: the tree's kernel with ``misaligned-stores`` so.
-* ``staged_st``: 32 x 256: ``misaligned-stores=staged`` (loads staged too) with the slice
+* ``staged_st``: 32 x 256 and 8 x 1024: ``misaligned-stores=staged`` (loads staged too) with the slice
   budget at 32 KiB (the tile's slices; 16 KiB refuses it); ``staged_st_stores``: only the
   stores staged.
 * ``peer``: real Triton (``bench_ragged``'s peer column, ``ragged_peer``) on the same
   buffers, where torch and Triton are installed (else left out, with a line saying why).
 * ``triton``: Triton's masked copy by hand, warps stacked on rows (``smalln_forms.triton``);
-  ``triton_cols`` (32 x 256): Triton's own layout for that tile (``triton_layouts.txt``:
+  ``triton_cols`` (32 x 256, 8 x 1024): Triton's own layout for the 32 x 256 tile (``triton_layouts.txt``:
   ``warpsPerCTA [1, 8]``, ``threadsPerWarp [1, 32]``): warp ``w`` on columns ``32 w ..``,
   every thread all 32 rows of its column, 64-bit row offsets.
 """
@@ -35,7 +35,9 @@ import smalln_forms as sf
 
 NS = {"64x64": [17, 18, 19, 21, 22, 23, 25, 26, 27, 29, 31, 33, 37],
       "32x256": [65, 101, 131, 163, 183, 187, 191, 199, 201, 207, 215, 223, 231, 239, 247, 255],
-      "512x8": [3, 5, 6, 7], "256x16": [3, 5, 6, 7, 9], "128x32": [5, 9, 11, 13, 15, 17]}
+      "512x8": [3, 5, 6, 7], "256x16": [3, 5, 6, 7, 9], "128x32": [5, 9, 11, 13, 15, 17],
+      "8x1024": [4001, 4002, 4003, 4005, 4006, 4007, 4009, 4010, 4011]}
+ab.TILES["8x1024"] = ab.br.WIDE
 BEFORE = {"1024x4": 3, "512x8": 3, "256x16": 3, "128x32": 3, "64x64": 5}
 """Each fitted tile's short-row threshold before the model's fix (``auto_was``)."""
 
