@@ -74,8 +74,8 @@ printf '%s\n' "${summary[@]}"
 echo "== the issue's table (bench_auto)"
 sed -n '/^misaligned N, ratio/,$p' "$OUT/bench_auto.txt"
 echo "== bench_auto, 64x64 N = 17..32 (N | GB/s | vs aligned | Triton | vs aligned | ratio)"
-awk '/^tile 64 x 64/{n++} n==1' "$OUT/bench_auto.txt" | grep -E "^\|    (1[7-9]|2[0-9]|3[0-2]) \|" \
-  | cut -d'|' -f2,4,5,6,7,8
+awk '/^tile /{p = ($0 ~ /^tile 64 x 64/) && !seen++} p' "$OUT/bench_auto.txt" \
+  | grep -E "^\|    (1[7-9]|2[0-9]|3[0-2]) \|" | cut -d'|' -f2,4,5,6,7,8
 echo "== ab: ratio of each form to real Triton (peer; min / mean / N at >= 0.98x), per tile"
 grep -E "^tile|^vs |^mean ratio|MISMATCH|bit-exact|no peer" "$OUT/ab.txt"
 echo "== bench_rerun: the issue table's rows"
