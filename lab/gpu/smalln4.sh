@@ -7,8 +7,8 @@
 #                 (64x64 N = 17..37, 512x8, 256x16, 128x32 around theirs) with the test where
 #                 the model puts it now (auto), where it was (auto_was), nowhere (auto_t0)
 #                 and, on 64x64, at 29 (auto_t29), predicated (and with the staged kernel's
-#                 16 KiB of shared memory, unused: predicated_smem), Triton by hand; 32x256 N = 65..255 and 8x1024 N = 4001..4011:
-#                 auto (realigned), predicated, staged through 32 KiB of slices (both
+#                 16 KiB of shared memory, unused: predicated_smem), Triton by hand;
+#                 32x256 N = 65..255 and 8x1024 N = 4001..4011: auto (realigned), predicated, staged through 32 KiB of slices (both
 #                 ways), Triton by hand in its own layout (triton_cols, warps along the row)
 #                 and stacked on rows; one process, real Triton (peer) on the same buffers,
 #                 every output bit-exact
