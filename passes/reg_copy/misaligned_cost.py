@@ -39,7 +39,8 @@ Each is charged, per warp and per vector, with the time of its three limits, in 
 ``time = max(issue, sectors, DRAM)``; the cheaper form wins, and on a tie (within 2%: at the
 DRAM floor) the one further below its own limits (``max(issue, sectors)``).
 ``choose_misaligned_form`` is pure: the same inputs, the same choice; where it stages, rows
-shorter than the tile's may keep the predicated form by a runtime test (``short_rows``).
+shorter than the tile's may keep the predicated form by a runtime test
+(``short_rows.with_short_rows``).
 Its inputs are the tile (elements a thread moves per row, rows a warp's lanes hold), the
 element type and what is proven (the granule and the tail pieces' width).
 """
@@ -315,9 +316,7 @@ def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> Misalig
     tied = [f for f in FORMS if f in costs and costs[f].clocks <= best * (1 + TIE)]
     form = min(tied, key=lambda f: _slack(costs[f], tile))
     if staged is not None and force == "auto" and staged.clocks < best * (1 - STAGE_MARGIN):
-        from regcopy_passes.reg_copy.short_rows import short_rows
-
-        return MisalignedChoice("staged", real, pred, tile, False, staged, short_rows(tile))
+        return MisalignedChoice("staged", real, pred, tile, False, staged)
     return MisalignedChoice(form, real, pred, tile, False, staged)
 
 

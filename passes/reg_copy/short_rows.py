@@ -12,6 +12,7 @@ row) and the row length.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from regcopy_passes.reg_copy.misaligned_cost import (
@@ -21,6 +22,7 @@ from regcopy_passes.reg_copy.misaligned_cost import (
     SECTOR,
     SECTORS_PER_CLK,
     FormCost,
+    MisalignedChoice,
     MisalignedTile,
     _floor,
     _span_sectors,
@@ -125,3 +127,11 @@ def short_rows(tile: MisalignedTile) -> int:
             return live if kept else 0
         kept = live
     return tile.row if kept else 0
+
+
+def with_short_rows(choice: MisalignedChoice) -> MisalignedChoice:
+    """``choice`` with its short-row threshold (``short_rows``) where the model staged the
+    copy; a forced or unstaged choice as it is (no runtime test)."""
+    if choice.form != "staged" or choice.forced:
+        return choice
+    return replace(choice, short=short_rows(choice.tile))

@@ -28,6 +28,7 @@ from regcopy_passes.reg_copy.short_rows import (
     short_row_costs,
     short_rows,
     store_clocks,
+    with_short_rows,
 )
 
 from regcopy_dialect.regcopy import CopyOp
@@ -55,7 +56,7 @@ def test_one_element_rows_of_1024x4_are_predicated() -> None:
     pred3, staged3 = short_row_costs(tile, 3)
     assert staged3.clocks == pytest.approx(floor * 3 / 4) and staged3.clocks < pred3.clocks
     assert short_rows(tile) == 3
-    choice = choose_misaligned_form(tile)
+    choice = with_short_rows(choose_misaligned_form(tile))
     assert choice.form == "staged" and choice.short == 3
     assert choice.describe("f32").endswith(
         "; rows shorter than 3 elements predicated (a runtime test: there the staged form "
@@ -135,9 +136,9 @@ def test_no_short_path_where_a_warp_holds_part_of_a_row_or_the_form_is_forced() 
     """32 x 256 (two warps a row: ``row`` 0) has no threshold; neither has a forced staged
     form, nor one the model does not stage."""
     assert short_rows(MisalignedTile(4, 1, 32, 1, 1, 32, False, None, 0)) == 0
-    assert choose_misaligned_form(_tile(32, 4), "staged").short == 0
+    assert with_short_rows(choose_misaligned_form(_tile(32, 4), "staged")).short == 0
     assert choose_misaligned_form(_tile(1, 128)).form == "realigned"
-    assert choose_misaligned_form(_tile(1, 128)).short == 0
+    assert with_short_rows(choose_misaligned_form(_tile(1, 128))).short == 0
 
 
 KERNEL = """
