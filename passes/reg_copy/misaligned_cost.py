@@ -37,9 +37,12 @@ Each is charged, per warp and per vector, with the time of its three limits, in 
 * **DRAM**: the bytes, ``/ DRAM_BYTES_PER_CLK`` (the same for both: a floor).
 
 ``time = max(issue, sectors, DRAM)``; the cheaper form wins, and on a tie (within 2%: at the
-DRAM floor) the one further below its own limits (``max(issue, sectors)``). ``choose_misaligned_form`` is pure: the same inputs, the same
-choice. Its inputs are the tile (elements a thread moves per row, rows a warp's lanes hold),
-the element type and what is proven (the granule and the tail pieces' width).
+DRAM floor) the one further below its own limits (``max(issue, sectors)``).
+``choose_misaligned_form`` is pure: the same inputs, the same choice; where it stages, rows
+shorter than the tile's may keep the predicated form by a runtime test
+(``short_rows.with_short_rows``).
+Its inputs are the tile (elements a thread moves per row, rows a warp's lanes hold), the
+element type and what is proven (the granule and the tail pieces' width).
 """
 
 from __future__ import annotations
@@ -191,8 +194,7 @@ class MisalignedChoice:
         staged = (f"staged {self.staged.describe(unit)}" if self.staged is not None
                   else f"not staged ({t.staging})")
         short = (f"; rows shorter than {self.short} elements predicated (a runtime test: "
-                 f"there the staged form saves less than {STAGE_MARGIN:.0%})"
-                 if self.short else "")
+                 f"there the staged form takes as many clocks or more)" if self.short else "")
         return (f"misaligned {what} {self.form} {how}: {rows}, {t.n} × {element_type} a "
                 f"thread a row, proven {t.granule}; per warp and vector realigned "
                 f"{self.realigned.describe(unit)}, predicated {self.predicated.describe(unit)}, "
@@ -314,64 +316,8 @@ def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> Misalig
     tied = [f for f in FORMS if f in costs and costs[f].clocks <= best * (1 + TIE)]
     form = min(tied, key=lambda f: _slack(costs[f], tile))
     if staged is not None and force == "auto" and staged.clocks < best * (1 - STAGE_MARGIN):
-        return MisalignedChoice("staged", real, pred, tile, False, staged, short_rows(tile))
+        return MisalignedChoice("staged", real, pred, tile, False, staged)
     return MisalignedChoice(form, real, pred, tile, False, staged)
-
-
-def short_row_costs(tile: MisalignedTile, live: int) -> tuple[FormCost, FormCost]:
-    """``(predicated, staged)`` per warp and vector when the buffer's rows hold only ``live``
-    of the tile row's ``tile.row`` elements (the copy's region starting at a row's first
-    column; the warp's ``r`` rows then lie end to end in memory, ``live`` elements each).
-    The DRAM floor shrinks to the ``live / row`` share of the vector; the issue slots do not
-    (a warp issues every transfer while one lane's is inside). Predicated: transfer ``j``
-    (elements ``j g`` of each vector) is inside for some lane iff ``j g < live``, and spans
-    the warp's rows from there: ``(r live - j g)`` elements. Staged: transfer ``j`` moves
-    units ``32 j ..`` of the warp's rows laid end to end: where a row holds 32 units or
-    more, one row's columns ``[c, c + 32 g)``, inside for ``min(32 g, live - c)``
-    elements; else ``32 / units`` whole rows, ``live`` elements each."""
-    eb, g, n, r = tile.element_bytes, tile.granule, tile.n, tile.rows_per_warp
-    align, unit = g * eb, (LINE if tile.reads else SECTOR)
-    floor = _floor(tile) * live / tile.row
-    pred_sectors = sum((_span_sectors((r * live - j * g) * eb, align, unit)
-                        for j in range(n // g) if j * g < live), Fraction(0))
-    units = tile.row // g
-    staged_sectors = Fraction(0)
-    for j in range(n // g):
-        if units >= 32:
-            inside = min(32 * g, live - (32 * j % units) * g)
-            if inside > 0:
-                staged_sectors += _span_sectors(inside * eb, align, unit)
-        else:
-            staged_sectors += _span_sectors(32 // units * live * eb, align, unit)
-    costs = []
-    for issue, sectors in ((predicated_cost(tile).issue, pred_sectors),
-                           (staged_cost(tile).issue, staged_sectors)):
-        rate = L1_WAVEFRONTS_PER_CLK if tile.reads else SECTORS_PER_CLK
-        clocks = max(issue / ISSUE_PER_CLK, float(sectors) / rate, floor)
-        costs.append(FormCost(issue, float(sectors), clocks))
-    return costs[0], costs[1]
-
-
-def short_rows(tile: MisalignedTile) -> int:
-    """The row length ``T`` below which a staged copy's rows take the predicated form: the
-    first misaligned row length (a multiple of the granule, not of ``n``) shorter than the
-    tile's row at which the staged form saves ``STAGE_MARGIN`` over the predicated one
-    (``short_row_costs``: the rule ``choose_misaligned_form`` applies to whole rows), where
-    some shorter one does not; 0 where none does, or where a warp does not hold whole rows
-    of the tile (``tile.row`` 0). On the H200, 1024 x 4 f32 at N = 1: predicated 3960 GB/s,
-    staged 2960 (the vector's three other transfers cost a staged warp its issue slots; at
-    N = 3 staged 4020, predicated 3710)."""
-    if not tile.row:
-        return 0
-    kept = 0
-    for live in range(tile.granule, tile.row, tile.granule):
-        if live % tile.n == 0:
-            continue  # an aligned row: the wide path
-        pred, staged = short_row_costs(tile, live)
-        if staged.clocks < pred.clocks * (1 - STAGE_MARGIN):
-            return live if kept else 0
-        kept = live
-    return tile.row if kept else 0
 
 
 def static_issue(tile: MisalignedTile) -> tuple[int, int]:

@@ -28,6 +28,7 @@ from regcopy_passes.reg_copy.misaligned_cost import (
 )
 from regcopy_passes.core.planning import CopyPlan, plan_copy
 from regcopy_passes.reg_copy.shared_plan import SharedPlan
+from regcopy_passes.reg_copy.short_rows import with_short_rows
 from regcopy_passes.reg_copy.staging_budget import KernelShared, kernel_shared
 from regcopy_passes.reg_copy.transfer import LoweringPlan
 from xdsl.dialects.builtin import MemRefType
@@ -147,7 +148,7 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
     def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> str:
         tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes,
                                acc.scope, shared, str(acc.element_type))
-        choices.append(choose_misaligned_form(tile, misaligned))
+        choices.append(with_short_rows(choose_misaligned_form(tile, misaligned)))
         return choices[-1].form
 
     paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,
