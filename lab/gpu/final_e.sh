@@ -5,7 +5,7 @@
 # mma.sync one at N = 257: its edge tile), then the wgmma table and the mma.sync table
 # (bench_gemm, no candidates) of the examples as merged. Outputs under $OUT. Run from the
 # repository root after `pip install --no-deps --no-build-isolation -e .`:
-#   bash lab/gpu/device.sh 520:final_e
+#   bash lab/gpu/device.sh 430:final_e
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -19,7 +19,7 @@ step() {  # step NAME SECONDS COMMAND...
     summary+=("$name: exit $rc ($((SECONDS - t0)) s)")
     echo "== $name: exit $rc ($((SECONDS - t0)) s)"; tail -n 12 "$out/$name.txt"
 }
-step pytest_gpu 220 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
+step pytest_gpu 180 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
     $(grep -l "mark.gpu" test/python/test_*.py)
 step check_gemm_2x2 45 regcopy-run --check examples/gemm.mlir --kernel gemm \
     --arg A=130x24 --arg B=300x24 --arg D=130x300 --grid 2,2
@@ -28,10 +28,10 @@ step check_hopper 40 regcopy-run -p "lower-reg-copy{transfer=tma}" --kernel gemm
 step memcheck_gemm 25 $CS regcopy-run examples/gemm.mlir --kernel gemm \
     --arg A=300x200 --arg B=257x200 --arg D=300x257 --grid 2,3
 step memcheck_hopper 25 $CS python3 lab/gpu/hop3_memcheck.py auto
-step hopper_table 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
+step hopper_table 90 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
 grep -E "^\| |^\(every" "$out/hopper_table.txt" > "$out/hopper_tables.txt" 2>/dev/null
-step mma_table 120 python3 -m regcopy_bench.bench_gemm --no-rings --iters 20 \
+step mma_table 90 python3 -m regcopy_bench.bench_gemm --no-rings --iters 20 \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
 echo "== summary"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
