@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -58,12 +59,13 @@ from xdsl.utils.exceptions import VerifyException
 from regcopy_dialect.attrs import ExecScope, ExecScopeAttr, LayoutAttr, MemSpace
 from regcopy_dialect.buffers import buffer_layout, memory_space, verify_buffer
 from regcopy_dialect.element_types import element_info
-from regcopy_dialect.layout import LayoutError, slice_region
+from regcopy_dialect.layout import Layout, LayoutError, slice_region
 from regcopy_dialect.wgmma_layouts import (
     N_VALUES,
     Descriptor,
     M,
     WgmmaMismatch,
+    WgmmaSwizzle,
     a_cell,
     a_fragment_text,
     accumulator_cell,
@@ -108,6 +110,19 @@ class WgmmaPlan:
         return f"m64n{self.n}k{self.k_step}"
 
 
+@lru_cache(maxsize=256)
+def _descriptor(plain: Layout, cols: int, k_rows: bool, mn: int, k: int, mode: WgmmaSwizzle,
+                nbytes: int) -> tuple[Descriptor, tuple[int, ...]] | str:
+    """``derive_descriptor`` of the region whose unswizzled layout is ``plain`` (``cols``
+    columns; ``k_rows``: K runs down its rows), once per distinct region: the kernels of a
+    module (f16 and bf16, one wgmma per accumulator) read regions of the same layouts."""
+    def offset(i: int, j: int) -> int:
+        r, c = (j, i) if k_rows else (i, j)
+        return plain.apply(r * cols + c)[1]
+
+    return derive_descriptor(offset, mn, k, mode, nbytes)
+
+
 def _shared_operand(name: str, t: MemRefType, region: Region, mn: int, k: int,
                     k_rows: bool) -> SharedOperand:
     verify_buffer(t)
@@ -126,11 +141,6 @@ def _shared_operand(name: str, t: MemRefType, region: Region, mn: int, k: int,
         raise VerifyException(f"operand {name} is a shared region, not a register tile")
     cols = sizes[-1]
     plain = sliced.layout.without_swizzle()
-
-    def offset(i: int, j: int) -> int:
-        r, c = (j, i) if k_rows else (i, j)
-        return plain.apply(r * cols + c)[1]
-
     nbytes = element_info(t.element_type).bits // 8  # type: ignore[union-attr]
     mode = mode_of(layout.swizzle, nbytes)
     want = suggested_layout(mn, k, nbytes)
@@ -138,7 +148,7 @@ def _shared_operand(name: str, t: MemRefType, region: Region, mn: int, k: int,
         raise VerifyException(f"operand {name}: the swizzle {layout.swizzle} is none of "
                               f"wgmma's (32B swizzle<3,1,3>, 64B swizzle<3,2,3>, 128B "
                               f"swizzle<3,3,3> on 16-bit elements); e.g. {want} on {mn}x{k}")
-    got = derive_descriptor(offset, mn, k, mode, nbytes)
+    got = _descriptor(plain, cols, k_rows, mn, k, mode, nbytes)
     if isinstance(got, str):
         raise VerifyException(f"operand {name}: {got}; e.g. {want} on {mn}x{k} (K-major)")
     desc, starts = got

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from regcopy_passes.convert.butterfly import Butterfly, recv_butterfly, send_butterfly
@@ -321,12 +321,14 @@ def shared_cost(bytes_per_thread: int) -> float:
     return 2 * chunks * ACCESS_COST + BARRIER_COST
 
 
+@lru_cache(maxsize=256)
 def classify(src: Sliced, dst: Sliced, scope_threads: int, element_bits: int,
              force: str = "auto", spans: tuple[int, int] = (0, 0)) -> ConvertPlan:
     """The conversion's kind and plan (module doc). ``force``: ``auto`` (cheapest),
     ``shuffle`` (shuffles or renaming where they apply) or ``shared`` (always the round
     trip). ``spans``: both tiles' register slots per thread (a packed word must not reach
-    past them)."""
+    past them). Pure in its arguments, so memoized: a module's alike conversions (f16 and bf16
+    kernels, one conversion per accumulator) are planned once."""
     try:
         src_places = places(src, scope_threads)
     except ConvertError as e:
