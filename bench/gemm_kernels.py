@@ -401,19 +401,8 @@ def kernel_text(name: str, t: str, staged: bool = False, layouts: str = "rows",
             else _async_loop(t, sa, sb, bk, stages, wn, dbuf, issue_at, branchless, cm, cn,
                              prefetch, edge))
     out_allocs, out_text = _epilogue(epilogue, t, wn, cm, cn, co, g)
-    main = f"""  // the accumulators start at zero
-  %acc = regcopy.storage %C : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c{regs} step %c4 {{
-    vector.store %zero, %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
-  }}
-{loop}  // epilogue: round to {t} (cvt.rn, same fragment layout), {EPILOGUES[epilogue]}
-  %out = regcopy.storage %CO : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c{regs} step %c4 {{
-    %v = vector.load %acc[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
-    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
-    vector.store %h, %out[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
-  }}
-{out_text}"""
+    main = (f"{_zeroed('', c, regs)}{loop}  // epilogue: round to {t} (cvt.rn, same fragment "
+            f"layout), {EPILOGUES[epilogue]}\n{_rounded('', co, regs, t)}{out_text}")
     used = {0, 1, 2, 4, 8, 32, 64, 128, 256, wn, cn, cm, regs, bk, stages, stages - 1, group,
             (stages - 1) * bk, wcols,
             *(s * bk for s in range(stages)), *range(stages)}
@@ -480,13 +469,36 @@ def _indent(text: str, by: str = "  ") -> str:
     return "".join(by + ln if ln.strip() else ln for ln in text.splitlines(keepends=True))
 
 
+def _zeroed(x: str, c: str, regs: int) -> str:
+    """IR: ``%acc{x}``, the storage of the accumulator ``%C{x}`` (type ``c``, ``regs`` f32 a
+    lane), set to zero."""
+    return f"""  // the accumulators start at zero
+  %acc{x} = regcopy.storage %C{x} : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c{regs} step %c4 {{
+    vector.store %zero, %acc{x}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
+  }}
+"""
+
+
+def _rounded(x: str, co: str, regs: int, t: str) -> str:
+    """IR: ``%acc{x}`` rounded to ``t`` into ``%CO{x}`` (type ``co``), the same fragment
+    layout, through its storage ``%out{x}``."""
+    return f"""  %out{x} = regcopy.storage %CO{x} : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
+  scf.for %i = %c0 to %c{regs} step %c4 {{
+    %v = vector.load %acc{x}[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
+    %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
+    vector.store %h, %out{x}[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
+  }}
+"""
+
+
 def _edge_path(t: str, sa: str, sb: str, bk: int, stages: int, cm: int, narrow: int
                ) -> tuple[str, str]:
     """``(allocas, body)`` of the edge tile (``kernel_text``'s ``edge_cols``, here
     ``narrow``): the same cp.async ring, its B copies only ``narrow`` rows a slot (the first
     rows of each B slot), every warp computing a ``64 x narrow`` tile (``narrow / 8``
-    m16n8k16 mma.sync a k16 step and 16-row band) from rows ``%bn ..`` of the slot, so the warps past the first column of
-    warps compute on rows no copy wrote, for columns past N that the epilogue's bounds-checked
+    m16n8k16 mma.sync a k16 step and 16-row band) from rows ``%bn ..`` of the slot, so the
+    warps past the first column of warps compute on rows no copy wrote, for columns past N that the epilogue's bounds-checked
     store leaves alone; the fragments stored straight to D (32-bit pieces)."""
     g = _G.format(t=t)
     fb, c, co = fragment_b(t, narrow), accumulator("f32", narrow), accumulator(t, narrow)
@@ -494,22 +506,12 @@ def _edge_path(t: str, sa: str, sb: str, bk: int, stages: int, cm: int, narrow: 
     allocs = (f"  %FBE = memref.alloca() : {fb}\n  %CE = memref.alloca() : {c}\n"
               f"  %COE = memref.alloca() : {co}\n")
     loop = _async_loop(t, sa, sb, bk, stages, narrow, cm=cm, cn=narrow, x="E")
-    body = f"""// the accumulators start at zero
-%accE = regcopy.storage %CE : {c} -> memref<{regs}xf32, #regcopy.mem<local>>
-scf.for %i = %c0 to %c{regs} step %c4 {{
-  vector.store %zero, %accE[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
-}}
-{_indent(loop, "")}// epilogue: round to {t}, 32-bit stores from the fragments (bounds-checked)
-%outE = regcopy.storage %COE : {co} -> memref<{regs}x{t}, #regcopy.mem<local>>
-scf.for %i = %c0 to %c{regs} step %c4 {{
-  %v = vector.load %accE[%i] : memref<{regs}xf32, #regcopy.mem<local>>, vector<4xf32>
-  %h = arith.truncf %v : vector<4xf32> to vector<4x{t}>
-  vector.store %h, %outE[%i] : memref<{regs}x{t}, #regcopy.mem<local>>, vector<4x{t}>
-}}
-%em0 = arith.addi %m0, %am : index
-%en0 = arith.addi %n0, %bn : index
-regcopy.copy warp %COE -> %D[%em0, %en0] [64, {narrow}] : {co} -> {g}
-"""
+    body = (f"{_zeroed('E', c, regs)}{loop}  // epilogue: round to {t}, 32-bit stores from "
+            f"the fragments (bounds-checked)\n{_rounded('E', co, regs, t)}"
+            f"""  %em0 = arith.addi %m0, %am : index
+  %en0 = arith.addi %n0, %bn : index
+  regcopy.copy warp %COE -> %D[%em0, %en0] [64, {narrow}] : {co} -> {g}
+""")
     return allocs, body
 
 

@@ -102,11 +102,11 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
   %nleft = arith.subi %NB, %n0 : index
   %atedge = arith.cmpi ule, %nleft, %c8 : index
   scf.if %atedge {
-  // the accumulators start at zero
-  %accE = regcopy.storage %CE : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c16 step %c4 {
-    vector.store %zero, %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
+    // the accumulators start at zero
+    %accE = regcopy.storage %CE : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xf32, #regcopy.mem<local>>
+    scf.for %i = %c0 to %c16 step %c4 {
+      vector.store %zero, %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
+    }
     // prologue: stages 0 .. 1 in flight
     %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 64] -> %SA[%c0, 0, 0] [1, 128, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x128x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
     %tb0 = regcopy.copy_async cta %B[%n0, %c0] [8, 64] -> %SB[%c0, 0, 0] [1, 8, 64] : memref<?x?xf16, #regcopy.mem<global>> -> memref<3x256x64xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -154,16 +154,16 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
     }
     // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
     regcopy.async_wait %done#1 {pending = 0 : i64}
-  // epilogue: round to f16, 32-bit stores from the fragments (bounds-checked)
-  %outE = regcopy.storage %COE : memref<64x8xf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xf16, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c16 step %c4 {
-    %v = vector.load %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
-    %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
-    vector.store %h, %outE[%i] : memref<16xf16, #regcopy.mem<local>>, vector<4xf16>
-  }
-  %em0 = arith.addi %m0, %am : index
-  %en0 = arith.addi %n0, %bn : index
-  regcopy.copy warp %COE -> %D[%em0, %en0] [64, 8] : memref<64x8xf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    // epilogue: round to f16, 32-bit stores from the fragments (bounds-checked)
+    %outE = regcopy.storage %COE : memref<64x8xf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xf16, #regcopy.mem<local>>
+    scf.for %i = %c0 to %c16 step %c4 {
+      %v = vector.load %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
+      %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
+      vector.store %h, %outE[%i] : memref<16xf16, #regcopy.mem<local>>, vector<4xf16>
+    }
+    %em0 = arith.addi %m0, %am : index
+    %en0 = arith.addi %n0, %bn : index
+    regcopy.copy warp %COE -> %D[%em0, %en0] [64, 8] : memref<64x8xf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   } else {
     // the accumulators start at zero
     %acc = regcopy.storage %C : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
@@ -300,11 +300,11 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
   %nleft = arith.subi %NB, %n0 : index
   %atedge = arith.cmpi ule, %nleft, %c8 : index
   scf.if %atedge {
-  // the accumulators start at zero
-  %accE = regcopy.storage %CE : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xf32, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c16 step %c4 {
-    vector.store %zero, %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
-  }
+    // the accumulators start at zero
+    %accE = regcopy.storage %CE : memref<64x8xf32, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xf32, #regcopy.mem<local>>
+    scf.for %i = %c0 to %c16 step %c4 {
+      vector.store %zero, %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
+    }
     // prologue: stages 0 .. 1 in flight
     %ta0 = regcopy.copy_async cta %A[%m0, %c0] [128, 64] -> %SA[%c0, 0, 0] [1, 128, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x128x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
     %tb0 = regcopy.copy_async cta %B[%n0, %c0] [8, 64] -> %SB[%c0, 0, 0] [1, 8, 64] : memref<?x?xbf16, #regcopy.mem<global>> -> memref<3x256x64xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
@@ -352,16 +352,16 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
     }
     // every copy has landed before the kernel goes on (past K they only zero-filled free slots)
     regcopy.async_wait %done#1 {pending = 0 : i64}
-  // epilogue: round to bf16, 32-bit stores from the fragments (bounds-checked)
-  %outE = regcopy.storage %COE : memref<64x8xbf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xbf16, #regcopy.mem<local>>
-  scf.for %i = %c0 to %c16 step %c4 {
-    %v = vector.load %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
-    %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
-    vector.store %h, %outE[%i] : memref<16xbf16, #regcopy.mem<local>>, vector<4xbf16>
-  }
-  %em0 = arith.addi %m0, %am : index
-  %en0 = arith.addi %n0, %bn : index
-  regcopy.copy warp %COE -> %D[%em0, %en0] [64, 8] : memref<64x8xbf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    // epilogue: round to bf16, 32-bit stores from the fragments (bounds-checked)
+    %outE = regcopy.storage %COE : memref<64x8xbf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<16xbf16, #regcopy.mem<local>>
+    scf.for %i = %c0 to %c16 step %c4 {
+      %v = vector.load %accE[%i] : memref<16xf32, #regcopy.mem<local>>, vector<4xf32>
+      %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
+      vector.store %h, %outE[%i] : memref<16xbf16, #regcopy.mem<local>>, vector<4xbf16>
+    }
+    %em0 = arith.addi %m0, %am : index
+    %en0 = arith.addi %n0, %bn : index
+    regcopy.copy warp %COE -> %D[%em0, %en0] [64, 8] : memref<64x8xbf16, #regcopy.layout<(4,2,8,1,4,2):(4,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   } else {
     // the accumulators start at zero
     %acc = regcopy.storage %C : memref<64x64xf32, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128xf32, #regcopy.mem<local>>
