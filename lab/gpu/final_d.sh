@@ -7,18 +7,10 @@
 # `pip install --no-deps --no-build-isolation -e .` (lab/gpu/device.sh does it):
 #   bash lab/gpu/device.sh 460:final_d
 set -uo pipefail
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.."
+budget=520 tail_lines=12
+. lab/gpu/steps.sh
 CS="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9"
-summary=()
-step() {  # step NAME SECONDS COMMAND...
-    local name=$1 limit=$2; shift 2
-    local t0=$SECONDS
-    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
-    local rc=$?
-    summary+=("$name: exit $rc ($((SECONDS - t0)) s)")
-    echo "== $name: exit $rc ($((SECONDS - t0)) s)"; tail -n 12 "$out/$name.txt"
-}
 step pytest_gpu 220 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
     $(grep -l "mark.gpu" test/python/test_*.py)
 step check_gemm_2x2 45 regcopy-run --check examples/gemm.mlir --kernel gemm \
@@ -31,5 +23,4 @@ step memcheck_hopper 25 $CS python3 lab/gpu/hop3_memcheck.py auto
 step hopper_table 100 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
 grep -E "^\| |^\(every" "$out/hopper_table.txt" > "$out/hopper_tables.txt" 2>/dev/null
-echo "== summary"
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+finish

@@ -7,18 +7,10 @@
 # repository root after `pip install --no-deps --no-build-isolation -e .`:
 #   bash lab/gpu/device.sh 430:final_e
 set -uo pipefail
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.."
+budget=520 tail_lines=12
+. lab/gpu/steps.sh
 CS="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9"
-summary=()
-step() {  # step NAME SECONDS COMMAND...
-    local name=$1 limit=$2; shift 2
-    local t0=$SECONDS
-    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
-    local rc=$?
-    summary+=("$name: exit $rc ($((SECONDS - t0)) s)")
-    echo "== $name: exit $rc ($((SECONDS - t0)) s)"; tail -n 12 "$out/$name.txt"
-}
 step pytest_gpu 180 python3 -m pytest -o addopts="" -q -rs -m gpu -p no:cacheprovider \
     $(grep -l "mark.gpu" test/python/test_*.py)
 step check_gemm_2x2 45 regcopy-run --check examples/gemm.mlir --kernel gemm \
@@ -33,5 +25,4 @@ step hopper_table 90 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rou
 grep -E "^\| |^\(every" "$out/hopper_table.txt" > "$out/hopper_tables.txt" 2>/dev/null
 step mma_table 90 python3 -m regcopy_bench.bench_gemm --no-rings --iters 20 \
     --sizes 4096x4096x4096,8192x8192x8192,4095x4097x4093
-echo "== summary"
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+finish

@@ -12,24 +12,9 @@
 # 2. compute-sanitizer memcheck of one ragged call of the example's form;
 # 3. the gpu-marked Hopper GEMM tests.
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
-t0=$(date +%s)
-budget=235
-summary=()
-step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the budget
-    local name=$1 limit=$2; shift 2
-    local left=$(( budget - ($(date +%s) - t0) ))
-    if (( left < 10 )); then summary+=("$name: skipped (out of time)"); return; fi
-    (( limit > left )) && limit=$left
-    echo "== $name (limit ${limit}s)"
-    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
-    local rc=$?
-    tail -n 25 "$out/$name.txt"
-    summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
-}
+budget=235 tail_lines=25
+. lab/gpu/steps.sh
 RAGGED=4095x4097x4093
 step final 120 python3 -m regcopy_bench.bench_gemm_hopper --iters 20 --rounds 2 --cool 0.3 \
     --sizes 4096x4096x4096,8192x8192x8192,$RAGGED
@@ -44,5 +29,4 @@ echo "== the final table"
 grep -E "^  (timing|padding|fastest|candidate|f16|bf16)|^\| |^the form|^\(every|SASS|^  gemm_hopper|^  pad |ERROR|Error" \
     "$out/final.txt" | tee "$out/tables.txt"
 grep -hE "memcheck call|ERROR SUMMARY" "$out"/memcheck.txt 2>/dev/null | tee -a "$out/tables.txt"
-echo "== summary"
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+finish

@@ -9,24 +9,9 @@
 # 2. the GPU tests of the edge tile (bit-exact at N = 257, 264, 300) and of the candidates;
 # 3. compute-sanitizer memcheck of the edge tile's test at N = 257.
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
-t0=$(date +%s)
-budget=235
-summary=()
-step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the budget
-    local name=$1 limit=$2; shift 2
-    local left=$(( budget - ($(date +%s) - t0) ))
-    if (( left < 10 )); then summary+=("$name: skipped (out of time)"); return; fi
-    (( limit > left )) && limit=$left
-    echo "== $name (limit ${limit}s)"
-    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
-    local rc=$?
-    tail -n 40 "$out/$name.txt"
-    summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
-}
+budget=235 tail_lines=40
+. lab/gpu/steps.sh
 step bench_gemm 150 python3 -m regcopy_bench.bench_gemm --no-rings --iters 20 \
     --sizes 4096x4096x4096,4095x4097x4093
 step gpu_tests 60 python3 -m pytest -o addopts="" -q -m gpu test/python/test_gpu_gemm.py \
@@ -36,5 +21,4 @@ if [ -x "$SAN" ]; then
     step memcheck 30 "$SAN" --tool memcheck --report-api-errors no python3 -m pytest \
         -o addopts="" -q -m gpu test/python/test_gpu_gemm.py -k "edge_tile_exact and 257"
 fi
-echo "== summary"
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+finish

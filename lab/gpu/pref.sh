@@ -21,24 +21,9 @@
 # 3. compute-sanitizer memcheck of one small ragged launch of examples/gemm.mlir (M 300,
 #    N 370: N % 8 != 0, K 200: the ring wraps): 0 errors.
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
-t0=$(date +%s)
-budget=225
-summary=()
-step() {  # step NAME SECONDS COMMAND...: at most SECONDS, and never past the budget
-    local name=$1 limit=$2; shift 2
-    local left=$(( budget - ($(date +%s) - t0) ))
-    if (( left < 10 )); then summary+=("$name: skipped (out of time)"); return; fi
-    (( limit > left )) && limit=$left
-    echo "== $name (limit ${limit}s)"
-    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
-    local rc=$?
-    tail -n 40 "$out/$name.txt"
-    summary+=("$name: exit $rc ($(( $(date +%s) - t0 ))s)")
-}
+budget=225 tail_lines=40
+. lab/gpu/steps.sh
 python3 -c "from cuda.bindings import nvrtc; print('NVRTC', nvrtc.nvrtcVersion()[1:])" 2>&1 \
     | tee "$out/nvrtc.txt"
 step bench_gemm 150 python3 -m regcopy_bench.bench_gemm --iters 20 --candidates first \
@@ -53,6 +38,5 @@ if [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
 else
     summary+=("memcheck_gemm: skipped (no compute-sanitizer)")
 fi
-echo "== summary"
-printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+finish
 grep -h "LDL/STL\|fastest\|ragged .*aligned\|^| " "$out/bench_gemm.txt" 2>/dev/null | tail -n 40
