@@ -58,7 +58,7 @@ def hopper_lowered(t: str, tile: str = TILE, epilogue: str = EPILOGUE, edge: int
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_tools.regcopy_run import parse_and_lower
 
-    base, conversion, form = split_epilogue(epilogue)  # rows-predicated: a pass option
+    base, conversion, form = split_epilogue(epilogue)
     text = kernel_text(f"gemm_hopper_{t}", t, tile=tile, epilogue=base, edge=edge or 0,
                        group=group, conversion=conversion)
     passes = TMA.replace("}", f" misaligned-stores={form}}}") if form else TMA
