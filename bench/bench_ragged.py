@@ -394,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="N of the int8 8x4096 tile (odd rows of 8-bit elements; a:b,c,...)")
     ap.add_argument("--no-peer", action="store_true", help="no Triton column")
     ap.add_argument("--misaligned-stores", default="auto",
-                    choices=("auto", "realigned", "predicated", "staged"),
+                    choices=("auto", "realigned", "predicated", "shuffled", "staged"),
                     help="the pass option: the form of misaligned stores (default: the cost "
                          "model's; staged: loads too)")
     ap.add_argument("--index", default="auto", choices=("auto", "64"),

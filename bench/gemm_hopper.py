@@ -32,6 +32,8 @@ rows varies least within a warp instruction. CTAs walk the output in groups of 8
 
 from __future__ import annotations
 
+from regcopy_bench.gemm_kernels import D_STORES
+
 BK, THREADS, STAGES = 64, 256, 4
 TILES: dict[str, tuple[int, int]] = {"128x256": (128, 256), "256x128": (256, 128)}
 """CTA tiles (M x N). Both run 512 CTAs at 4096^3; at 4095 x 4097 the 128 x 256 tile needs 32
@@ -239,13 +241,13 @@ def kernel_text(name: str, t: str, stages: int = STAGES, tile: str = TILE,
                         used.add(j)
                     out += (f"  regcopy.copy warpgroup %CO{x}[0, {j}] [64, {part}] -> %RO{x}"
                             f"{how_conv} : {co} -> {ro}\n"
-                            f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, {nj}] [64, {part}] "
-                            f": {ro} -> {g}\n")
+                            f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, {nj}] [64, {part}]"
+                            f"{D_STORES} : {ro} -> {g}\n")
             elif ep in ("rows", "rowwarp", "rowwarp256"):
                 ro = _out(t, n, ep)
                 out += (f"  regcopy.copy warpgroup %CO{x} -> %RO{x}{how_conv} : {co} -> {ro}\n"
-                        f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}] "
-                        f": {ro} -> {g}\n")
+                        f"  regcopy.copy warpgroup %RO{x} -> %D[{mw}, %n0] [64, {n}]"
+                        f"{D_STORES} : {ro} -> {g}\n")
             else:
                 out += (f"  regcopy.copy warpgroup %CO{x} -> %D[{mw}, %n0] [64, {n}] "
                         f": {co} -> {g}\n")

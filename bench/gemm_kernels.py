@@ -525,7 +525,14 @@ shared tile (stmatrix) and, after a barrier, the CTA copies it to D through regi
 (``regcopy.copy`` between two register tiles: ``rows_layout``; lower-reg-copy picks warp
 shuffles, words move within quads of lanes) and stores its own 64 x wn tile, no shared memory
 and no barrier. Both stores are bounds-checked against M and N and, where N % 8 != 0, store
-each vector realigned as its aligned pieces."""
+each vector realigned as its aligned pieces (``D_STORES``)."""
+D_STORES = ' {misaligned_stores = "realigned"}'
+"""What the epilogues' stores to D ask for where N misaligns D's rows: realigned pieces, in
+place of the cost model's choice for a warp along a row, the shuffled form. On the H200 the
+shuffled stores ran these GEMMs no faster (at N = 4097, 0.946-0.956x of N = 4104's speed
+against 0.955-0.971x realigned, mma.sync f16, three runs of ``lab/hopper/d_forms_ab.py``;
+wgmma bf16 within 1-2% either way), with 2.3x the kernel's SASS (14096 against 6064
+instructions, 32-bit index form) and its compile time."""
 EPILOGUE = "shared"
 """The example's epilogue (with the example's loop the H200 measured it faster than
 ``convert``: 361 / 348 against 348 / 346 TFLOPS at 4096^3 / 8192^3)."""
@@ -556,7 +563,7 @@ def _epilogue(kind: str, t: str, wn: int, cm: int, cn: int, co: str, g: str
                 f"""  regcopy.copy warp %CO -> %SC[%am, %bn] [64, {wn}] : {co} -> {sc}
   "gpu.barrier"() : () -> ()
   regcopy.copy cta %SC -> %RC : {sc} -> {rc}
-  regcopy.copy cta %RC -> %D[%m0, %n0] [{cm}, {cn}] : {rc} -> {g}
+  regcopy.copy cta %RC -> %D[%m0, %n0] [{cm}, {cn}]{D_STORES} : {rc} -> {g}
 """)
     if kind != "convert":
         raise ValueError(f"epilogue {kind!r}: expected one of {', '.join(EPILOGUES)}")
@@ -565,5 +572,5 @@ def _epilogue(kind: str, t: str, wn: int, cm: int, cn: int, co: str, g: str
             f"""  regcopy.copy warp %CO -> %RW : {co} -> {rw}
   %wm0 = arith.addi %m0, %am : index
   %wn0 = arith.addi %n0, %bn : index
-  regcopy.copy warp %RW -> %D[%wm0, %wn0] [64, {wn}] : {rw} -> {g}
+  regcopy.copy warp %RW -> %D[%wm0, %wn0] [64, {wn}]{D_STORES} : {rw} -> {g}
 """)

@@ -233,7 +233,7 @@ func.func @gemm(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisibility 
     regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : memref<64x64xf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
     "gpu.barrier"() : () -> ()
     regcopy.copy cta %SC -> %RC : memref<128x256xf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] {misaligned_stores = "realigned"} : memref<128x256xf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   }
   func.return
 }
@@ -431,7 +431,7 @@ func.func @gemm_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.divisib
     regcopy.copy warp %CO -> %SC[%am, %bn] [64, 64] : memref<64x64xbf16, #regcopy.layout<(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>>
     "gpu.barrier"() : () -> ()
     regcopy.copy cta %SC -> %RC : memref<128x256xbf16, #regcopy.layout<auto>, #regcopy.mem<shared.dyn>> -> memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>>
-    regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy cta %RC -> %D[%m0, %n0] [128, 256] {misaligned_stores = "realigned"} : memref<128x256xbf16, #regcopy.layout<(16,8,32,8):(8,32@tx,1@tx,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   }
   func.return
 }

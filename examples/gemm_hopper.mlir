@@ -132,7 +132,7 @@ func.func @gemm_hopper(%A: memref<?x?xf16, #regcopy.mem<global>> {regcopy.divisi
     vector.store %h, %out[%i] : memref<128xf16, #regcopy.mem<local>>, vector<4xf16>
   }
   regcopy.copy warpgroup %CO -> %RO : memref<64x256xf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x256xf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-  regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 256] : memref<64x256xf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+  regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 256] {misaligned_stores = "realigned"} : memref<64x256xf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   func.return
 }
 
@@ -232,7 +232,7 @@ func.func @gemm_hopper_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {regcopy.
     vector.store %h, %out[%i] : memref<128xbf16, #regcopy.mem<local>>, vector<4xbf16>
   }
   regcopy.copy warpgroup %CO -> %RO : memref<64x256xbf16, #regcopy.layout<(4,2,8,32,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x256xbf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>>
-  regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 256] : memref<64x256xbf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+  regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 256] {misaligned_stores = "realigned"} : memref<64x256xbf16, #regcopy.layout<(4,2,8,8,4,8):(1@wid_in_wg,64,4@laneid,8,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   func.return
 }
 
@@ -412,14 +412,14 @@ func.func @gemm_hopper_256x128(%A: memref<?x?xf16, #regcopy.mem<global>> {regcop
       vector.store %h, %out[%i] : memref<64xf16, #regcopy.mem<local>>, vector<4xf16>
     }
     regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] {misaligned_stores = "realigned"} : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
     scf.for %i = %c0 to %c64 step %c4 {
       %v = vector.load %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
       %h = arith.truncf %v : vector<4xf32> to vector<4xf16>
       vector.store %h, %out[%i] : memref<64xf16, #regcopy.mem<local>>, vector<4xf16>
     }
     regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] {misaligned_stores = "realigned"} : memref<64x128xf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf16, #regcopy.mem<global>>
   }
   func.return
 }
@@ -600,14 +600,14 @@ func.func @gemm_hopper_256x128_bf16(%A: memref<?x?xbf16, #regcopy.mem<global>> {
       vector.store %h, %out[%i] : memref<64xbf16, #regcopy.mem<local>>, vector<4xbf16>
     }
     regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %RO -> %D[%mw, %n0] [64, 128] {misaligned_stores = "realigned"} : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
     scf.for %i = %c0 to %c64 step %c4 {
       %v = vector.load %acc1[%i] : memref<64xf32, #regcopy.mem<local>>, vector<4xf32>
       %h = arith.truncf %v : vector<4xf32> to vector<4xbf16>
       vector.store %h, %out[%i] : memref<64xbf16, #regcopy.mem<local>>, vector<4xbf16>
     }
     regcopy.copy warpgroup %CO -> %RO {conversion = "shuffle"} : memref<64x128xbf16, #regcopy.layout<(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)>, #regcopy.mem<local>> -> memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>>
-    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
+    regcopy.copy warpgroup %RO -> %D[%mw1, %n0] [64, 128] {misaligned_stores = "realigned"} : memref<64x128xbf16, #regcopy.layout<(4,8,2,16,8):(1@wid_in_wg,8,16@laneid,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xbf16, #regcopy.mem<global>>
   }
   func.return
 }

@@ -63,7 +63,7 @@ from regcopy_dialect.diagnostics import (
     op_location,
     split_clauses,
 )
-from regcopy_dialect.regcopy import CONVERSIONS, CopyOp
+from regcopy_dialect.regcopy import CONVERSIONS, MISALIGNED_STORES, CopyOp
 from regcopy_dialect.swizzle_syntax import cute_order_note
 
 VECTOR_BITS = (8, 16, 32, 64, 128)
@@ -72,7 +72,7 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "bank_rotation": ("auto", "off"),
     "transfer": ("auto", "vector", "matrix", "tma"),
     "conversion": CONVERSIONS,
-    "misaligned_stores": ("auto", "realigned", "predicated", "staged"),
+    "misaligned_stores": MISALIGNED_STORES,
 }
 __all__ = ["LowerRegCopyPass", "LowerRegCopyPattern", "PassOptionError"]
 
@@ -95,10 +95,11 @@ def plan_key(op: CopyOp, block: int) -> Hashable:
     """Everything ``plan_for`` reads from ``op`` besides the checks of its place in the IR:
     exec scope, block size, both buffer types and regions (dynamic offsets by SSA value, whose
     divisibility and name are then the same); for a dynamic buffer, ``bounds_key`` (its
-    extents' divisors, its name, ``{in_bounds}`` and the padding)."""
+    extents' divisors, its name, ``{in_bounds}`` and the padding) and the copy's own
+    ``{misaligned_stores}``."""
     return (op.scope.data, block, op.src_type, op.dst_type,
             *(tuple(tuple(x) for x in op.region(side)) for side in ("src", "dst")),
-            bounds_key(op))
+            bounds_key(op), op.misaligned_stores)
 
 
 @dataclass(frozen=True)
@@ -243,12 +244,14 @@ class LowerRegCopyPass(ModulePass):
     * ``conversion`` (``auto``/``shuffle``/``shared``): how a register ↔ register copy moves
       its elements: the cheapest kind (``auto``), warp shuffles wherever they apply, or always
       the shared round trip (``lower_convert``);
-    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``/``staged``): how a write
-      to a runtime-shaped buffer stores vectors that only a runtime extent may misalign: as
-      picked by the cost model (``misaligned_cost``), or always realigned 128-bit pieces,
-      or always the proven width with a predicate per piece, or staged through shared
-      memory in lane order (where the copy allows it; the loads follow the model, staged
-      only under ``auto`` and ``staged``).
+    * ``misaligned-stores`` (``auto``/``realigned``/``predicated``/``shuffled``/``staged``):
+      how a write to a runtime-shaped buffer stores vectors that only a runtime extent may
+      misalign: as picked by the cost model (``misaligned_cost``), or always realigned
+      128-bit pieces, or always the proven width with a predicate per piece, or realigned
+      across lanes by warp shuffles (one aligned vector a lane; where lanes hold a row's
+      consecutive vectors), or staged through shared memory in lane order (where the copy
+      allows it; the loads follow the model, staged only under ``auto`` and ``staged``); under
+      ``auto``, a store's own ``{misaligned_stores = "..."}`` takes the model's place for it.
     """
 
     name = "lower-reg-copy"

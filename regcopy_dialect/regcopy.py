@@ -159,6 +159,8 @@ class LaunchAttr(ParametrizedAttribute):
 
 
 CONVERSIONS = ("auto", "shuffle", "shared")
+MISALIGNED_STORES = ("auto", "realigned", "predicated", "shuffled", "staged")
+"""The forms a copy may ask for its misaligned stores (``{misaligned_stores = ...}``)."""
 """How a register <-> register copy moves its elements: the cheapest kind, warp shuffles
 wherever elements stay in their warps, or always a round trip through shared memory (the
 pass option ``conversion`` and the copy's own ``{conversion = ...}``)."""
@@ -211,11 +213,37 @@ class CopyOp(RegionCopyOp):
             raise VerifyException("conversion applies to a copy between two register tiles "
                                   "(both sides local); drop it here")
 
+    # ---- {misaligned_stores = "realigned"}: how a write's misaligned vectors move ----
+    @property
+    def misaligned_stores(self) -> str | None:
+        """The ``{misaligned_stores = "auto" | "realigned" | "predicated" | "shuffled" |
+        "staged"}`` of a write to memory: the form of the vectors a runtime extent may
+        misalign, in place of the cost model's choice (None: the model's; the pass option
+        ``misaligned-stores``, where it names a form, forces every store's)."""
+        form = self.attributes.get("misaligned_stores")
+        return form.data if isinstance(form, StringAttr) else None
+
+    def _verify_misaligned_attr(self) -> None:
+        """``misaligned_stores`` is one of ``MISALIGNED_STORES``, on a copy from registers
+        into memory."""
+        if (form := self.attributes.get("misaligned_stores")) is None:
+            return
+        if not isinstance(form, StringAttr) or form.data not in MISALIGNED_STORES:
+            raise VerifyException(f"misaligned_stores {form} must be one of "
+                                  f"{', '.join(repr(c) for c in MISALIGNED_STORES)} "
+                                  '(write {misaligned_stores = "realigned"})')
+        if MemSpace.LOCAL != memory_space(self.src_type) or \
+                MemSpace.LOCAL == memory_space(self.dst_type):
+            raise VerifyException("misaligned_stores applies to a copy from registers into "
+                                  "memory (a store); drop it here")
+
     def _verify_bounds_attrs(self) -> None:
         """``in_bounds`` is a unit attribute; ``padding`` is a value of the element type, on a
         copy that reads memory into registers, and not together with ``in_bounds`` (whose
-        region has nothing outside to pad); ``conversion`` as ``_verify_conversion_attr``."""
+        region has nothing outside to pad); ``conversion`` as ``_verify_conversion_attr``,
+        ``misaligned_stores`` as ``_verify_misaligned_attr``."""
         self._verify_conversion_attr()
+        self._verify_misaligned_attr()
         flag = self.attributes.get("in_bounds")
         if flag is not None and not isinstance(flag, UnitAttr):
             raise VerifyException(f"in_bounds is a unit attribute (write {{in_bounds}}), got "

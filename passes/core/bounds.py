@@ -230,6 +230,9 @@ class BoundedPath:
     short: int = 0
     """Staged paths: rows shorter than ``short`` elements take the next path (the proven
     plan, predicated) instead, by a runtime test on the row length (0: none)."""
+    shuffled: int = 0
+    """0, else the granule: the vectors realigned across lanes by warp shuffles, each lane
+    storing one aligned vector (``emit_shuffled``)."""
 
 
 @dataclass(frozen=True)
@@ -328,16 +331,19 @@ def _width_notes(ext: Extents, t: BoundedTransfer) -> list[str]:
                      f"{ext.name} prove {g}: a vector off {_an(n * t.element_bits // 8)}-byte "
                      f"boundary is stored as its aligned pieces, vec {g} to vec {n}, one "
                      "branch per misalignment)")
-    if len(t.paths) == 1 and (only := t.paths[0]).staged:
-        n, g = only.plan.n, only.staged
-        notes.append(f"vec {n} × {et} staged through shared memory (the static strides of "
-                     f"{ext.name} prove {g}: {_staged_words(n, g, et)})")
-    if len(t.paths) >= 2 and t.paths[1].staged:
+    if len(t.paths) == 1 and ((only := t.paths[0]).staged or only.shuffled):
+        n, g = only.plan.n, only.staged or only.shuffled
+        how, words = _lane_form_words(only, n, g, et, t.element_bits)
+        notes.append(f"vec {n} × {et} {how} (the static strides of {ext.name} prove {g}: "
+                     f"{words})")
+    if len(t.paths) >= 2 and (t.paths[1].shuffled or t.paths[1].staged):
         wide, other = t.paths[:2]
-        n, g = wide.plan.n, other.staged
+        n = wide.plan.n
+        g = other.shuffled or other.staged
         test = " and ".join(f"{stride_name(ext, i)} % {n} == 0" for i in wide.tests)
-        notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} staged through "
-                     f"shared memory ({_proves(ext, g)}: {_staged_words(n, g, et)})")
+        how, words = _lane_form_words(other, n, g, et, t.element_bits)
+        notes.append(f"versioned on {test}: vec {n} × {et}, else vec {n} × {et} {how} "
+                     f"({_proves(ext, g)}: {words})")
         if other.short:
             notes.append(f"rows shorter than {other.short} elements ({ext.name} extent "
                          f"{ext.rank - 1} < {other.short}, tested at run time) not staged: "
@@ -367,6 +373,22 @@ def _proves(ext: Extents, g: int) -> str:
     """``extent divisors [..] prove g`` (or the stride divisors of a strided buffer)."""
     return f"extent divisors {list(ext.divisors)} prove {g}" if not ext.strided else \
         f"stride divisors {list(ext.stride_divisors or ())} prove {g}"
+
+
+def _lane_form_words(path: BoundedPath, n: int, g: int, et: str, bits: int
+                     ) -> tuple[str, str]:
+    """``(how, words)`` of a staged or shuffled path's remark: what it does to a vector, and
+    how its vectors move."""
+    if path.shuffled:
+        return "shuffled at run time", _shuffled_words(n, bits)
+    return "staged through shared memory", _staged_words(n, g, et)
+
+
+def _shuffled_words(n: int, bits: int) -> str:
+    """How a shuffled vector moves."""
+    return (f"each lane takes the previous lane's vector by {n * bits // 32} warp shuffles "
+            "and stores one aligned vector, the first lane of each row's run the run's two "
+            "partial ones as pieces, one branch per misalignment")
 
 
 def _staged_words(n: int, g: int, et: str) -> str:
@@ -401,8 +423,8 @@ PlanAt = Callable[[int], CopyPlan]
 
 RealignTest = Callable[[CopyPlan, int, int, bool], "bool | str"]
 """``realign(wide_plan, granule, tail, writes)``: the form of a copy's misaligned vectors,
-``misaligned_cost`` deciding: ``"realigned"`` (or True), ``"staged"``, else predicated (the
-proven plan)."""
+``misaligned_cost`` deciding: ``"realigned"`` (or True), ``"shuffled"``, ``"staged"``, else
+predicated (the proven plan)."""
 
 
 def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
@@ -424,6 +446,8 @@ def choose_paths(plan_at: PlanAt, ext: Extents, element_bits: int,
         form = realign(plan, proven.n, tail, writes) if realign is not None else writes
         if form is True or form == "realigned":
             return BoundedPath(plan, tail, (), proven.n)
+        if form == "shuffled":
+            return BoundedPath(plan, plan.n, (), shuffled=proven.n)
         return BoundedPath(plan, plan.n, (), 0, proven.n) if form == "staged" else None
 
     if wide.n > proven.n:  # a runtime test on the dynamic strides can pick the wide path

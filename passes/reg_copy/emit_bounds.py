@@ -29,7 +29,9 @@ from regcopy_passes.reg_copy.emit_realign import (
     staging_buffer,
     store_pieces,
 )
+from regcopy_passes.reg_copy.emit_shuffled import RoundAt, Shuffling, shuffled_ops
 from regcopy_passes.reg_copy.emit_staged import Staging, staged_ops
+from regcopy_passes.reg_copy.plan_bounds import row_group
 from regcopy_passes.core.emit_thread import emit_thread_share
 from regcopy_passes.core.index_builder import IndexBuilder, Value
 from regcopy_passes.core.planning import Atom, CopyPlan, round_offsets
@@ -246,16 +248,24 @@ def _straddle_columns(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], n:
     return cols
 
 
-def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAValue,
-           r: SSAValue) -> list[Operation]:
-    """The ops of round ``f``: offsets, the predicate, the vector (or its pieces)."""
-    plan = path.plan
+def _round_steps(fr: _Frame, body: IndexBuilder, plan: CopyPlan, f: Value
+                 ) -> tuple[list[Value], Value]:
+    """``(steps, g_off)`` of round ``f``: its offset along each dim, and the thread's global
+    offset there (the copy's start plus each step times its stride)."""
     steps: list[Value] = []
     g_off: Value = fr.start
     for i in range(fr.rank):
         di, _ = round_offsets(body, project(plan, fr.sizes, i).outer, f)
         steps.append(di)
         g_off = body.add(g_off, fr.mul(di, fr.strides[i], body))
+    return steps, g_off
+
+
+def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAValue,
+           r: SSAValue) -> list[Operation]:
+    """The ops of round ``f``: offsets, the predicate, the vector (or its pieces)."""
+    plan = path.plan
+    steps, g_off = _round_steps(fr, body, plan, f)
     r_off = _r_offset(fr, body, plan, f)
     pred = _predicate(fr, body, steps, 0, plan.n)
     whole = (pred is None or path.tail >= plan.n  # else a straddling vector: pieces below
@@ -370,11 +380,32 @@ def _staged_path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue, t:
         lambda count, ops: _rounds(fr, count, ops), fr.mul), g, r)
 
 
+def _shuffled_path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue, t: Value
+                       ) -> list[Operation]:
+    """The rounds of a shuffled path (``emit_shuffled``), every thread taking part: each
+    round's offsets and checks as ``_round`` makes them, none left out for the thread's
+    reach (the path runs outside it)."""
+    fr.path_b = IndexBuilder(hoist_to=fr.b)
+    fr.implied = set()
+    plan, last = path.plan, fr.rank - 1
+
+    def round_at(body: IndexBuilder, f: Value) -> RoundAt:
+        steps, g_off = _round_steps(fr, body, plan, f)
+        rows = _and(body, _row_checks(fr, body, steps))
+        extent = fr.extent(last) if last in fr.bt.checked else None
+        return RoundAt(g_off, _r_offset(fr, body, plan, f), rows,
+                       body.add(fr.rows[last], steps[last]), extent)
+
+    return shuffled_ops(Shuffling(
+        fr.path_b, plan.n, path.shuffled, row_group(plan, fr.sizes), fr.elem,
+        fr.bt.element_bits, t, round_at, lambda ops: _rounds(fr, plan.rounds, ops)), g, r)
+
+
 def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
                  storages: tuple[StorageOp, StorageOp]) -> list[Operation]:
     """The hoisted frame and storages into ``b``; returns the paths (versioned, guarded). A
-    staged path (``emit_staged``) runs outside the thread's reach test: every lane takes
-    part in it."""
+    staged or shuffled path (``emit_staged``, ``emit_shuffled``) runs outside the thread's
+    reach test: every lane takes part in it."""
     fr = _Frame(b, op, lp, t)
     b.ops += storages
     src, dst = storages[0].result, storages[1].result
@@ -382,11 +413,14 @@ def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     paths = fr.bt.paths
     if len(paths) == 1 and paths[0].staged:
         return _staged_path_ops(fr, paths[0], g, r, t)
+    if len(paths) == 1 and paths[0].shuffled:
+        return _shuffled_path_ops(fr, paths[0], g, r, t)
     staged = len(paths) >= 2 and paths[1].staged
+    shuffled = len(paths) == 2 and paths[1].shuffled
     parts = _reach(fr)
     fr.implied = set(parts)
     work = _path_ops(fr, paths[0], g, r)
-    if len(paths) == 2 and not staged:
+    if len(paths) == 2 and not staged and not shuffled:
         work = _versioned(fr, paths[0], work, lambda: _path_ops(fr, paths[1], g, r))
     reach = _and(b, parts)
     if reach is not None:
@@ -394,6 +428,8 @@ def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     work = _reached(fr, reach, work, r)
     if staged:
         return _versioned(fr, paths[0], work, lambda: _short_or_staged(fr, reach, g, r, t))
+    if shuffled:
+        return _versioned(fr, paths[0], work, lambda: _shuffled_path_ops(fr, paths[1], g, r, t))
     if not fr.bt.paths[0].plan.guarded:
         return work
     owned = b.emit(arith.CmpiOp(b.value(fr.recon), b.value(t), "eq"), "owned")

@@ -102,7 +102,13 @@ form: its shared round trip and barrier add a latency this throughput model does
 SECTOR = 32
 LINE = 128
 TIE = 0.02
-FORMS = ("realigned", "predicated", "staged")
+FORMS = ("realigned", "predicated", "shuffled", "staged")
+SHUFFLE = 2
+"""Issue slots of one 32-bit word fetched from the group's previous lane (``SHFL`` and the
+register move that places it)."""
+MIN_GROUP = 8
+"""The fewest lanes a row's consecutive vectors must span for the shuffled form
+(``plan_bounds.row_group``): each group's lane 0 stores its two partial vectors as pieces."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,9 @@ class MisalignedTile:
     row: int = 0
     """The copy's row of the tile (elements of its innermost region size) where a warp
     holds whole rows of it (``short_rows``), else 0."""
+    group: int = 0
+    """Lanes holding a row's consecutive vectors (``plan_bounds.row_group``); the shuffled
+    form moves writes with a group of ``MIN_GROUP`` lanes or more (0: none)."""
 
     @property
     def element_bytes(self) -> int:
@@ -181,24 +190,31 @@ class MisalignedChoice:
     forced: bool = False
     staged: FormCost | None = None
     """The staged form's cost (None where it cannot move the copy: ``tile.staging`` says why)."""
+    shuffled: FormCost | None = None
+    """The shuffled form's cost (None where it cannot move the copy: ``shuffles``)."""
     short: int = 0
     """Rows shorter than this many elements take the predicated form instead of the staged
     one, by a runtime test on the row length (``short_rows``; 0: none)."""
+    asked: str = "misaligned-stores"
+    """Who asked for a forced form (the remark's words): the pass option, or the copy's own
+    ``{misaligned_stores}``."""
 
     def describe(self, element_type: str) -> str:
         """The remark's words: the choice, and the model's numbers for both forms."""
         t = self.tile
-        how = "as asked (misaligned-stores)" if self.forced else "by the cost model"
+        how = f"as asked ({self.asked})" if self.forced else "by the cost model"
         rows = f"{t.rows_per_warp} row{'s' if t.rows_per_warp != 1 else ''} a warp"
         what, unit = ("loads", "wavefronts") if t.reads else ("stores", "sectors")
         staged = (f"staged {self.staged.describe(unit)}" if self.staged is not None
                   else f"not staged ({t.staging})")
         short = (f"; rows shorter than {self.short} elements predicated (a runtime test: "
                  f"there the staged form takes as many clocks or more)" if self.short else "")
+        shuffled = (f"shuffled {self.shuffled.describe(unit)}, " if self.shuffled is not None
+                    else "")
         return (f"misaligned {what} {self.form} {how}: {rows}, {t.n} × {element_type} a "
                 f"thread a row, proven {t.granule}; per warp and vector realigned "
                 f"{self.realigned.describe(unit)}, predicated {self.predicated.describe(unit)}, "
-                f"{staged}{short}")
+                f"{shuffled}{staged}{short}")
 
 
 def _classes_run(tile: MisalignedTile) -> tuple[Fraction, Fraction, Fraction]:
@@ -289,11 +305,37 @@ def staged_cost(tile: MisalignedTile) -> FormCost:
     return FormCost(issue, sectors, _clocks(issue, sectors, tile))
 
 
+def shuffles(tile: MisalignedTile) -> bool:
+    """Whether the shuffled form can move the copy: a write of 8- to 32-bit elements whose
+    vectors are whole 32-bit words, misaligned (granule below ``n``), lanes in groups of
+    ``MIN_GROUP`` or more along a row."""
+    return (not tile.reads and tile.group >= MIN_GROUP and tile.granule < tile.n
+            and 8 <= tile.element_bits <= 32 and tile.n * tile.element_bits % 32 == 0)
+
+
+def shuffled_cost(tile: MisalignedTile) -> FormCost:
+    """The shuffled form (``emit_shuffled``): a warp's vector is ``n * bits / 32`` shuffled
+    words, ``k`` and its chain of tests (one branch per ``k``: a warp runs one), one
+    aligned store and the two tests around it, and the ``n / g`` granule pieces, each under
+    its predicate, that each group's lane 0 stores (the warp issues them once for all its
+    groups). The aligned stores touch the warp's span once; each piece one sector a group."""
+    words = tile.n * tile.element_bits // 32
+    pieces = tile.n // tile.granule
+    tests = pieces - 2  # one branch per k, not per class of pieces
+    issue = float(words * SHUFFLE + REALIGN_OVERHEAD + max(tests, 0) * CLASS_TEST
+                  + (2 + pieces) * (STORE + PIECE_PREDICATE))
+    groups = max(1, tile.lanes // tile.group)
+    sectors = float(tile.sectors(tile.rows_per_warp) + pieces * groups)
+    return FormCost(issue, sectors, _clocks(issue, sectors, tile))
+
+
 def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> MisalignedChoice:
-    """The form of a misaligned copy's vectors: the one of fewer clocks (within ``TIE`` of
-    the fewest: the one further below its issue and sector limits; on a tie there too, the
-    first of realigned, predicated), the staged form where it can move the copy
-    (``tile.staging`` None) and takes ``STAGE_MARGIN`` fewer clocks than that; or ``force``
+    """The form of a misaligned copy's vectors: the staged form where it can move the copy
+    (``tile.staging`` None) and takes ``STAGE_MARGIN`` fewer clocks than the realigned and
+    predicated forms; else the one of fewer clocks among those and the shuffled form where
+    it can move the copy (``shuffles``) (within ``TIE`` of the fewest: the one further below
+    its issue and sector limits; on a tie there too, the first of realigned, predicated,
+    shuffled); or ``force``
     (a form's name) when it names one: for stores, and for loads too when it is
     ``"staged"`` (a copy that cannot stage gets the model's choice of the others; loads
     under another forced form, the model's choice of realigned and predicated). A read is realigned only where its predicated loads are the bound (above the
@@ -303,21 +345,27 @@ def choose_misaligned_form(tile: MisalignedTile, force: str = "auto") -> Misalig
     where the predicated loads sit under the floor)."""
     real, pred = realigned_cost(tile), predicated_cost(tile)
     staged = staged_cost(tile) if tile.staging is None else None
+    shuf = shuffled_cost(tile) if shuffles(tile) else None
     if force == "staged" and staged is not None:
-        return MisalignedChoice(force, real, pred, tile, True, staged)
-    if force not in ("auto", "staged") and not tile.reads:
-        return MisalignedChoice(force, real, pred, tile, True, staged)
+        return MisalignedChoice(force, real, pred, tile, True, staged, shuffled=shuf)
+    if force == "shuffled" and shuf is not None:
+        return MisalignedChoice(force, real, pred, tile, True, staged, shuffled=shuf)
+    if force not in ("auto", "staged", "shuffled") and not tile.reads:
+        return MisalignedChoice(force, real, pred, tile, True, staged, shuffled=shuf)
     costs = {"realigned": real, "predicated": pred}
     if tile.reads:  # realigned only where the predicated loads are the bound
         bound = pred.clocks > _floor(tile) * (1 + TIE)
         if not (bound and real.clocks < pred.clocks * (1 - TIE)):
             del costs["realigned"]
     best = min(c.clocks for c in costs.values())
+    if staged is not None and force == "auto" and staged.clocks < best * (1 - STAGE_MARGIN):
+        return MisalignedChoice("staged", real, pred, tile, False, staged, shuffled=shuf)
+    if shuf is not None:
+        costs["shuffled"] = shuf
+        best = min(best, shuf.clocks)
     tied = [f for f in FORMS if f in costs and costs[f].clocks <= best * (1 + TIE)]
     form = min(tied, key=lambda f: _slack(costs[f], tile))
-    if staged is not None and force == "auto" and staged.clocks < best * (1 - STAGE_MARGIN):
-        return MisalignedChoice("staged", real, pred, tile, False, staged)
-    return MisalignedChoice(form, real, pred, tile, False, staged)
+    return MisalignedChoice(form, real, pred, tile, False, staged, shuffled=shuf)
 
 
 def static_issue(tile: MisalignedTile) -> tuple[int, int]:

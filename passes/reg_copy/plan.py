@@ -25,8 +25,9 @@ def plan_for(op: CopyOp, max_vector_bits: int = 128, rotate: bool = True,
     partition planning reuses), the per-thread plan (with the divisibility of dynamic
     offsets), the shared side's bank model and rotation, and the transfer kind
     (``transfer.choose_transfer``); on a runtime-shaped buffer, the bounded paths (a write's
-    misaligned form: ``misaligned_stores``). Raises ``Rejected`` with the dispatch's reason.
-    ``regcopy-viz`` draws what this returns."""
+    misaligned form: ``misaligned_stores`` where it names a form, else the copy's own
+    ``{misaligned_stores}``, else the cost model's). Raises ``Rejected`` with the dispatch's
+    reason. ``regcopy-viz`` draws what this returns."""
     acc = accept(op)
     if dynamic_side(op) is not None:  # runtime extents: bounds, edge widths, versioning
         return plan_bounded(op, acc, max_vector_bits, misaligned_stores)

@@ -90,6 +90,27 @@ def warp_rows(plan: CopyPlan, sizes: tuple[int, ...]) -> tuple[int, int]:
     return max(1, len(rows)), max(1, lanes)
 
 
+def row_group(plan: CopyPlan, sizes: tuple[int, ...]) -> int:
+    """The largest ``L`` (a power of two, 2 to 32; 0 for none) such that in every round of
+    ``plan`` the scope's threads form groups of ``L`` consecutive lanes ``t0 + j`` (``t0`` a
+    multiple of ``L``) holding one row's consecutive vectors: thread ``t0 + j``'s coordinates
+    equal ``t0``'s on every dim but the innermost, and ``t0``'s plus ``n j`` on the innermost.
+    0 where some threads own nothing (``plan.guarded``) or the scope is not whole warps."""
+    if plan.guarded or plan.threads % 32:
+        return 0
+    dims = [project(plan, sizes, i) for i in range(len(sizes))]
+    share = [tuple(d.thread_share(t)[0] for d in dims) for t in range(plan.threads)]
+    best = 0
+    group = 2
+    while group <= 32:
+        for t, (*rows, col) in enumerate(share):
+            *rows0, col0 = share[t & ~(group - 1)]
+            if rows != rows0 or col != col0 + plan.n * (t & (group - 1)):
+                return best
+        best, group = group, group * 2
+    return best
+
+
 def staging_refusal(plan: CopyPlan, scope: Scope, lanes: int, element_bits: int,
                     granule: int, shared: KernelShared | None = None,
                     element_type: str = "") -> str | None:
@@ -121,7 +142,7 @@ def misaligned_tile(plan: CopyPlan, sizes: tuple[int, ...], element_bits: int, g
     staging = staging_refusal(plan, scope, lanes, element_bits, granule, shared, element_type)
     whole = sizes[-1] if lanes // rows * plan.n == sizes[-1] and lanes % rows == 0 else 0
     return MisalignedTile(plan.n, rows, element_bits, granule, tail, lanes, reads, staging,
-                          whole)
+                          whole, 0 if reads else row_group(plan, sizes))
 
 
 def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
@@ -129,7 +150,8 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
     """The copy's paths on the stand-in (``bounds.choose_paths``), as a ``LoweringPlan``
     whose transfer is a ``BoundedTransfer`` and whose plan is the first path's. A write whose
     vectors may start misaligned stores them in the form ``misaligned_cost`` picks (or
-    ``misaligned``, when it names one); a read's are loaded in the form the model picks
+    ``misaligned``, when it names one; under ``auto``, the copy's own
+    ``{misaligned_stores}`` where it names one); a read's are loaded in the form the model picks
     (staged only under ``auto`` or ``staged``)."""
     side = dynamic_side(op)
     assert side is not None
@@ -144,11 +166,16 @@ def plan_bounded(op: CopyOp, acc: Accepted, max_vector_bits: int,
 
     choices: list[MisalignedChoice] = []
     shared = kernel_shared(op)
+    own = misaligned == "auto" and op.misaligned_stores not in (None, "auto")
+    form = (op.misaligned_stores or "auto") if own else misaligned
 
     def realign(wide: CopyPlan, granule: int, tail: int, writes: bool) -> str:
         tile = misaligned_tile(wide, ext.sizes, acc.element_bits, granule, tail, not writes,
                                acc.scope, shared, str(acc.element_type))
-        choices.append(with_short_rows(choose_misaligned_form(tile, misaligned)))
+        choice = choose_misaligned_form(tile, form)
+        if own and choice.forced:
+            choice = replace(choice, asked="the copy's misaligned_stores")
+        choices.append(with_short_rows(choice))
         return choices[-1].form
 
     paths = choose_paths(plan_at, ext, acc.element_bits, max_vector_bits,

@@ -337,3 +337,23 @@ func.func @f(%A: memref<32x8xf32, #regcopy.mem<global>>) attributes {regcopy.lau
   func.return
 }
 // CHECK: Operation does not verify: conversion applies to a copy between two register tiles (both sides local); drop it here
+
+// -----
+
+// {misaligned_stores = ...} names one of the forms.
+func.func @f(%A: memref<?x?xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %R -> %A[0, 0] [32, 8] {misaligned_stores = "shuffle"} : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
+  func.return
+}
+// CHECK: Operation does not verify: misaligned_stores "shuffle" must be one of 'auto', 'realigned', 'predicated', 'shuffled', 'staged' (write {misaligned_stores = "realigned"})
+
+// -----
+
+// {misaligned_stores = ...} belongs to a store (registers into memory).
+func.func @f(%A: memref<?x?xf32, #regcopy.mem<global>>) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %A[0, 0] [32, 8] -> %R {misaligned_stores = "realigned"} : memref<?x?xf32, #regcopy.mem<global>> -> memref<32x8xf32, #regcopy.layout<(32,8):(1@laneid,1)>, #regcopy.mem<local>>
+  func.return
+}
+// CHECK: Operation does not verify: misaligned_stores applies to a copy from registers into memory (a store); drop it here

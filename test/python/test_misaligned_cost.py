@@ -75,7 +75,7 @@ def test_forced_form_and_words() -> None:
 def test_bench_tiles_rows_a_warp(name: str, rows: int) -> None:
     """The benchmark's tiles, as the pass sees them: rows a warp, and the form picked (the
     tiles of several rows a warp staged, their slices fitting 16 KiB; the 32 x 256 tile, one
-    row a warp and 32 KiB of slices, realigned)."""
+    row a warp and 32 KiB of slices, shuffled: a warp's 32 lanes run along its row)."""
     from regcopy_bench import bench_ragged
     from regcopy_passes.lower_reg_copy import plan_for
 
@@ -86,7 +86,7 @@ def test_bench_tiles_rows_a_warp(name: str, rows: int) -> None:
     module = parse_unverified(bench_ragged.kernel_text(tile, promised=False))
     store = [op for op in module.walk() if isinstance(op, CopyOp)][1]
     note = plan_for(store).transfer.misaligned  # type: ignore[union-attr]
-    form = "staged" if rows >= 2 else "realigned"
+    form = "staged" if rows >= 2 else "shuffled"
     assert note.startswith(f"misaligned stores {form} by the cost model: {rows} row")
 
 

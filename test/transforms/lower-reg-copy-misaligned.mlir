@@ -1,34 +1,57 @@
 // Misaligned stores to a buffer with runtime extents: when only the row length decides
 // whether rows start 16-byte aligned, the store is versioned, and its fallback stores the
-// same vectors in the form the cost model picks (misaligned_cost): realigned (one branch on
-// k = offset & 3, aligned pieces through %tmp) where a warp's lanes share one row and so one
-// k, predicated (the proven width, 32-bit here, each piece under its own predicate) where a
-// warp's lanes hold many rows of different k (the branch would diverge). The option
-// misaligned-stores forces either form.
+// same vectors in the form the cost model picks (misaligned_cost): shuffled (each lane takes
+// the previous lane's vector by warp shuffles and stores one aligned vector, one branch per
+// k = offset & 3) where a warp's lanes run along one row, predicated
+// (the proven width, 32-bit here, each piece under its own predicate) where a warp's lanes
+// hold many rows of different k (the branch would diverge). The option misaligned-stores
+// forces a form: realigned (one branch on k, aligned pieces through %tmp) or predicated.
 // RUN: regcopy-opt %s --split-input-file --lower-reg-copy | filecheck %s
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{misaligned-stores=predicated}' | filecheck %s --check-prefix=FORCED
 // RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{remarks misaligned-stores=predicated}' 2>&1 >/dev/null | filecheck %s --check-prefix=FORCED-REMARK
+// RUN: regcopy-opt %s --split-input-file -p 'lower-reg-copy{misaligned-stores=realigned}' | filecheck %s --check-prefix=REALIGNED
 
-// A warp moves 4 rows of 128 columns, its lanes along one row: one k a warp, realigned.
+// A warp moves 4 rows of 128 columns, its lanes along one row: one k a warp, shuffled.
 func.func @one_row(%A: memref<?x?xf32, #regcopy.mem<global>>, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
   %R = memref.alloca() : memref<4x128xf32, #regcopy.layout<(4,32,4):(4,1@laneid,1)>, #regcopy.mem<local>>
   regcopy.copy warp %R -> %A[%row, 0] [4, 128] : memref<4x128xf32, #regcopy.layout<(4,32,4):(4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
   func.return
 }
 // CHECK-LABEL: func.func @one_row
-// CHECK:         %[[TMP:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
 // CHECK:         scf.if %{{.*}} {
 // CHECK:           vector.store %{{.*}} vector<4xf32>
 // CHECK:         } else {
+// CHECK:           %[[PREV:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
+// CHECK-NEXT:      %[[OUT:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
+// CHECK:           %[[HEAD:.*]] = arith.cmpi eq
 // CHECK:           scf.for
+// CHECK:             %[[COL:.*]] = arith.cmpi ult, %{{.*}}, %e1 : index
+// CHECK-NEXT:        %[[INSIDE:.*]] = arith.andi %{{.*}}, %[[COL]] : i1
+// CHECK-NEXT:        scf.if %[[INSIDE]] {
+// CHECK-COUNT-4:       gpu.shuffle idx
 // CHECK:             %[[K:.*]] = arith.andi %{{.*}}, %{{.*}} : index
 // CHECK:             arith.cmpi eq, %[[K]]
-// CHECK:             vector.store %{{.*}}, %[[TMP]]
+// CHECK:             vector.store %{{.*}}, %[[OUT]]
+// CHECK:             arith.select %[[HEAD]]
+// CHECK:             scf.if %{{.*}} {
+// CHECK-NEXT:          %[[V:.*]] = vector.load %[[OUT]]{{.*}} vector<4xf32>
+// CHECK-NEXT:          vector.store %[[V]], %{{.*}} : memref<?xf32, #regcopy.mem<global>>, vector<4xf32>
+// CHECK-NEXT:        } else {
+// CHECK-COUNT-4:       vector<1xf32>
 // CHECK:         func.return
+// REALIGNED-LABEL: func.func @one_row
+// REALIGNED:         %[[TMP:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
+// REALIGNED:         } else {
+// REALIGNED:           scf.for
+// REALIGNED:             %[[K:.*]] = arith.andi %{{.*}}, %{{.*}} : index
+// REALIGNED:             arith.cmpi eq, %[[K]]
+// REALIGNED:             vector.store %{{.*}}, %[[TMP]]
+// REALIGNED-NOT:         gpu.shuffle
+// REALIGNED:         func.return
 // REMARK: remark: vec 4 × f32 (128 bits), 4 rounds, 16 registers/thread [copy %R -> %A in @one_row]
-// REMARK:      {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32, else vec 4 × f32 realigned at run time (extent divisors [1, 1] prove 1: a vector off a 16-byte boundary is stored as its aligned pieces, vec 1 to vec 4, one branch per misalignment)
-// REMARK-NEXT: {{^  }}misaligned stores realigned by the cost model: 1 row a warp, 4 × f32 a thread a row, proven 1; per warp and vector realigned 28.5 clocks (21.2 issue slots, 41.0 sectors), predicated 46.9 clocks (8.0 issue slots, 67.5 sectors)
+// REMARK:      {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32, else vec 4 × f32 shuffled at run time (extent divisors [1, 1] prove 1: each lane takes the previous lane's vector by 4 warp shuffles and stores one aligned vector, the first lane of each row's run the run's two partial ones as pieces, one branch per misalignment)
+// REMARK-NEXT: {{^  }}misaligned stores shuffled by the cost model: 1 row a warp, 4 × f32 a thread a row, proven 1; per warp and vector realigned 28.5 clocks (21.2 issue slots, 41.0 sectors), predicated 46.9 clocks (8.0 issue slots, 67.5 sectors), shuffled 27.8 clocks (35.0 issue slots, 20.9 sectors), not staged (a warp-scope copy)
 // FORCED-LABEL: func.func @one_row
 // FORCED-NOT:    memref.alloca() : memref<4xf32, #regcopy.mem<local>>
 // FORCED:        } else {
@@ -39,6 +62,26 @@ func.func @one_row(%A: memref<?x?xf32, #regcopy.mem<global>>, %row: index) attri
 // FORCED:        func.return
 // FORCED-REMARK: {{^  }}versioned on %A extent 1 % 4 == 0: vec 4 × f32 else vec 1 × f32, each under its own predicate, 16 rounds (extent divisors [1, 1] prove 1)
 // FORCED-REMARK-NEXT: {{^  }}misaligned stores predicated as asked (misaligned-stores): 1 row a warp
+
+// -----
+
+// The same copy asking for realigned stores itself ({misaligned_stores}, in place of the cost
+// model's choice; a pass option that names a form would still force every store's).
+func.func @one_row_asks(%A: memref<?x?xf32, #regcopy.mem<global>>, %row: index) attributes {regcopy.launch = #regcopy.launch<block = 32, grid = [1]>} {
+  %R = memref.alloca() : memref<4x128xf32, #regcopy.layout<(4,32,4):(4,1@laneid,1)>, #regcopy.mem<local>>
+  regcopy.copy warp %R -> %A[%row, 0] [4, 128] {misaligned_stores = "realigned"} : memref<4x128xf32, #regcopy.layout<(4,32,4):(4,1@laneid,1)>, #regcopy.mem<local>> -> memref<?x?xf32, #regcopy.mem<global>>
+  func.return
+}
+// CHECK-LABEL: func.func @one_row_asks
+// CHECK:         %[[TMP:.*]] = memref.alloca() : memref<4xf32, #regcopy.mem<local>>
+// CHECK-NOT:     gpu.shuffle
+// CHECK:         func.return
+// REMARK: remark: vec 4 × f32 (128 bits), 4 rounds, 16 registers/thread [copy %R -> %A in @one_row_asks]
+// REMARK:      {{^  }}misaligned stores realigned as asked (the copy's misaligned_stores): 1 row a warp
+// FORCED-LABEL: func.func @one_row_asks
+// FORCED-NOT:    memref.alloca() : memref<4xf32, #regcopy.mem<local>>
+// FORCED:        vector.store %{{.*}} vector<1xf32>
+// FORCED-REMARK: {{^  }}misaligned stores predicated as asked (misaligned-stores): 1 row a warp
 
 // -----
 
