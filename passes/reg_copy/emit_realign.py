@@ -37,15 +37,17 @@ class Realign:
     tmp: SSAValue
 
 
-def staging_buffer(b: IndexBuilder, elem: Attribute, size: int) -> SSAValue:
-    """``memref.alloca() : memref<size x T, #regcopy.mem<local>>`` (in ``b``, hoisted)."""
+def staging_buffer(b: IndexBuilder, elem: Attribute, size: int, hint: str = "tmp"
+                   ) -> SSAValue:
+    """``memref.alloca() : memref<size x T, #regcopy.mem<local>>`` (in ``b``, hoisted): a
+    per-thread buffer at fixed indices, which stays in registers."""
     t = MemRefType(elem, [size], memory_space=MemSpaceAttr(MemSpace.LOCAL))
     return b.emit(memref.AllocaOp.get(t.element_type, shape=t.get_shape(),
-                                      memory_space=t.memory_space), "tmp")
+                                      memory_space=t.memory_space), hint)
 
 
-def _move(src: SSAValue, src_at: Value, dst: SSAValue, dst_at: Value, elem: Attribute,
-          w: int, b: IndexBuilder) -> list[Operation]:
+def move(src: SSAValue, src_at: Value, dst: SSAValue, dst_at: Value, elem: Attribute,
+         w: int, b: IndexBuilder) -> list[Operation]:
     """``dst[dst_at : +w] = src[src_at : +w]`` as one ``vector<w>`` load and store."""
     load = vector.LoadOp(src, [b.value(src_at)], VectorType(elem, [w]))
     load.result.name_hint = "v"
@@ -95,9 +97,9 @@ def _pieces(ra: Realign, at: IndexBuilder, g: SSAValue, r: SSAValue, e: Value, r
         moves: list[Operation] = []
         for j in range(w):
             if load:
-                moves += _move(ra.tmp, j, r, b.add(r_off, p + j), ra.elem, 1, b)
+                moves += move(ra.tmp, j, r, b.add(r_off, p + j), ra.elem, 1, b)
             else:
-                moves += _move(r, b.add(r_off, p + j), ra.tmp, j, ra.elem, 1, b)
+                moves += move(r, b.add(r_off, p + j), ra.tmp, j, ra.elem, 1, b)
         if load:
             data = vector.LoadOp(g, [b.value(b.add(e, p))], VectorType(ra.elem, [w]))
             data.result.name_hint = "v"

@@ -38,11 +38,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from regcopy_passes.core.index_builder import IndexBuilder, Value
-from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import MemRefType, VectorType, i32
+from regcopy_passes.reg_copy.emit_realign import move, staging_buffer
+from xdsl.dialects import arith, scf, vector
+from xdsl.dialects.builtin import VectorType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from regcopy_dialect.attrs import MemSpace, MemSpaceAttr
 from regcopy_dialect.gpu_shuffle import ShuffleMode, ShuffleOp
 
 WORD_BITS = 32
@@ -78,19 +78,12 @@ class Shuffling:
     rounds: Callable[[Callable[[IndexBuilder, Value], list[Operation]]], list[Operation]]
 
 
-def _buffer(b: IndexBuilder, elem: Attribute, size: int, hint: str) -> SSAValue:
-    """A per-thread ``local`` buffer of ``size`` elements (fixed indices: registers)."""
-    t = MemRefType(elem, [size], memory_space=MemSpaceAttr(MemSpace.LOCAL))
-    return b.emit(memref.AllocaOp.get(t.element_type, shape=t.get_shape(),
-                                      memory_space=t.memory_space), hint)
-
-
 def _move(b: IndexBuilder, src: SSAValue, at: Value, dst: SSAValue, to: Value, elem: Attribute,
           w: int) -> list[Operation]:
-    """``dst[to : +w] = src[at : +w]`` as one ``vector<w>`` load and store."""
-    load = vector.LoadOp(src, [b.value(at)], VectorType(elem, [w]))
-    load.result.name_hint = "v"
-    return [*b.take(), load, vector.StoreOp(load.result, dst, [b.value(to)])]
+    """``dst[to : +w] = src[at : +w]`` (``emit_realign.move``), after the index math ``b``
+    holds."""
+    ops = move(src, at, dst, to, elem, w, b)
+    return [*b.take(), *ops]
 
 
 def _source_lane(s: Shuffling) -> SSAValue:
@@ -139,14 +132,6 @@ def _guarded(pred: SSAValue | None, ops: list[Operation],
                      [*other, scf.YieldOp()] if other is not None else None)]
 
 
-def _store(b: IndexBuilder, src: SSAValue, at: Value, g: SSAValue, to: Value, elem: Attribute,
-           w: int) -> list[Operation]:
-    """``g[to : +w] = src[at : +w]``."""
-    load = vector.LoadOp(src, [b.value(at)], VectorType(elem, [w]))
-    load.result.name_hint = "v"
-    return [*b.take(), load, vector.StoreOp(load.result, g, [b.value(to)])]
-
-
 def _assemble(s: Shuffling, hoist: IndexBuilder, k: int, own: SSAValue, out: SSAValue,
               prev: SSAValue) -> list[Operation]:
     """``out`` for one class of ``k`` (module doc, step 2): ``out[p] = prev[n - k + p]``
@@ -177,14 +162,14 @@ def _store_out(s: Shuffling, b: IndexBuilder, g: SSAValue, at: RoundAt, k: int,
         jump = b.emit(arith.SelectOp(head, b.value(n * s.group), b.value(0)), "jump")
         tail = (b.add(start, jump), b.add(col, jump))
     pre = b.take()
-    wide = _store(b, out, 0, g, start, s.elem, n)
+    wide = _move(b, out, 0, g, start, s.elem, n)
     if wide_ok is None:
         return [*pre, *wide]
     pieces: list[Operation] = []
     for p in range(0, n, gr):  # below k: the run's tail for a group's first lane
         first, first_col = tail if p < k else (start, col)
         pp = _pred(b, at, b.add(first_col, p + gr - 1))
-        pieces += [*b.take(), *_guarded(pp, _store(b, out, p, g, b.add(first, p), s.elem, gr))]
+        pieces += [*b.take(), *_guarded(pp, _move(b, out, p, g, b.add(first, p), s.elem, gr))]
     return [*pre, scf.IfOp(wide_ok, [], [*wide, scf.YieldOp()], [*pieces, scf.YieldOp()])]
 
 
@@ -204,9 +189,9 @@ def shuffled_ops(s: Shuffling, g: SSAValue, r: SSAValue) -> list[Operation]:
     the rounds, each fetching the previous lane's vector and storing by class of ``k``."""
     b, n = s.b, s.n
     per = WORD_BITS // s.element_bits
-    prev = _buffer(b, s.elem, n, "prev")
-    out = _buffer(b, s.elem, n, "out")
-    own = _buffer(b, s.elem, n, "own")
+    prev = staging_buffer(b, s.elem, n, "prev")
+    out = staging_buffer(b, s.elem, n, "out")
+    own = staging_buffer(b, s.elem, n, "own")
     source = _source_lane(s)
     width = b.emit(arith.ConstantOp.from_int_and_width(32, i32))
     lane_j = b.and_(b.and_(s.t, 31), s.group - 1)
