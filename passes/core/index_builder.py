@@ -3,6 +3,7 @@ identities and reusing identical ops, so the lowered IR holds only run-time math
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
@@ -60,6 +61,13 @@ class IndexBuilder:
         if (seen := self._memo.get(key)) is None:
             seen = self._memo[key] = self.emit(cls(lhs, rhs))
         return seen
+
+    def all_of(self, ps: Iterable[SSAValue]) -> SSAValue | None:
+        """The ``i1`` conjunction of ``ps`` (``arith.andi`` left to right); None for none."""
+        out: SSAValue | None = None
+        for p in ps:
+            out = p if out is None else self.emit(arith.AndIOp(out, p))
+        return out
 
     def add(self, a: Value, b: Value) -> Value:
         if isinstance(a, int) and isinstance(b, int):

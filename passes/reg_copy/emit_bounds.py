@@ -121,13 +121,6 @@ def _cmp(b: IndexBuilder, a: Value, e: Value, pred: str = "ult") -> SSAValue:
     return b.emit(arith.CmpiOp(b.value(a), b.value(e), pred))
 
 
-def _and(b: IndexBuilder, ps: Sequence[SSAValue]) -> SSAValue | None:
-    out: SSAValue | None = None
-    for p in ps:
-        out = p if out is None else b.emit(arith.AndIOp(out, p))
-    return out
-
-
 def _pad(fr: _Frame, n: int) -> SSAValue:
     """``arith.constant dense<V> : vector<n x T>`` in the hoisted code (V: the padding),
     emitted once per width."""
@@ -220,7 +213,7 @@ def _predicate(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], first: in
     innermost dim (``_column_checks``). A check that does not change from round to round is
     hoisted; those the rounds run under (``_reach``) are left out."""
     preds = [*_row_checks(fr, body, steps), *_column_checks(fr, body, steps, first, n)]
-    return _and(body, [p for p in preds if p not in fr.implied])
+    return body.all_of([p for p in preds if p not in fr.implied])
 
 
 def _straddle_columns(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], n: int,
@@ -242,7 +235,7 @@ def _straddle_columns(fr: _Frame, body: IndexBuilder, steps: Sequence[Value], n:
     for j in range(0, n - w, w):
         inside = [p for p in _column_checks(fr, body, steps, j, w, hoisted)
                   if p not in fr.implied]
-        col = _and(b, [*inside, outside])
+        col = b.all_of([*inside, outside])
         assert col is not None
         cols.append(col)
     return cols
@@ -301,7 +294,7 @@ def _round(fr: _Frame, body: IndexBuilder, path: BoundedPath, f: Value, g: SSAVa
     cols = _straddle_columns(fr, pieces, steps, plan.n, path.tail, pred)
     for j, col in zip(range(0, plan.n - path.tail, path.tail), cols):
         parts += _piece_ops(fr, pieces, g, r, g_off, r_off, j, path.tail,
-                            _and(pieces, [*rows, col]))
+                            pieces.all_of([*rows, col]))
     return [*head, scf.IfOp(pred, [], [*wide, scf.YieldOp()]), *parts]
 
 
@@ -391,7 +384,7 @@ def _shuffled_path_ops(fr: _Frame, path: BoundedPath, g: SSAValue, r: SSAValue, 
 
     def round_at(body: IndexBuilder, f: Value) -> RoundAt:
         steps, g_off = _round_steps(fr, body, plan, f)
-        rows = _and(body, _row_checks(fr, body, steps))
+        rows = body.all_of(_row_checks(fr, body, steps))
         extent = fr.extent(last) if last in fr.bt.checked else None
         return RoundAt(g_off, _r_offset(fr, body, plan, f), rows,
                        body.add(fr.rows[last], steps[last]), extent)
@@ -422,7 +415,7 @@ def emit_bounded(b: IndexBuilder, op: CopyOp, lp: LoweringPlan, t: Value,
     work = _path_ops(fr, paths[0], g, r)
     if len(paths) == 2 and not staged and not shuffled:
         work = _versioned(fr, paths[0], work, lambda: _path_ops(fr, paths[1], g, r))
-    reach = _and(b, parts)
+    reach = b.all_of(parts)
     if reach is not None:
         reach.name_hint = "reach"
     work = _reached(fr, reach, work, r)
@@ -469,7 +462,7 @@ def _versioned(fr: _Frame, wide: BoundedPath, work: list[Operation],
     b, n = fr.b, wide.plan.n
     tests = [b.emit(arith.CmpiOp(b.value(b.rem(fr.strides[i], n)), b.value(0), "eq"))
              for i in wide.tests]
-    ok = _and(b, tests)
+    ok = b.all_of(tests)
     assert ok is not None
     ok.name_hint = "aligned"
     return [scf.IfOp(ok, [], [*work, scf.YieldOp()], [*other(), scf.YieldOp()])]

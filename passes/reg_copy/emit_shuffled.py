@@ -118,10 +118,7 @@ def _pred(b: IndexBuilder, at: RoundAt, last_col: Value) -> SSAValue | None:
     preds = [p for p in (at.rows,) if p is not None]
     if at.extent is not None:
         preds.append(b.emit(arith.CmpiOp(b.value(last_col), b.value(at.extent), "ult")))
-    out: SSAValue | None = None
-    for p in preds:
-        out = p if out is None else b.emit(arith.AndIOp(out, p))
-    return out
+    return b.all_of(preds)
 
 
 def _guarded(pred: SSAValue | None, ops: list[Operation],

@@ -69,13 +69,6 @@ def _barrier() -> gpu.BarrierOp:
     return op
 
 
-def _and(b: IndexBuilder, ps: Sequence[SSAValue]) -> SSAValue | None:
-    out: SSAValue | None = None
-    for p in ps:
-        out = p if out is None else b.emit(arith.AndIOp(out, p))
-    return out
-
-
 def _lt(b: IndexBuilder, a: Value, e: Value) -> SSAValue:
     return b.emit(arith.CmpiOp(b.value(a), b.value(e), "ult"))
 
@@ -166,7 +159,7 @@ def staged_ops(s: Staging, g: SSAValue, r: SSAValue) -> list[Operation]:
                 where = body if steps[last] != 0 else b
                 checks.append(_lt(where, where.add(end, gr - 1) if gr > 1 else end,
                                   s.extents[last]))
-            pred = _and(body, checks)
+            pred = body.all_of(checks)
             slot = body.value(body.add(unit.slot, body.mul(f, 32 * n) if f != 0 else 0))
             goff = body.value(at)
             if s.reads:
