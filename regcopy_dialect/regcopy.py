@@ -191,27 +191,39 @@ class CopyOp(RegionCopyOp):
         pad = self.attributes.get("padding")
         return pad if isinstance(pad, IntegerAttr | FloatAttr) else None
 
+    def _choice(self, name: str) -> str | None:
+        """The string of attribute ``name`` (None: absent or not a string)."""
+        value = self.attributes.get(name)
+        return value.data if isinstance(value, StringAttr) else None
+
+    def _verify_choice(self, name: str, choices: tuple[str, ...], example: str,
+                       applies: bool, where: str) -> None:
+        """Attribute ``name``, where present, is one of ``choices`` (else an error with
+        ``example`` as the fix) and sits on a copy it ``applies`` to (else: drop it, it
+        belongs to ``where``)."""
+        if (value := self.attributes.get(name)) is None:
+            return
+        if not isinstance(value, StringAttr) or value.data not in choices:
+            raise VerifyException(f"{name} {value} must be one of "
+                                  f"{', '.join(repr(c) for c in choices)} "
+                                  f'(write {{{name} = "{example}"}})')
+        if not applies:
+            raise VerifyException(f"{name} applies to {where}; drop it here")
+
     # ---- {conversion = "shuffle"}: how a register <-> register copy moves ----
     @property
     def conversion(self) -> str | None:
         """The ``{conversion = "auto" | "shuffle" | "shared"}`` of a copy between two register
         tiles: how it moves its elements, in place of the pass option ``conversion`` (None:
         the option decides)."""
-        kind = self.attributes.get("conversion")
-        return kind.data if isinstance(kind, StringAttr) else None
+        return self._choice("conversion")
 
     def _verify_conversion_attr(self) -> None:
         """``conversion`` is one of ``CONVERSIONS``, on a copy whose two sides are ``local``."""
-        if (kind := self.attributes.get("conversion")) is None:
-            return
-        if not isinstance(kind, StringAttr) or kind.data not in CONVERSIONS:
-            raise VerifyException(f"conversion {kind} must be one of "
-                                  f"{', '.join(repr(c) for c in CONVERSIONS)} "
-                                  '(write {conversion = "shuffle"})')
-        if MemSpace.LOCAL != memory_space(self.src_type) or \
-                MemSpace.LOCAL != memory_space(self.dst_type):
-            raise VerifyException("conversion applies to a copy between two register tiles "
-                                  "(both sides local); drop it here")
+        self._verify_choice("conversion", CONVERSIONS, "shuffle",
+                            MemSpace.LOCAL == memory_space(self.src_type)
+                            and MemSpace.LOCAL == memory_space(self.dst_type),
+                            "a copy between two register tiles (both sides local)")
 
     # ---- {misaligned_stores = "realigned"}: how a write's misaligned vectors move ----
     @property
@@ -220,22 +232,15 @@ class CopyOp(RegionCopyOp):
         "staged"}`` of a write to memory: the form of the vectors a runtime extent may
         misalign, in place of the cost model's choice (None: the model's; the pass option
         ``misaligned-stores``, where it names a form, forces every store's)."""
-        form = self.attributes.get("misaligned_stores")
-        return form.data if isinstance(form, StringAttr) else None
+        return self._choice("misaligned_stores")
 
     def _verify_misaligned_attr(self) -> None:
         """``misaligned_stores`` is one of ``MISALIGNED_STORES``, on a copy from registers
         into memory."""
-        if (form := self.attributes.get("misaligned_stores")) is None:
-            return
-        if not isinstance(form, StringAttr) or form.data not in MISALIGNED_STORES:
-            raise VerifyException(f"misaligned_stores {form} must be one of "
-                                  f"{', '.join(repr(c) for c in MISALIGNED_STORES)} "
-                                  '(write {misaligned_stores = "realigned"})')
-        if MemSpace.LOCAL != memory_space(self.src_type) or \
-                MemSpace.LOCAL == memory_space(self.dst_type):
-            raise VerifyException("misaligned_stores applies to a copy from registers into "
-                                  "memory (a store); drop it here")
+        self._verify_choice("misaligned_stores", MISALIGNED_STORES, "realigned",
+                            MemSpace.LOCAL == memory_space(self.src_type)
+                            and MemSpace.LOCAL != memory_space(self.dst_type),
+                            "a copy from registers into memory (a store)")
 
     def _verify_bounds_attrs(self) -> None:
         """``in_bounds`` is a unit attribute; ``padding`` is a value of the element type, on a
