@@ -2,8 +2,9 @@
 
 Each GEMM runs alone on padded operands (K = 4096) at N = 4097 (every row of D misaligned:
 the epilogue's fallback stores) and at N = 4104 (aligned: the same grid, the wide path), its
-epilogue lowered with ``misaligned-stores`` = ``auto`` (the cost model: shuffled since the
-shuffled form exists), ``realigned``, ``shuffled`` and ``predicated``; all timed interleaved
+epilogue lowered with ``misaligned-stores`` = ``auto`` (the kernel's own choice: the cost
+model's, shuffled, in the runs of 2026-12-04; realigned since the examples' D stores ask for it
+with ``{misaligned_stores}``), ``realigned``, ``shuffled`` and ``predicated``; all timed interleaved
 in one process (``hopper_timing.interleaved``), every output checked against the aligned
 run's first 4097 columns (the same A and B, so the same sums). The ratio ``N=4104 / N=4097`` is what the
 misaligned stores cost. wgmma: the tile ``choose_tile`` takes at 4095 x 4097 (256 x 128,
@@ -26,6 +27,20 @@ def _check(name: str, d: Any, ref: Any) -> None:
     assert err <= 1.0, name  # the same sums; at most a rounding apart (|D| < 256: 1 bf16 ulp)
 
 
+def _operands(m: int, n: int, k: int, dtype: Any, seed: int
+              ) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+    """``(A, B, B_wide, D_wide, {form: D})``: random A (m x k) and B_wide (4104 x k), B its
+    first ``n`` rows, D_wide (m x 4104) and one m x n D a form."""
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
+    bw = torch.randn(4104, k, device="cuda", dtype=dtype, generator=g)
+    dw = torch.empty(m, 4104, device="cuda", dtype=dtype)
+    ds = {f: torch.empty(m, n, device="cuda", dtype=dtype) for f in FORMS}
+    return a, bw[:n].contiguous(), bw, dw, ds
+
+
 def hopper(t: str, dtype: Any, stream: Any, iters: int, rounds: int) -> None:
     import torch
 
@@ -39,12 +54,7 @@ def hopper(t: str, dtype: Any, stream: Any, iters: int, rounds: int) -> None:
     gemms = {f: HopperGemm(t, None, tile=tile, edge=edge,
                            epilogue=epilogue if f == "auto" else f"{epilogue}-{f}")
              for f in FORMS}
-    g = torch.Generator(device="cuda").manual_seed(7)
-    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
-    bw = torch.randn(4104, k, device="cuda", dtype=dtype, generator=g)
-    b = bw[:n].contiguous()
-    dw = torch.empty(m, 4104, device="cuda", dtype=dtype)
-    ds = {f: torch.empty(m, n, device="cuda", dtype=dtype) for f in FORMS}
+    a, b, bw, dw, ds = _operands(m, n, k, dtype, 7)
     gemms["auto"](a, bw, dw, stream)
     for f in FORMS:
         gemms[f](a, b, ds[f], stream)
@@ -68,12 +78,7 @@ def mma(t: str, dtype: Any, stream: Any, iters: int, rounds: int) -> None:
         gemm_launch.STORE_FORMS[f"async-{f}"] = (TILES["async"], f, f"128x256 {f} stores")
     gemm = RegcopyGemm(t)
     m, n, k = 4095, 4097, 4096
-    g = torch.Generator(device="cuda").manual_seed(8)
-    a = torch.randn(m, k, device="cuda", dtype=dtype, generator=g)
-    bw = torch.randn(4104, k, device="cuda", dtype=dtype, generator=g)
-    b = bw[:n].contiguous()
-    dw = torch.empty(m, 4104, device="cuda", dtype=dtype)
-    ds = {f: torch.empty(m, n, device="cuda", dtype=dtype) for f in FORMS}
+    a, b, bw, dw, ds = _operands(m, n, k, dtype, 8)
     fns = {"N=4104 (aligned)": gemm.launcher(a, bw, dw, stream, "async")}
     for f in FORMS:
         fns[f"N=4097 {f}"] = gemm.launcher(a, b, ds[f], stream,
