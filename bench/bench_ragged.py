@@ -103,8 +103,18 @@ class Tile:
 
 WIDE = Tile(8, 1024, "(8,256,4):(4,1@tx,1)")
 """8 rows of 1024: a warp moves 512 contiguous bytes of a row per vector."""
-NARROW = Tile(64, 64, "(4,16,16,4):(4,16@tx,1@tx,1)")
-"""64 x 64: 16 threads per row, 16 rows per round, for N of 1..256."""
+NARROW = Tile(64, 64, "(4,16,2,8,4):(4,8@tx,128@tx,1@tx,1)")
+"""64 x 64, for N of 1..256: the columns in two halves of 32, warps 0-3 on the left one,
+4-7 on the right, each warp 4 rows of its half a round (8 threads a row, 4 f32 each; thread
+``t`` holds rows ``16 i + (t / 8) mod 16``, columns ``32 (t / 128) + 4 (t mod 8) ..``), as
+Triton lays out the same tile (``warpsPerCTA = [4, 2]``). Below 32 columns whole warps own
+nothing and skip; with ``NARROW_ROWS`` there half of every warp instruction's lanes did, and
+the copy stayed under Triton's (0.90-0.93x at N = 21..31) where this layout runs at
+1.02-1.15x (``lab/ragged/narrow_layout_ab.py``, 2026-12-04). It gives back 1-3% at N = 33..63,
+where the right half's warps hold the few columns past 32."""
+NARROW_ROWS = Tile(64, 64, "(4,16,16,4):(4,16@tx,1@tx,1)")
+"""The 64 x 64 tile's earlier layout: 16 threads a row, a warp on 2 whole rows of 64, 16 rows
+a round (the short-row threshold's tests use it: a warp holds whole rows of the tile)."""
 ROWS = Tile(32, 256, "(8,4,64,4):(4,64@tx,1@tx,1)")
 """32 x 256: two warps per row, 4 rows per round, for N of 1..256: one CTA holds whole rows,
 so only the chunks at its first and last row's ends are shared with other CTAs."""
@@ -114,9 +124,9 @@ FITTED = (Tile(1024, 4, "(4,256,4):(4,1@tx,1)"),
           Tile(256, 16, "(4,64,4,4):(4,4@tx,1@tx,1)"),
           Tile(128, 32, "(4,32,8,4):(4,8@tx,1@tx,1)"),
           NARROW)
-"""Tiles fitted to N (256 threads, 16 registers a thread, in the 64 x 64 tile's pattern: 4
-rounds of 16 rows... 256 rows, each thread 4 contiguous f32 of a row): the narrowest whose
-columns hold N."""
+"""Tiles fitted to N (256 threads, 16 registers a thread, 4 rounds, each thread 4 contiguous
+f32 of a row, a warp on at most 32 columns: 1024 x 4 .. 128 x 32 whole rows, 64 x 64 halves
+of rows): the narrowest whose columns hold N."""
 
 
 BF16_ROWS = Tile(8, 2048, "(8,256,8):(8,1@tx,1)", dtype="bf16")

@@ -71,18 +71,20 @@ def test_forced_form_and_words() -> None:
 
 
 @pytest.mark.parametrize("name, rows", [("1024x4", 32), ("512x8", 16), ("256x16", 8),
-                                        ("128x32", 4), ("64x64", 2), ("32x256", 1)])
+                                        ("128x32", 4), ("64x64", 4), ("NARROW_ROWS", 2),
+                                        ("32x256", 1)])
 def test_bench_tiles_rows_a_warp(name: str, rows: int) -> None:
     """The benchmark's tiles, as the pass sees them: rows a warp, and the form picked (the
     tiles of several rows a warp staged, their slices fitting 16 KiB; the 32 x 256 tile, one
-    row a warp and 32 KiB of slices, shuffled: a warp's 32 lanes run along its row)."""
+    row a warp and 32 KiB of slices, shuffled: a warp's 32 lanes run along its row). The
+    64 x 64 tile's warps hold 4 rows of a 32-column half; its earlier layout 2 whole rows."""
     from regcopy_bench import bench_ragged
     from regcopy_passes.lower_reg_copy import plan_for
 
     from regcopy_dialect.regcopy import CopyOp
 
-    tile = next(t for t in (*bench_ragged.FITTED, bench_ragged.ROWS)
-                if f"{t.rows}x{t.cols}" == name)
+    tile = getattr(bench_ragged, name, None) or next(
+        t for t in (*bench_ragged.FITTED, bench_ragged.ROWS) if f"{t.rows}x{t.cols}" == name)
     module = parse_unverified(bench_ragged.kernel_text(tile, promised=False))
     store = [op for op in module.walk() if isinstance(op, CopyOp)][1]
     note = plan_for(store).transfer.misaligned  # type: ignore[union-attr]

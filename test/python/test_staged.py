@@ -263,17 +263,20 @@ def test_slices_of_other_types_count_against_the_budget() -> None:
         "staged copies' slices, 8200 of these slices)" in why
 
 
-@pytest.mark.parametrize("index, deltas", [
-    (0, [(0, 0), (8, 0), (16, 0), (24, 0)]),
-    (4, [(0, 0), (0, 32), (1, 0), (1, 32)]),
+@pytest.mark.parametrize("name, deltas, math", [
+    ("1024x4", [(0, 0), (8, 0), (16, 0), (24, 0)], (2, 1)),
+    ("NARROW_ROWS", [(0, 0), (0, 32), (1, 0), (1, 32)], (3, 2)),
+    ("64x64", [(0, 0), (1, 0), (2, 0), (3, 0)], (4, 3)),
 ])
-def test_units_are_unit_zero_moved(index: int, deltas: list[tuple[int, int]]) -> None:
-    """1024 x 4 and 64 x 64 (fitted benchmark tiles): transfer ``j``'s unit is unit 0 moved
-    by the same rows and columns in every lane of every warp (``unit_deltas``), so the
-    staged path computes one unit's coordinates and address and adds constants for the
-    others: the staged path's prologue divides and takes remainders only for unit 0 (64 x
-    64: the warp, the lane's vector, its row; 1024 x 4: the warp and the lane's vector),
-    against 9 divisions and 5 remainders (64 x 64) when every unit ran the thread math."""
+def test_units_are_unit_zero_moved(name: str, deltas: list[tuple[int, int]],
+                                   math: tuple[int, int]) -> None:
+    """1024 x 4 and 64 x 64 (fitted benchmark tiles; 64 x 64 in both its layouts): transfer
+    ``j``'s unit is unit 0 moved by the same rows and columns in every lane of every warp
+    (``unit_deltas``), so the staged path computes one unit's coordinates and address and
+    adds constants for the others: the staged path's prologue divides and takes remainders
+    only for unit 0 (64 x 64: the warp, the lane's vector, its row, and in halves the half;
+    1024 x 4: the warp and the lane's vector), against 9 divisions and 5 remainders (2 rows
+    a warp) when every unit ran the thread math."""
     from regcopy_backend.cuda.printer import print_cuda
     from regcopy_bench import bench_ragged
     from regcopy_passes.lower_reg_copy import plan_for
@@ -281,7 +284,8 @@ def test_units_are_unit_zero_moved(index: int, deltas: list[tuple[int, int]]) ->
 
     from regcopy_dialect.regcopy import CopyOp
 
-    tile = bench_ragged.FITTED[index]
+    tile = bench_ragged.NARROW_ROWS if name == "NARROW_ROWS" else next(
+        t for t in bench_ragged.FITTED if f"{t.rows}x{t.cols}" == name)
     text = bench_ragged.kernel_text(tile, promised=False)
     store = [op for op in parse_unverified(text).walk() if isinstance(op, CopyOp)][1]
     plan = plan_for(store).transfer.paths[1].plan  # type: ignore[union-attr]
@@ -289,4 +293,4 @@ def test_units_are_unit_zero_moved(index: int, deltas: list[tuple[int, int]]) ->
     source = print_cuda(lower(parse_unverified(text)))
     start = source.index("% 32;")  # the lane: the staged path's prologue
     prologue = source[start:source.index("__syncwarp", start)]
-    assert (prologue.count(" / "), prologue.count(" % ")) == ((3, 2) if index else (2, 1))
+    assert (prologue.count(" / "), prologue.count(" % ")) == math
