@@ -20,7 +20,11 @@ from collections.abc import Sequence
 
 from regcopy_bench import bench_ragged as br
 
-TILES = {"64x64": br.NARROW, "128x32": br.FITTED[3], "32x256": br.ROWS, "8x1024": br.WIDE}
+TILES = {"64x64": br.NARROW, "64x64rows": br.NARROW_ROWS, "128x32": br.FITTED[3],
+         "32x256": br.ROWS, "8x1024": br.WIDE}
+"""By spec name (``64x64``: warps on column halves since 2026-12-04 evening; the run in
+lab/results/h200_2026-12-04b/ncu_peer/ profiled the two-rows layout under that name, now
+``64x64rows``)."""
 METRICS = (
     "gpu__time_duration.sum",
     "launch__registers_per_thread",
