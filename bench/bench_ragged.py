@@ -1,10 +1,10 @@
 """Benchmark: one tile-copy kernel with runtime extents over every N of a range, as a ratio to
 the aligned N, same run, same GPU.
 
-    python -m regcopy_bench.bench_ragged [--iters K] [--pair-iters K] [--mib M] [--wide NS]
-                                         [--narrow NS] [--rows NS] [--fitted NS] [--bf16 NS]
-                                         [--i8 NS] [--misaligned-stores FORM] [--no-peer]
-                                         [--rows-on-x] [--sass]
+    python -m regcopy_bench.bench_ragged [--iters K] [--rounds R] [--pair-iters K] [--mib M]
+                                         [--wide NS] [--narrow NS] [--rows NS] [--fitted NS]
+                                         [--bf16 NS] [--i8 NS] [--misaligned-stores FORM]
+                                         [--no-peer] [--rows-on-x] [--sass]
 
 A CTA-scope global -> registers -> global tile copy of an M x N f32 buffer
 (``memref<?x?xf32>``: M and N are kernel parameters) is lowered by ``lower-reg-copy`` (bounds-
@@ -315,11 +315,19 @@ def sweep(bench: Bench, tile: Tile, ns: Sequence[int], iters: int) -> list[Row]:
     return sweep_with_peer(bench, tile, ns, iters)[0]
 
 
-def sweep_with_peer(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = None
-                    ) -> tuple[list[Row], list[Row], list[int]]:
+def median(values: Sequence[float]) -> float:
+    """The median (the mean of the middle two for an even count)."""
+    v = sorted(values)
+    return (v[len(v) // 2] + v[(len(v) - 1) // 2]) / 2
+
+
+def sweep_with_peer(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, peer: Any = None,
+                    rounds: int = 1) -> tuple[list[Row], list[Row], list[int]]:
     """``(regcopy's rows, the peer's rows, the N whose output was not bit-exact)`` for every
     N (regcopy's versioned kernel; the peer's rows empty without a peer). With a peer, each
-    N's output of both systems is checked bit for bit on the device before it is timed."""
+    N's output of both systems is checked bit for bit on the device before it is timed. Each
+    N is timed ``rounds`` times, the two systems alternating (the peer first), each round
+    ``iters`` launches; a row's GB/s is the median round's."""
     bw: dict[int, float] = {}
     peer_bw: dict[int, float] = {}
     rows: dict[int, int] = {}
@@ -334,8 +342,15 @@ def sweep_with_peer(bench: Bench, tile: Tile, ns: Sequence[int], iters: int, pee
             if not peer.exact(ours, nbytes, bench.stream.sync) or \
                     not peer.exact(theirs, nbytes, lambda: None):
                 wrong.append(n)
-            peer_bw[n] = 2 * tile.bytes * m * n / peer.time(theirs, iters) / 1e6
-        bw[n] = 2 * tile.bytes * m * n / bench.launch(tile, False, m, n, iters) / 1e6
+        times: tuple[list[float], list[float]] = ([], [])
+        for _ in range(rounds):
+            if peer is not None:
+                times[1].append(peer.time(theirs, iters))
+            times[0].append(bench.launch(tile, False, m, n, iters))
+        gbs = 2 * tile.bytes * m * n / 1e6
+        bw[n] = gbs / median(times[0])
+        if peer is not None:
+            peer_bw[n] = gbs / median(times[1])
 
     def table(b: dict[int, float]) -> list[Row]:
         return [(n, rows[n], b[n], b[n] / b[aligned_of(n, tile.vec)]) for n in ns] if b else []
@@ -389,6 +404,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--iters", type=int, default=10, help="timed launches per N (default 10)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="rounds of --iters launches per N, regcopy's and the peer's "
+                         "alternating; each row the median round's (default 1)")
     ap.add_argument("--pair-iters", type=int, default=PAIR_ITERS,
                     help="timed launches of each of the versioned and promised kernels per "
                          f"aligned N (default {PAIR_ITERS}; 0: skip that comparison)")
@@ -453,9 +471,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     results: dict[tuple[Tile, int], tuple[Row, Row | None]] = {}
     for tile, ns in ranges:
-        ours, theirs, wrong = sweep_with_peer(bench, tile, ns, args.iters, peer)
+        ours, theirs, wrong = sweep_with_peer(bench, tile, ns, args.iters, peer, args.rounds)
+        each = f"{args.iters} launches each" if args.rounds == 1 else \
+            f"the median of {args.rounds} rounds of {args.iters} launches, alternating with the peer"
         print_pair(f"tile {tile.rows} x {tile.cols} {tile.dtype}, one kernel for every N "
-                   f"(>= {args.mib} MiB moved per launch, {args.iters} launches each, "
+                   f"(>= {args.mib} MiB moved per launch, {each}, "
                    f"{'1-D grid, columns first' if tile.columns_first else 'row tile on x'})",
                    ours, theirs, tile.vec)
         for i, row in enumerate(ours):

@@ -250,3 +250,12 @@ def test_bench_ragged_fitted_tiles_ranges_and_the_issue_table() -> None:
     assert "| 65..255, tile 32x256 | 1 of 1 at >= 0.95x, mean 0.970x, 3.0 TB/s | " \
            "(no peer: no triton) |" in table
     assert "17..31" not in table
+
+
+def test_bench_ragged_takes_the_median_round() -> None:
+    """``bench_ragged --rounds``: a row's time is the median of its rounds (the middle one,
+    or the mean of the middle two), so one slow round does not move it."""
+    from regcopy_bench.bench_ragged import median
+
+    assert median([3.0, 1.0, 2.0]) == 2.0 and median([5.0]) == 5.0
+    assert median([1.0, 9.0, 2.0, 3.0]) == 2.5 and median([1.0, 1.1, 100.0]) == 1.1
