@@ -435,6 +435,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="row tile on blockIdx.x, column tile on blockIdx.y (default: a 1-D "
                          "grid, columns first)")
     args = ap.parse_args(argv)
+    if args.rounds < 1 or args.iters < 1:
+        ap.error("--rounds and --iters must be at least 1")
     MISALIGNED_STORES[0] = args.misaligned_stores
     INDEX[0] = args.index
     wide, narrow, rows = (replace(t, columns_first=not args.rows_on_x)

@@ -259,3 +259,13 @@ def test_bench_ragged_takes_the_median_round() -> None:
 
     assert median([3.0, 1.0, 2.0]) == 2.0 and median([5.0]) == 5.0
     assert median([1.0, 9.0, 2.0, 3.0]) == 2.5 and median([1.0, 1.1, 100.0]) == 1.1
+
+
+def test_bench_ragged_refuses_no_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rounds 0`` (no timing to take a median of) is one usage line, not a traceback."""
+    from regcopy_bench.bench_ragged import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--rounds", "0"])
+    assert done.value.code == 2
+    assert "--rounds and --iters must be at least 1" in capsys.readouterr().err
