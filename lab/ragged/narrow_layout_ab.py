@@ -32,43 +32,23 @@ columns ``32 (t / 128) + 4 (t mod 8) ..``."""
 
 
 def main() -> int:
-    from regcopy_bench import ragged_peer
+    from variant_table import compare, peer_for
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns", default="17:65")
     ap.add_argument("--iters", type=int, default=10)
     args = ap.parse_args()
     ns = list(range(*map(int, args.ns.split(":"))))
-    tiles = {"rows (NARROW_ROWS)": br.NARROW_ROWS, "halves": HALVES,
-             "halves staged": HALVES, "halves predicated": HALVES}
-    max_bytes = max(4 * br.rows_for(n, t) * n for t in tiles.values() for n in ns) + 4096
-    peer = ragged_peer.Peer(max_bytes)
-    benches = {}
-    for name, tile in tiles.items():
-        br.MISALIGNED_STORES[0] = name.split()[1] if " " in name and "(" not in name else "auto"
-        benches[name] = br.setup([tile], max_bytes, peer=peer)
+    # name: (tile, the misaligned-stores option it is lowered with)
+    forms = {"rows (NARROW_ROWS)": (br.NARROW_ROWS, "auto"), "halves": (HALVES, "auto"),
+             "halves staged": (HALVES, "staged"), "halves predicated": (HALVES, "predicated")}
+    peer, max_bytes = peer_for([t for t, _ in forms.values()], ns)
+    variants = {}
+    for name, (tile, form) in forms.items():
+        br.MISALIGNED_STORES[0] = form
+        variants[name] = (br.setup([tile], max_bytes, peer=peer), tile)
     br.MISALIGNED_STORES[0] = "auto"
-    results = {}
-    for n in ns:
-        for name, tile in tiles.items():
-            ours, theirs, wrong = br.sweep_with_peer(benches[name], tile, [n], args.iters,
-                                                     peer)
-            assert not wrong, (name, n, wrong)
-            results[(name, n)] = (ours[0], theirs[0])
-    print("| N | " + " | ".join(f"{k} GB/s (vs aligned) | Triton | ratio" for k in tiles) + " |")
-    print("|---:|" + "---:|---:|---:|" * len(tiles))
-    summary = {k: [] for k in tiles}
-    for n in ns:
-        cells = []
-        for name in tiles:
-            (_, _, gb, rel), (_, _, tgb, _) = results[(name, n)]
-            cells.append(f"{gb:.0f} ({rel:.3f}x) | {tgb:.0f} | {gb / tgb:.3f}x")
-            if n % 4:
-                summary[name].append(gb / tgb)
-        print(f"| {n} | " + " | ".join(cells) + " |")
-    for name, r in summary.items():
-        print(f"{name}: misaligned N at >= 0.98x Triton: {sum(x >= 0.98 for x in r)} of "
-              f"{len(r)}, min {min(r):.3f}x, mean {sum(r) / len(r):.3f}x")
+    compare(variants, ns, args.iters, peer)
     return 0
 
 

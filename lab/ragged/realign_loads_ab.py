@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
-
 from regcopy_bench import bench_ragged as br
 from regcopy_passes.reg_copy import misaligned_cost as mc
 from regcopy_passes.reg_copy import plan_bounds
@@ -48,39 +46,19 @@ def variant(name: str) -> Iterator[None]:
 
 
 def main() -> int:
-    from regcopy_bench import ragged_peer
+    from variant_table import compare, peer_for
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns", default="17:65")
     ap.add_argument("--iters", type=int, default=10)
     args = ap.parse_args()
     ns = list(range(*map(int, args.ns.split(":"))))
-    max_bytes = max(4 * br.rows_for(n, br.NARROW) * n for n in ns) + 4096
-    peer = ragged_peer.Peer(max_bytes)
-    benches = {}
+    peer, max_bytes = peer_for([br.NARROW], ns)
+    variants = {}
     for v in VARIANTS:
         with variant(v):
-            benches[v] = br.setup([br.NARROW], max_bytes, peer=peer)
-    rows: dict[tuple[str, int], tuple[Any, Any]] = {}
-    for n in ns:
-        for v in VARIANTS:
-            ours, theirs, wrong = br.sweep_with_peer(benches[v], br.NARROW, [n], args.iters, peer)
-            assert not wrong, (v, n)
-            rows[(v, n)] = (ours[0], theirs[0])
-    print("| N | " + " | ".join(f"{v} GB/s (vs aligned) | Triton | ratio" for v in VARIANTS) + " |")
-    print("|---:|" + "---:|---:|---:|" * len(VARIANTS))
-    for n in ns:
-        cells = []
-        for v in VARIANTS:
-            (_, _, gb, rel), (_, _, tgb, _) = rows[(v, n)]
-            cells.append(f"{gb:.0f} ({rel:.3f}x) | {tgb:.0f} | {gb / tgb:.3f}x")
-        print(f"| {n} | " + " | ".join(cells) + " |")
-    for v in VARIANTS:
-        for lo, hi in ((17, 31), (33, 63)):
-            r = [rows[(v, n)][0][2] / rows[(v, n)][1][2] for n in ns if n % 4 and lo <= n <= hi]
-            if r:
-                print(f"{v} {lo}..{hi}: >= 0.98x Triton {sum(x >= 0.98 for x in r)} of {len(r)}, "
-                      f"min {min(r):.3f}x, mean {sum(r) / len(r):.3f}x")
+            variants[v] = (br.setup([br.NARROW], max_bytes, peer=peer), br.NARROW)
+    compare(variants, ns, args.iters, peer, bands=((17, 31), (33, 63)))
     return 0
 
 

@@ -61,33 +61,15 @@ def variant(name: str) -> Iterator[None]:
 
 
 def ragged(ns: list[int], iters: int) -> None:
-    from regcopy_bench import ragged_peer
+    from variant_table import compare, peer_for
 
-    max_bytes = max(4 * br.rows_for(n, br.NARROW) * n for n in ns) + 4096
-    peer = ragged_peer.Peer(max_bytes)
-    benches = {}
+    peer, max_bytes = peer_for([br.NARROW], ns)
+    variants = {}
     for v in VARIANTS:
         with variant(v):
-            benches[v] = br.setup([br.NARROW], max_bytes, peer=peer)
-    rows: dict[tuple[str, int], tuple[Any, Any]] = {}
-    for n in ns:
-        for v in VARIANTS:
-            ours, theirs, wrong = br.sweep_with_peer(benches[v], br.NARROW, [n], iters, peer)
-            assert not wrong, (v, n)
-            rows[(v, n)] = (ours[0], theirs[0])
-    print("64x64 (warps on column halves): GB/s (vs aligned) | Triton | regcopy / Triton")
-    print("| N | " + " | ".join(f"{v} | Triton | ratio" for v in VARIANTS) + " |")
-    print("|---:|" + "---:|---:|---:|" * len(VARIANTS))
-    for n in ns:
-        cells = []
-        for v in VARIANTS:
-            (_, _, gb, rel), (_, _, tgb, _) = rows[(v, n)]
-            cells.append(f"{gb:.0f} ({rel:.3f}x) | {tgb:.0f} | {gb / tgb:.3f}x")
-        print(f"| {n} | " + " | ".join(cells) + " |")
-    for v in VARIANTS:
-        r = [rows[(v, n)][0][2] / rows[(v, n)][1][2] for n in ns if n % 4]
-        print(f"{v}: misaligned N at >= 0.98x Triton: {sum(x >= 0.98 for x in r)} of {len(r)}, "
-              f"min {min(r):.3f}x, mean {sum(r) / len(r):.3f}x")
+            variants[v] = (br.setup([br.NARROW], max_bytes, peer=peer), br.NARROW)
+    print("64x64 (warps on column halves)")
+    compare(variants, ns, iters, peer)
 
 
 def softmax(ns: list[int], iters: int) -> None:

@@ -10,12 +10,8 @@ output starts as NaN), and their first rows and columns.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from span_ab import VARIANTS, variant  # noqa: E402
+from span_ab import VARIANTS, variant
 
 
 def main() -> int:
